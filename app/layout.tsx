@@ -1,0 +1,64 @@
+import type { Metadata, Viewport } from "next";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { NavLink } from "@/components/ui/nav-link";
+import { Toaster } from "@/components/ui/toaster";
+import { TRPCReactProvider } from "@/components/trpc/client";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "ACE Studio", template: "%s · ACE Studio" },
+  description: "Curate the playbooks of self-improving LLM agents (Agentic Context Engineering).",
+};
+
+export const viewport: Viewport = {
+  themeColor: "#ffffff",
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <body className="min-h-dvh">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:fixed focus:left-3 focus:top-3 focus:z-[100] focus:rounded-lg focus:bg-surface focus:px-3 focus:py-2 focus:text-sm focus:font-medium focus:text-ink focus:shadow-pop"
+        >
+          Skip to content
+        </a>
+        <TRPCReactProvider>
+          <TopBar />
+          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[1440px] px-4 focus:outline-none sm:px-6 lg:px-8">
+            {children}
+          </main>
+          <Toaster />
+        </TRPCReactProvider>
+      </body>
+    </html>
+  );
+}
+
+function TopBar() {
+  return (
+    <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/85 backdrop-blur-md">
+      <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
+        <Link href="/playbooks" className="flex items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight text-ink">
+          <BrandMark />
+          ACE Studio
+        </Link>
+        <nav aria-label="Main" className="flex items-center gap-1">
+          <NavLink href="/playbooks">Playbooks</NavLink>
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+/** Three stacked context layers: the playbook the agent reads, refined run after run. */
+function BrandMark() {
+  return (
+    <svg aria-hidden viewBox="0 0 24 24" className="size-6">
+      <rect width="24" height="24" rx="6" fill="var(--color-accent)" />
+      <path d="M6 8.5h12M6 12h9M6 15.5h6" stroke="white" strokeWidth="2" strokeLinecap="round" />
+    </svg>
+  );
+}

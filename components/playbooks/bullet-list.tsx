@@ -1,0 +1,245 @@
+"use client";
+// The bullet list: pages of 200 from playbook.bullets, drawn through a window virtualizer so a
+// playbook of 10,000 bullets keeps ~30 rows in the DOM. Rows measure themselves (content varies).
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { FilterX, RotateCw, SearchX } from "lucide-react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Skeleton } from "@/components/ui/skeleton";
+import { useTRPC } from "@/components/trpc/client";
+import type { PlaybookDetail } from "@/server/playbooks/schemas";
+import { BulletRowView, SectionHeaderRow } from "./bullet-row";
+import { errorMessage } from "./errors";
+import { bulletQueryInput, hasActiveFilters, nextBulletCursor, PAGE_SIZE } from "./filters";
+import { formatNumber } from "./labels";
+import { buildRows } from "./rows";
+import type { BulletFiltersApi } from "./use-bullet-filters";
+
+/** Sticky top bar + sticky toolbar: rows scrolled to by keyboard must land below both. */
+const STICKY_OFFSET = 160;
+
+export function useBulletPages(playbookId: string, api: BulletFiltersApi) {
+  const trpc = useTRPC();
+  const input = bulletQueryInput(playbookId, api.filters);
+  return useInfiniteQuery(
+    trpc.playbook.bullets.infiniteQueryOptions(input, {
+      getNextPageParam: nextBulletCursor,
+      // While a new filter loads, keep showing the old rows (dimmed) instead of a blank list.
+      placeholderData: keepPreviousData,
+    }),
+  );
+}
+
+export function BulletList({
+  playbook,
+  api,
+  query,
+}: {
+  playbook: PlaybookDetail;
+  api: BulletFiltersApi;
+  query: ReturnType<typeof useBulletPages>;
+}) {
+  const { filters } = api;
+  const filtered = hasActiveFilters(filters);
+  const pages = query.data?.pages;
+  const bullets = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
+  const hasNextPage = query.hasNextPage && !query.isPlaceholderData;
+  const rows = useMemo(
+    () =>
+      buildRows({
+        bullets,
+        sections: playbook.sections,
+        grouped: filters.sort === "position",
+        includeEmptySections: !filtered,
+        complete: !hasNextPage,
+      }),
+    [bullets, playbook.sections, filters.sort, filtered, hasNextPage],
+  );
+
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const toggleExpanded = useCallback((id: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  }, []);
+
+  const listRef = useRef<HTMLDivElement>(null);
+  const scrollMargin = useDocumentOffset(listRef, query.isPending);
+
+  const virtualizer = useWindowVirtualizer({
+    count: rows.length + (hasNextPage ? 1 : 0),
+    estimateSize: (index) => (rows[index]?.kind === "section" ? 50 : 86),
+    getItemKey: (index) => rows[index]?.key ?? "loader",
+    overscan: 8,
+    scrollMargin,
+    // Lets the server render the first rows too, so the page is readable before hydration.
+    initialRect: { width: 1200, height: 900 },
+  });
+  const items = virtualizer.getVirtualItems();
+
+  // Fetch the next page well before the reader reaches the end.
+  const lastIndex = items.at(-1)?.index ?? -1;
+  const { fetchNextPage, isFetchingNextPage } = query;
+  useEffect(() => {
+    if (hasNextPage && !isFetchingNextPage && lastIndex >= rows.length - 40) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, lastIndex, rows.length, fetchNextPage]);
+
+  // A new filter starts at the top of the list, not somewhere in the middle of the new results.
+  const filterKey = JSON.stringify(filters);
+  const previousKey = useRef(filterKey);
+  useEffect(() => {
+    if (previousKey.current === filterKey) return;
+    previousKey.current = filterKey;
+    const top = Math.max(0, scrollMargin - STICKY_OFFSET);
+    if (window.scrollY > top) window.scrollTo({ top });
+  }, [filterKey, scrollMargin]);
+
+  const focusRow = useCallback(
+    (from: number, direction: 1 | -1) => {
+      let index = from + direction;
+      while (rows[index]?.kind === "section") index += direction;
+      if (!rows[index]) return;
+      const find = () => document.querySelector<HTMLElement>(`[data-index="${index}"] [data-row-link]`);
+      const el = find();
+      if (el) return el.focus();
+      virtualizer.scrollToIndex(index, { align: "center" });
+      requestAnimationFrame(() => find()?.focus());
+    },
+    [rows, virtualizer],
+  );
+
+  if (query.isPending) return <ListSkeleton />;
+  if (query.isError && !query.data) {
+    return (
+      <div role="alert" className="rounded-card border border-rose-200 bg-danger-soft p-5 text-sm text-rose-900">
+        <p className="font-medium">The bullets could not be loaded.</p>
+        <p className="mt-1">{errorMessage(query.error)}</p>
+        <Button className="mt-3" size="sm" onClick={() => void query.refetch()}>
+          <RotateCw aria-hidden /> Try again
+        </Button>
+      </div>
+    );
+  }
+  if (bullets.length === 0) {
+    return filtered ? (
+      <EmptyState
+        icon={<SearchX />}
+        title="No bullets match"
+        actions={
+          <Button variant="primary" onClick={api.reset}>
+            <FilterX aria-hidden /> Reset filters
+          </Button>
+        }
+      >
+        Nothing in this playbook matches the search and filters above. Loosen them, or reset to see every active bullet.
+      </EmptyState>
+    ) : (
+      <EmptyState title="This playbook has no bullets yet">
+        Import a playbook file into it, or let the curator add bullets as the agent learns.
+      </EmptyState>
+    );
+  }
+
+  return (
+    <div
+      className={cn(
+        "overflow-hidden rounded-card border border-line bg-surface shadow-card transition-opacity",
+        query.isPlaceholderData && "opacity-60",
+      )}
+      aria-busy={query.isFetching}
+    >
+      <div ref={listRef} role="list" aria-label="Bullets" className="relative" style={{ height: virtualizer.getTotalSize() }}>
+        {items.map((item) => {
+          const row = rows[item.index];
+          return (
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              role="listitem"
+              className="absolute left-0 top-0 w-full scroll-mt-40"
+              style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
+            >
+              {row === undefined ? (
+                <LoadingMoreRow />
+              ) : row.kind === "section" ? (
+                <SectionHeaderRow
+                  section={row.section}
+                  filtered={filtered}
+                  onSelect={() => api.update({ sectionId: row.section.id })}
+                />
+              ) : (
+                <BulletRowView
+                  bullet={row.bullet}
+                  sectionName={row.sectionName}
+                  href={api.bulletHref(row.bullet.externalId)}
+                  expanded={expanded.has(row.bullet.id)}
+                  onToggleExpanded={() => toggleExpanded(row.bullet.id)}
+                  onOpen={() => api.openBullet(row.bullet.externalId)}
+                  onArrowKey={(direction) => focusRow(item.index, direction)}
+                />
+              )}
+            </div>
+          );
+        })}
+      </div>
+      {!hasNextPage && bullets.length > PAGE_SIZE / 4 ? (
+        <p className="border-t border-line px-5 py-3 text-center text-xs text-ink-faint">
+          End of the list · {formatNumber(bullets.length)} {bullets.length === 1 ? "bullet" : "bullets"}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The element's distance from the top of the document, kept current as content above it changes. */
+function useDocumentOffset(ref: RefObject<HTMLElement | null>, pending: boolean): number {
+  const [offset, setOffset] = useState(0);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setOffset(Math.round(el.getBoundingClientRect().top + window.scrollY));
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    window.addEventListener("resize", measure);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener("resize", measure);
+    };
+  }, [ref, pending]);
+  return offset;
+}
+
+function LoadingMoreRow() {
+  return (
+    <div className="flex items-center gap-4 border-b border-line px-5 py-4">
+      <span className="sr-only">Loading more bullets…</span>
+      <Skeleton className="h-3 w-20" />
+      <Skeleton className="h-3 flex-1" />
+    </div>
+  );
+}
+
+export function ListSkeleton() {
+  return (
+    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
+      <span className="sr-only">Loading bullets…</span>
+      {Array.from({ length: 8 }, (_, i) => (
+        <div key={i} className="flex flex-col gap-2 border-b border-line px-5 py-4 sm:flex-row sm:gap-4">
+          <Skeleton className="h-3.5 w-24" />
+          <div className="flex-1 space-y-2">
+            <Skeleton className="h-3.5 w-full" />
+            <Skeleton className="h-3.5 w-2/3" />
+          </div>
+          <Skeleton className="h-5 w-40" />
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,161 @@
+"use client";
+import { ChevronDown } from "lucide-react";
+import { useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent, type RefObject } from "react";
+import { cn } from "@/components/ui/cn";
+import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
+import { CounterBadges } from "./counter-badges";
+import { SignalBadge } from "./signal-badge";
+
+/**
+ * One bullet. The id and content form a real link (?bullet=…) stretched over the whole row, so a
+ * click anywhere opens the detail, and middle-click / copy link work as on any link. The expand
+ * toggle sits above the stretched link.
+ */
+export function BulletRowView({
+  bullet,
+  sectionName,
+  href,
+  expanded,
+  onToggleExpanded,
+  onOpen,
+  onArrowKey,
+}: {
+  bullet: BulletRow;
+  sectionName: string | null;
+  href: string;
+  expanded: boolean;
+  onToggleExpanded: () => void;
+  onOpen: () => void;
+  onArrowKey: (direction: 1 | -1) => void;
+}) {
+  const contentRef = useRef<HTMLSpanElement>(null);
+  const clamped = useIsClamped(contentRef, expanded);
+
+  function handleClick(event: MouseEvent<HTMLAnchorElement>) {
+    // Let the browser handle new-tab/new-window clicks; plain clicks open the sheet in place.
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
+    event.preventDefault();
+    onOpen();
+  }
+
+  function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      onArrowKey(event.key === "ArrowDown" ? 1 : -1);
+    }
+  }
+
+  return (
+    <div
+      className={cn(
+        "group relative flex flex-col gap-2 border-b border-line px-4 py-3.5 transition-colors hover:bg-subtle/70",
+        "sm:flex-row sm:items-start sm:gap-4 sm:px-5",
+        bullet.status === "archived" && "bg-subtle/40",
+      )}
+    >
+      <a
+        href={href}
+        onClick={handleClick}
+        onKeyDown={handleKeyDown}
+        data-row-link
+        className={cn(
+          "flex min-w-0 flex-1 flex-col gap-1.5 outline-none sm:flex-row sm:gap-4",
+          // Stretch the link over the row; the focus ring is drawn on the row's box.
+          "after:absolute after:inset-0 after:rounded-sm focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-focus",
+        )}
+      >
+        <span data-bullet-id className="shrink-0 pt-px font-mono text-xs font-medium text-ink-faint sm:w-28 sm:pt-0.5">
+          [{bullet.externalId}]
+        </span>
+        <span className="min-w-0 flex-1">
+          <span
+            ref={contentRef}
+            className={cn(
+              "block text-sm leading-relaxed break-words text-ink",
+              expanded ? "whitespace-pre-wrap" : "line-clamp-3",
+              bullet.status === "archived" && "text-ink-muted",
+            )}
+          >
+            {bullet.content}
+          </span>
+          {sectionName !== null ? (
+            <span className="mt-1.5 inline-block text-xs text-ink-faint">
+              <span className="sr-only">Section: </span>
+              {sectionName}
+            </span>
+          ) : null}
+        </span>
+      </a>
+      <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:w-[15.5rem] sm:justify-end sm:pt-px">
+        {bullet.status === "archived" ? (
+          <span className="text-xs font-medium text-ink-faint">Archived</span>
+        ) : null}
+        <CounterBadges
+          helpful={bullet.helpful}
+          harmful={bullet.harmful}
+          neutral={bullet.neutral}
+          countersKnown={bullet.countersKnown}
+        />
+        <SignalBadge signal={bullet.signal} />
+        {clamped || expanded ? (
+          <button
+            type="button"
+            onClick={onToggleExpanded}
+            aria-expanded={expanded}
+            aria-label={expanded ? `Collapse ${bullet.externalId}` : `Show all of ${bullet.externalId}`}
+            className="relative z-10 inline-flex size-6 items-center justify-center rounded-md text-ink-faint hover:bg-line/60 hover:text-ink"
+          >
+            <ChevronDown aria-hidden className={cn("size-4 transition-transform", expanded && "rotate-180")} />
+          </button>
+        ) : (
+          // Same width as the toggle so badges line up from row to row.
+          <span aria-hidden className="hidden size-6 sm:inline-block" />
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** Whether the text is cut by line-clamp, re-checked when the row's width changes. */
+function useIsClamped(ref: RefObject<HTMLElement | null>, expanded: boolean): boolean {
+  const [clamped, setClamped] = useState(false);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el || expanded) return;
+    const check = () => setClamped(el.scrollHeight > el.clientHeight + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref, expanded]);
+  return clamped;
+}
+
+export function SectionHeaderRow({
+  section,
+  filtered,
+  onSelect,
+}: {
+  section: SectionSummary;
+  /** Filters are on: the count is the section's, not the number of matches shown below it. */
+  filtered: boolean;
+  onSelect: () => void;
+}) {
+  const count = section.bulletCount === 0 ? "no bullets" : `${section.bulletCount} ${section.bulletCount === 1 ? "bullet" : "bullets"}`;
+  return (
+    <div className="flex items-center gap-3 border-b border-line bg-canvas/80 px-4 pb-2 pt-6 sm:px-5">
+      <h3 className="min-w-0 truncate text-xs font-semibold uppercase tracking-wide text-ink-muted">
+        <button
+          type="button"
+          onClick={onSelect}
+          title={`Show only ${section.name}`}
+          className="truncate rounded-sm hover:text-accent hover:underline"
+        >
+          {section.name}
+        </button>
+      </h3>
+      <span className="shrink-0 text-xs tabular-nums text-ink-faint">{filtered ? `${count} in section` : count}</span>
+      <span aria-hidden className="h-px flex-1 bg-line" />
+    </div>
+  );
+}

@@ -1,0 +1,210 @@
+"use client";
+// The sticky filter bar above the bullet list. Every control writes to the URL (see use-bullet-filters).
+import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Search, X } from "lucide-react";
+import { useEffect, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { Kbd } from "@/components/ui/kbd";
+import { Select } from "@/components/ui/select";
+import { BULLET_SIGNALS, BULLET_SORTS, type PlaybookDetail } from "@/server/playbooks/schemas";
+import { defaultDirection, hasActiveFilters, SORT_LABELS, STATUS_LABELS, type BulletStatus } from "./filters";
+import { formatNumber, SIGNAL_META } from "./labels";
+import { SignalDot } from "./signal-badge";
+import type { BulletFiltersApi } from "./use-bullet-filters";
+
+const ALL = "all";
+
+export function BulletToolbar({
+  playbook,
+  api,
+  matching,
+  loading,
+}: {
+  playbook: PlaybookDetail;
+  api: BulletFiltersApi;
+  /** Bullets matching the filters, once known. */
+  matching: number | null;
+  loading: boolean;
+}) {
+  const { filters, update } = api;
+  const { summary } = playbook;
+  const statusTotal =
+    filters.status === "active" ? summary.active : filters.status === "archived" ? summary.archived : summary.active + summary.archived;
+
+  return (
+    <div className="sticky top-14 z-20 -mx-4 border-b border-line bg-canvas/90 px-4 py-3 backdrop-blur-md supports-[backdrop-filter]:bg-canvas/75 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+      <div className="flex flex-wrap items-center gap-2">
+        <SearchBox value={filters.search} onCommit={(search) => update({ search }, filters.search ? "replace" : "push")} />
+        <Select
+          label="Section"
+          prefix="Section"
+          className="w-full sm:w-60 lg:hidden"
+          value={filters.sectionId ?? ALL}
+          onValueChange={(value) => update({ sectionId: value === ALL ? null : value })}
+          options={[
+            { value: ALL, label: "All sections", hint: summary.active, textValue: "All sections" },
+            ...playbook.sections.map((s) => ({ value: s.id, label: s.name, hint: s.bulletCount, textValue: s.name })),
+          ]}
+        />
+        <div className="flex items-center gap-1">
+          <Select
+            label="Sort by"
+            prefix="Sort"
+            className="w-44 sm:w-56"
+            value={filters.sort}
+            onValueChange={(sort) => update({ sort, direction: defaultDirection(sort) })}
+            options={BULLET_SORTS.map((sort) => ({ value: sort, label: SORT_LABELS[sort] }))}
+          />
+          <Button
+            size="icon"
+            variant="secondary"
+            className="size-9"
+            onClick={() => update({ direction: filters.direction === "asc" ? "desc" : "asc" })}
+            aria-label={`Sort direction: ${filters.direction === "asc" ? "ascending" : "descending"}. Switch to ${
+              filters.direction === "asc" ? "descending" : "ascending"
+            }.`}
+            title={filters.direction === "asc" ? "Ascending" : "Descending"}
+          >
+            {filters.direction === "asc" ? <ArrowUpNarrowWide aria-hidden /> : <ArrowDownWideNarrow aria-hidden />}
+          </Button>
+        </div>
+        <Select<BulletStatus>
+          label="Status"
+          prefix="Status"
+          className="w-40"
+          value={filters.status}
+          onValueChange={(status) => update({ status })}
+          options={[
+            { value: "active", label: STATUS_LABELS.active, hint: summary.active },
+            { value: "archived", label: STATUS_LABELS.archived, hint: summary.archived },
+            { value: "all", label: STATUS_LABELS.all, hint: summary.active + summary.archived },
+          ]}
+        />
+      </div>
+      <div className="mt-2.5 flex flex-wrap items-center gap-x-3 gap-y-2">
+        <div role="group" aria-label="Filter by signal" className="flex flex-wrap items-center gap-1.5">
+          {BULLET_SIGNALS.map((signal) => {
+            const on = filters.signals.includes(signal);
+            return (
+              <button
+                key={signal}
+                type="button"
+                aria-pressed={on}
+                onClick={() =>
+                  update({ signals: on ? filters.signals.filter((s) => s !== signal) : [...filters.signals, signal] })
+                }
+                className={cn(
+                  "inline-flex h-7 items-center gap-1.5 rounded-full border px-2.5 text-xs font-medium transition-colors",
+                  on
+                    ? "border-accent bg-accent-soft text-accent-ink"
+                    : "border-line-strong bg-surface text-ink-muted hover:border-ink-faint/60 hover:text-ink",
+                )}
+              >
+                <SignalDot signal={signal} />
+                {SIGNAL_META[signal].label}
+                <span className="tabular-nums text-ink-faint">{summary.signals[signal]}</span>
+              </button>
+            );
+          })}
+        </div>
+        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
+          {loading ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
+          <span className="tabular-nums">
+            {matching === null
+              ? "Loading…"
+              : hasActiveFilters(filters)
+                ? `${formatNumber(matching)} of ${formatNumber(statusTotal)} ${statusTotal === 1 ? "bullet" : "bullets"}`
+                : `${formatNumber(matching)} ${matching === 1 ? "bullet" : "bullets"}`}
+          </span>
+          {hasActiveFilters(filters) ? (
+            <Button size="sm" variant="ghost" className="h-7" onClick={api.reset}>
+              <FilterX aria-hidden /> Reset
+            </Button>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Search that waits for a 200 ms pause before it touches the URL (and so the server), and keeps
+ * its text when the URL catches up. "/" focuses it from anywhere on the page.
+ */
+function SearchBox({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
+  const [draft, setDraft] = useState(value);
+  const [seen, setSeen] = useState(value);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  // Back button or "Reset" changed the URL: show what it says now (state adjusted during render).
+  if (value !== seen) {
+    setSeen(value);
+    if (value !== draft.trim()) setDraft(value);
+  }
+
+  const commit = useRef(onCommit);
+  useEffect(() => {
+    commit.current = onCommit;
+  });
+
+  useEffect(() => {
+    if (draft.trim() === value) return;
+    const timer = setTimeout(() => commit.current(draft), 200);
+    return () => clearTimeout(timer);
+  }, [draft, value]);
+
+  useEffect(() => {
+    function onKeyDown(event: KeyboardEvent) {
+      if (event.key !== "/" || event.metaKey || event.ctrlKey || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable=true], [role=dialog]")) return;
+      event.preventDefault();
+      inputRef.current?.focus();
+    }
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, []);
+
+  return (
+    <div className="relative w-full sm:min-w-64 sm:flex-1">
+      <Search aria-hidden className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-ink-faint" />
+      <input
+        ref={inputRef}
+        type="search"
+        aria-label="Search bullets by content or id"
+        placeholder="Search content or id, e.g. shr-00021"
+        value={draft}
+        onChange={(event) => setDraft(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Escape" && draft) {
+            event.preventDefault();
+            setDraft("");
+          }
+        }}
+        className={cn(
+          "h-9 w-full rounded-lg border border-line-strong bg-surface pl-9 pr-16 text-sm text-ink shadow-xs placeholder:text-ink-faint",
+          "focus-visible:border-accent focus-visible:outline-2 focus-visible:outline-offset-0 [&::-webkit-search-cancel-button]:hidden",
+        )}
+      />
+      <div className="absolute right-2 top-1/2 flex -translate-y-1/2 items-center gap-1">
+        {draft ? (
+          <button
+            type="button"
+            aria-label="Clear search"
+            onClick={() => {
+              setDraft("");
+              inputRef.current?.focus();
+            }}
+            className="inline-flex size-6 items-center justify-center rounded-md text-ink-faint hover:bg-subtle hover:text-ink"
+          >
+            <X aria-hidden className="size-3.5" />
+          </button>
+        ) : (
+          <span className="hidden sm:inline-flex" aria-hidden>
+            <Kbd>/</Kbd>
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,295 @@
+"use client";
+// Import a playbook file, uploaded or pasted, into a new playbook or an existing one. The server
+// parses it in one transaction: on error nothing is written, and its message (with line numbers)
+// is shown as it came.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ClipboardPaste, FileUp, Upload } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useId, useState, type DragEvent, type FormEvent, type ReactNode } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { useTRPC } from "@/components/trpc/client";
+import { PLAYBOOK_FORMATS, type PlaybookFormat } from "@/server/playbooks/schemas";
+import { Choice } from "./choice";
+import { errorMessage, fieldErrors } from "./errors";
+import { FORMAT_LABELS, formatNumber } from "./labels";
+
+type FormatChoice = PlaybookFormat | "auto";
+
+const FORMAT_OPTIONS: { value: FormatChoice; label: string }[] = [
+  { value: "auto", label: "Auto-detect" },
+  ...PLAYBOOK_FORMATS.map((format) => ({ value: format, label: FORMAT_LABELS[format] })),
+];
+
+/** "skillbook_2026.json" → "skillbook_2026"; names cannot hold slashes, so those go too. */
+export function nameFromFileName(fileName: string): string {
+  return fileName
+    .replace(/\.[^.]+$/, "")
+    .replace(/[/\\\t\r\n]+/g, " ")
+    .trim()
+    .slice(0, 120);
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+export function ImportDialog({
+  trigger,
+  presetPlaybookId,
+}: {
+  trigger: ReactNode;
+  /** Open with "into this playbook" chosen (from a playbook's page). */
+  presetPlaybookId?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog open={open} onOpenChange={setOpen}>
+      <DialogTrigger asChild>{trigger}</DialogTrigger>
+      {open ? (
+        <DialogContent
+          className="max-w-xl"
+          title={presetPlaybookId ? "Import into this playbook" : "Import a playbook"}
+          description="ACE text (with or without counters), a kayba skillbook, or ACE Studio JSON."
+        >
+          <ImportForm presetPlaybookId={presetPlaybookId} onDone={() => setOpen(false)} />
+        </DialogContent>
+      ) : null}
+    </Dialog>
+  );
+}
+
+function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; onDone: () => void }) {
+  const id = useId();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+
+  const [source, setSource] = useState<"file" | "paste">("file");
+  const [file, setFile] = useState<File | null>(null);
+  const [pasted, setPasted] = useState("");
+  const [format, setFormat] = useState<FormatChoice>("auto");
+  const [targetKind, setTargetKind] = useState<"new" | "existing">(presetPlaybookId ? "existing" : "new");
+  const [name, setName] = useState("");
+  const [nameEdited, setNameEdited] = useState(false);
+  const [existingId, setExistingId] = useState(presetPlaybookId ?? "");
+  const [mode, setMode] = useState<"merge" | "replace">("merge");
+  const [localError, setLocalError] = useState<string | null>(null);
+
+  const playbooks = useQuery({ ...trpc.playbook.list.queryOptions(), enabled: targetKind === "existing" });
+
+  const mutation = useMutation(
+    trpc.playbook.import.mutationOptions({
+      onSuccess: async (result) => {
+        toast.success(`Imported “${result.name}”`, {
+          description: `${formatNumber(result.bulletCount)} bullets in ${result.sectionCount} sections · version ${result.version}`,
+        });
+        await queryClient.invalidateQueries({ queryKey: trpc.playbook.pathKey() });
+        onDone();
+        router.push(`/playbooks/${result.playbookId}`);
+      },
+    }),
+  );
+  const errors = fieldErrors(mutation.error);
+
+  function chooseFile(next: File | null) {
+    setFile(next);
+    setLocalError(null);
+    mutation.reset();
+    // The name follows the file until the user types their own.
+    if (next && !nameEdited) setName(nameFromFileName(next.name));
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setLocalError(null);
+    const content = source === "file" ? await file?.text() : pasted;
+    if (!content) {
+      setLocalError(source === "file" ? "Choose a playbook file first." : "Paste the playbook text first.");
+      return;
+    }
+    if (targetKind === "existing" && !existingId) {
+      setLocalError("Choose the playbook to import into.");
+      return;
+    }
+    mutation.mutate({
+      content,
+      format,
+      ...(source === "file" && file ? { fileName: file.name } : {}),
+      target:
+        targetKind === "new"
+          ? { kind: "new", name: name || (source === "paste" ? "Pasted playbook" : "") }
+          : { kind: "existing", playbookId: existingId, mode },
+    });
+  }
+
+  const problem = localError ?? (mutation.isError ? errorMessage(mutation.error) : null);
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-5" noValidate>
+      <Tabs value={source} onValueChange={(v) => setSource(v === "paste" ? "paste" : "file")}>
+        <TabsList aria-label="Source">
+          <TabsTrigger value="file">
+            <Upload aria-hidden /> Upload file
+          </TabsTrigger>
+          <TabsTrigger value="paste">
+            <ClipboardPaste aria-hidden /> Paste text
+          </TabsTrigger>
+        </TabsList>
+        <TabsContent value="file" className="mt-3">
+          <DropZone inputId={`${id}-file`} file={file} onFile={chooseFile} />
+        </TabsContent>
+        <TabsContent value="paste" className="mt-3">
+          <Field id={`${id}-paste`} label="Playbook text" error={errors.content}>
+            <Textarea
+              {...fieldAria(`${id}-paste`, errors.content)}
+              value={pasted}
+              onChange={(e) => setPasted(e.target.value)}
+              rows={8}
+              spellCheck={false}
+              placeholder={"## STRATEGIES AND HARD RULES\n[str-00001] helpful=0 harmful=0 :: …"}
+              className="font-mono text-xs"
+            />
+          </Field>
+        </TabsContent>
+      </Tabs>
+
+      <Field id={`${id}-format`} label="Format" hint="Auto-detect reads the file and picks the matching parser.">
+        <Select<FormatChoice>
+          id={`${id}-format`}
+          value={format}
+          onValueChange={setFormat}
+          options={FORMAT_OPTIONS}
+          className="w-full"
+        />
+      </Field>
+
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1.5 text-[13px] font-medium text-ink">Import into</legend>
+        <div className="grid gap-2 sm:grid-cols-2">
+          <Choice name={`${id}-target`} value="new" checked={targetKind === "new"} onChange={() => setTargetKind("new")} title="A new playbook" />
+          <Choice
+            name={`${id}-target`}
+            value="existing"
+            checked={targetKind === "existing"}
+            onChange={() => setTargetKind("existing")}
+            title={presetPlaybookId ? "This playbook" : "An existing playbook"}
+          />
+        </div>
+      </fieldset>
+
+      {targetKind === "new" ? (
+        <Field id={`${id}-name`} label="Name" error={errors.target} hint="Defaults to the file name.">
+          <Input
+            {...fieldAria(`${id}-name`, errors.target, true)}
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              setNameEdited(true);
+            }}
+            placeholder={source === "paste" ? "Pasted playbook" : "e.g. AppWorld offline"}
+            maxLength={120}
+          />
+        </Field>
+      ) : (
+        <div className="flex flex-col gap-4">
+          {presetPlaybookId ? null : (
+            <Field id={`${id}-existing`} label="Playbook" error={errors.target}>
+              <Select
+                id={`${id}-existing`}
+                value={existingId}
+                onValueChange={setExistingId}
+                placeholder={playbooks.isPending ? "Loading playbooks…" : "Choose a playbook"}
+                options={(playbooks.data ?? []).map((p) => ({ value: p.id, label: p.name, hint: p.bulletCount }))}
+                className="w-full"
+              />
+            </Field>
+          )}
+          <fieldset className="flex flex-col gap-2">
+            <legend className="mb-1.5 text-[13px] font-medium text-ink">How</legend>
+            <Choice name={`${id}-mode`} value="merge" checked={mode === "merge"} onChange={() => setMode("merge")} title="Merge">
+              Adds bullets with new ids and updates the ones the playbook already has; nothing is removed.
+            </Choice>
+            <Choice name={`${id}-mode`} value="replace" checked={mode === "replace"} onChange={() => setMode("replace")} title="Replace">
+              The file becomes the playbook, saved as a new version; bullets not in the file leave it.
+            </Choice>
+          </fieldset>
+        </div>
+      )}
+
+      {problem ? (
+        <div role="alert" className="rounded-lg border border-rose-200 bg-danger-soft px-4 py-3 text-sm text-rose-900">
+          <p className="font-medium">{localError ? problem : "The import failed. Nothing was written."}</p>
+          {localError ? null : <p className="mt-1 whitespace-pre-wrap break-words font-mono text-xs leading-relaxed">{problem}</p>}
+        </div>
+      ) : null}
+
+      <DialogFooter>
+        <Button variant="secondary" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" variant="primary" disabled={mutation.isPending}>
+          <FileUp aria-hidden />
+          {mutation.isPending ? "Importing…" : "Import"}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}
+
+/** A file input that also takes a dropped file. The input stays in the tab order (visually hidden). */
+function DropZone({ inputId, file, onFile }: { inputId: string; file: File | null; onFile: (file: File | null) => void }) {
+  const [dragging, setDragging] = useState(false);
+
+  function onDrop(event: DragEvent<HTMLLabelElement>) {
+    event.preventDefault();
+    setDragging(false);
+    const dropped = event.dataTransfer.files[0];
+    if (dropped) onFile(dropped);
+  }
+
+  return (
+    <label
+      htmlFor={inputId}
+      onDragOver={(event) => {
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+      className={cn(
+        "flex cursor-pointer flex-col items-center justify-center gap-1.5 rounded-lg border-2 border-dashed px-4 py-7 text-center transition-colors",
+        "has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-offset-2 has-[:focus-visible]:outline-focus",
+        dragging ? "border-accent bg-accent-soft" : "border-line-strong hover:border-ink-faint/60 hover:bg-subtle/60",
+      )}
+    >
+      <span className="sr-only">Playbook file</span>
+      <input
+        id={inputId}
+        type="file"
+        accept=".txt,.json,.md,text/plain,application/json"
+        className="sr-only"
+        onChange={(event) => onFile(event.target.files?.[0] ?? null)}
+      />
+      <Upload aria-hidden className="size-5 text-ink-faint" />
+      {file ? (
+        <>
+          <span className="max-w-full truncate text-sm font-medium text-ink">{file.name}</span>
+          <span className="text-xs text-ink-faint">{formatBytes(file.size)} · click or drop to choose another file</span>
+        </>
+      ) : (
+        <>
+          <span className="text-sm font-medium text-ink">Drop a playbook file here, or click to choose</span>
+          <span className="text-xs text-ink-faint">.txt or .json, up to 25 MB</span>
+        </>
+      )}
+    </label>
+  );
+}

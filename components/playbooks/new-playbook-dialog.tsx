@@ -1,0 +1,102 @@
+"use client";
+// Create an empty playbook (the server adds the ACE default sections). Field errors from the
+// server's zod schema are shown under their fields.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useId, useState, type FormEvent } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
+import { useTRPC } from "@/components/trpc/client";
+import { errorMessage, fieldErrors } from "./errors";
+
+export function NewPlaybookDialog() {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog open={open} onOpenChange={setOpen}>
+      <DialogTrigger asChild>
+        <Button variant="primary">
+          <Plus aria-hidden /> New playbook
+        </Button>
+      </DialogTrigger>
+      {open ? (
+        <DialogContent title="New playbook" description="Starts with the ACE default sections and no bullets.">
+          <NewPlaybookForm onDone={() => setOpen(false)} />
+        </DialogContent>
+      ) : null}
+    </Dialog>
+  );
+}
+
+function NewPlaybookForm({ onDone }: { onDone: () => void }) {
+  const id = useId();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [name, setName] = useState("");
+  const [description, setDescription] = useState("");
+  const [agentLabel, setAgentLabel] = useState("");
+
+  const mutation = useMutation(
+    trpc.playbook.create.mutationOptions({
+      onSuccess: async (created) => {
+        toast.success(`Created “${created.name}”`);
+        await queryClient.invalidateQueries({ queryKey: trpc.playbook.list.queryKey() });
+        onDone();
+        router.push(`/playbooks/${created.id}`);
+      },
+    }),
+  );
+  const errors = fieldErrors(mutation.error);
+  const hasFieldErrors = Object.keys(errors).length > 0;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    mutation.mutate({ name, description, agentLabel });
+  }
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
+      <Field id={`${id}-name`} label="Name" error={errors.name}>
+        <Input
+          {...fieldAria(`${id}-name`, errors.name)}
+          autoFocus
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="e.g. Support agent – production"
+        />
+      </Field>
+      <Field id={`${id}-agent`} label="Agent" optional error={errors.agentLabel} hint="Which agent reads this playbook.">
+        <Input
+          {...fieldAria(`${id}-agent`, errors.agentLabel, true)}
+          value={agentLabel}
+          onChange={(e) => setAgentLabel(e.target.value)}
+          placeholder="e.g. appworld-react"
+        />
+      </Field>
+      <Field id={`${id}-description`} label="Description" optional error={errors.description}>
+        <Textarea
+          {...fieldAria(`${id}-description`, errors.description)}
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          rows={3}
+        />
+      </Field>
+      {mutation.isError && !hasFieldErrors ? (
+        <p role="alert" className="rounded-lg border border-rose-200 bg-danger-soft px-3 py-2 text-sm text-rose-900">
+          {errorMessage(mutation.error)}
+        </p>
+      ) : null}
+      <DialogFooter>
+        <Button variant="secondary" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" variant="primary" disabled={mutation.isPending}>
+          {mutation.isPending ? "Creating…" : "Create playbook"}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}

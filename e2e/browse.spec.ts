@@ -1,0 +1,41 @@
+import { expect, test } from "@playwright/test";
+
+test("a newcomer opens the app and sees the demo playbook by section with its counters", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/playbooks$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Playbooks" })).toBeVisible();
+
+  const demoRow = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Customer service (demo)" }) });
+  await expect(demoRow).toContainText("6");
+  await page.getByRole("link", { name: "Customer service (demo)" }).click();
+
+  await expect(page.getByRole("heading", { level: 1, name: "Customer service (demo)" })).toBeVisible();
+  const list = page.getByRole("list", { name: "Bullets" });
+  // Sorted by position, the list reads section by section: one header per section, 6 in the demo.
+  await expect(list.getByRole("heading", { level: 3 })).toHaveCount(6);
+  await expect(list.getByRole("link")).toHaveCount(6);
+
+  // Counters are shown (kayba skillbooks carry them), never "no counters".
+  const first = list.getByRole("listitem").filter({ hasText: "[customer_service_structure-00001]" });
+  await expect(first.getByTitle("1 helpful")).toBeVisible();
+  await expect(first.getByTitle("0 harmful")).toBeVisible();
+  await expect(first.getByTitle("0 neutral")).toBeVisible();
+  await expect(first.getByText("In use")).toBeVisible();
+  await expect(list.getByText("no counters")).toHaveCount(0);
+});
+
+test("a playbook without counters says so instead of showing zeros", async ({ page }) => {
+  await page.goto("/playbooks");
+  await page.getByRole("link", { name: "AppWorld initial (demo)" }).click();
+  const list = page.getByRole("list", { name: "Bullets" });
+  await expect(list.getByRole("link").first()).toBeVisible();
+  const rows = await list.getByRole("link").count();
+  await expect(list.getByText("no counters")).toHaveCount(rows);
+  await expect(list.getByTitle(/helpful$/)).toHaveCount(0);
+});
+
+test("an unknown playbook id shows the not-found page", async ({ page }) => {
+  const response = await page.goto("/playbooks/00000000-0000-4000-8000-000000000000");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+});

@@ -1,0 +1,62 @@
+import { expect, test } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import { api, APPWORLD_TRAINED, seedPlaybook } from "./support";
+
+test("importing the AppWorld trained playbook through the UI creates a playbook with 318 bullets in 8 sections", async ({
+  page,
+}) => {
+  await page.goto("/playbooks");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+
+  const dialog = page.getByRole("dialog", { name: "Import a playbook" });
+  await dialog.getByLabel("Playbook file").setInputFiles(APPWORLD_TRAINED);
+  // The name defaults to the file name without its extension.
+  await expect(dialog.getByLabel("Name", { exact: true })).toHaveValue("ace-appworld__appworld_offline_trained_no_gt_playbook");
+  await dialog.getByRole("button", { name: "Import", exact: true }).click();
+
+  await expect(page).toHaveURL(/\/playbooks\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("ace-appworld__appworld_offline_trained_no_gt_playbook");
+  await expect(page.getByRole("button", { name: /Active bullets/ })).toContainText("318");
+  await expect(page.getByText("318 bullets", { exact: true })).toBeVisible();
+  // "All sections" plus one entry per section, empty ones included.
+  await expect(page.getByRole("navigation", { name: "Sections" }).getByRole("button")).toHaveCount(1 + 8);
+
+  const playbookId = new URL(page.url()).pathname.split("/").at(-1)!;
+  const playbook = await api.playbook.get.query({ playbookId });
+  expect(playbook.sections).toHaveLength(8);
+  expect(playbook.summary.active).toBe(318);
+  expect(playbook.sourceFormat).toBe("ace-plain");
+});
+
+test("an import the server rejects shows its message and writes nothing", async ({ page }) => {
+  const before = (await api.playbook.list.query()).length;
+  await page.goto("/playbooks");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Import a playbook" });
+  await dialog.getByRole("tab", { name: "Paste text" }).click();
+  await dialog.getByLabel("Playbook text").fill('{"skills": 42}');
+  await dialog.getByRole("combobox", { name: "Format" }).click();
+  await page.getByRole("option", { name: "kayba JSON skillbook" }).click();
+  await dialog.getByRole("button", { name: "Import", exact: true }).click();
+
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText("Nothing was written");
+  await expect(dialog).toBeVisible();
+  expect((await api.playbook.list.query()).length).toBe(before);
+});
+
+test("exporting in the source format downloads a file byte-identical to the imported one", async ({ page }) => {
+  const playbookId = await seedPlaybook(APPWORLD_TRAINED);
+  await page.goto(`/playbooks/${playbookId}`);
+
+  await page.getByRole("button", { name: "Export" }).click();
+  const defaultItem = page.getByRole("menuitem", { name: /default/ });
+  await expect(defaultItem).toContainText("ACE text without counters");
+  const downloading = page.waitForEvent("download");
+  await defaultItem.click();
+  const download = await downloading;
+
+  expect(download.suggestedFilename()).toMatch(/\.txt$/);
+  const downloaded = readFileSync(await download.path());
+  expect(downloaded.equals(readFileSync(APPWORLD_TRAINED))).toBe(true);
+});

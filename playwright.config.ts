@@ -1,0 +1,59 @@
+// End-to-end tests against a production build (`next build` runs first; see package.json).
+// Every run gets a fresh, empty embedded database in a temp folder, so it starts from the
+// first-run demo seed and never touches a developer's data.
+import { defineConfig } from "@playwright/test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const PORT = 3100;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+
+// The config is loaded by the runner and again by each worker; the env var makes them share one folder.
+process.env.ACE_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "ace-e2e-"));
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: "./e2e/.artifacts/results",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: Boolean(process.env.CI),
+  retries: process.env.CI ? 1 : 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"], ["html", { outputFolder: "./e2e/.artifacts/report", open: "never" }]],
+  use: {
+    baseURL: BASE_URL,
+    viewport: { width: 1400, height: 900 },
+    acceptDownloads: true,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    // Debian's Chromium: Playwright's own browser download does not work on these machines.
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  webServer: {
+    command: `npx next start -p ${PORT}`,
+    url: `${BASE_URL}/playbooks`,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      DATA_DIR: process.env.ACE_E2E_DATA_DIR,
+      // An inherited DATABASE_URL would point the server at a shared PostgreSQL instead.
+      DATABASE_URL: "",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});

@@ -1,0 +1,80 @@
+// The format-neutral playbook every parser produces and every serializer consumes.
+// Pure data: no framework imports. Fields a format cannot express are simply absent.
+
+export const PLAYBOOK_FORMATS = ["ace", "ace-plain", "kayba", "json"] as const;
+export type PlaybookFormat = (typeof PLAYBOOK_FORMATS)[number];
+
+export const BULLET_STATUSES = ["active", "archived"] as const;
+export type BulletStatus = (typeof BULLET_STATUSES)[number];
+
+export interface BulletCounters {
+  helpful: number;
+  harmful: number;
+  neutral: number;
+}
+
+export interface BulletDoc {
+  /** Stable ACE id, e.g. "str-00001". */
+  id: string;
+  content: string;
+  /** null when the source had no counters (ace-plain). */
+  counters: BulletCounters | null;
+  status: BulletStatus;
+  justification?: string;
+  evidence?: string;
+  archivedReason?: string;
+  mergedInto?: string;
+  /** ISO timestamps when the source carried them. */
+  createdAt?: string;
+  updatedAt?: string;
+  /** Source fields ACE Studio does not model, kept for a lossless export (kayba: embedding, sources, raw timestamps, key order). */
+  extra?: Record<string, unknown>;
+  /** Blank lines before this bullet in a text source. */
+  blankLinesBefore?: number;
+  /** Provenance, carried by ACE Studio's own JSON. */
+  origin?: "import" | "manual" | "curator";
+  sourceTraceId?: string;
+  sourceRunId?: string;
+}
+
+export interface SectionDoc {
+  /** Display name exactly as the source wrote it. */
+  name: string;
+  /** Id prefix for new bullets in this section, e.g. "str". */
+  slug: string;
+  bullets: BulletDoc[];
+  /** Blank lines before the header in a text source. */
+  blankLinesBefore?: number;
+}
+
+export interface PlaybookDocument {
+  name?: string;
+  description?: string;
+  agentLabel?: string;
+  sections: SectionDoc[];
+  /** Highest numeric id suffix in use or announced by the source (kayba next_id). */
+  lastIdNumber?: number;
+  /** Format-specific layout kept so an export in the source format is byte-identical. */
+  hints: DocumentHints;
+  /** ACE Studio's own JSON carries settings too. */
+  settings?: Record<string, unknown>;
+}
+
+export interface DocumentHints {
+  /** Text formats: whether the file ended with a newline. */
+  trailingNewline?: boolean;
+  /** Text formats: blank lines after the last line. */
+  trailingBlankLines?: number;
+  /** Text formats: "\r\n" when the source used Windows line endings. */
+  lineEnding?: "\n" | "\r\n";
+  /** Text formats: the source began with a byte order mark (U+FEFF). */
+  byteOrderMark?: boolean;
+  /** kayba: top-level keys other than skills/bullets/sections/next_id, in order, with their values. */
+  kaybaExtra?: Record<string, unknown>;
+  /** kayba: "skills" (newer) or "bullets" (older). */
+  kaybaCollection?: "skills" | "bullets";
+  /** kayba: the key order of the top-level object. */
+  kaybaKeyOrder?: string[];
+  /** kayba: next_id as written by the source. */
+  kaybaNextId?: number;
+}

@@ -1,0 +1,380 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { BulletDoc, PlaybookDocument } from "../document";
+import { parseAceText, serializeAceText } from "./ace-text";
+import { PlaybookParseError } from "./errors";
+import { parseKayba, readKaybaExtra, serializeKayba } from "./kayba";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const FIXTURE = readFileSync(
+  path.resolve(repoRoot, "../shared/fixtures/playbooks/kayba__skillbook_20260318_150822.json"),
+  "utf8",
+);
+
+/** How kayba's Python writes a skillbook: json.dump(indent=2, ensure_ascii=False), no final newline. */
+const asPython = (value: unknown) => JSON.stringify(value, null, 2);
+
+function skill(id: string, section: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id,
+    section,
+    content: `content of ${id}`,
+    helpful: 1,
+    harmful: 0,
+    neutral: 2,
+    created_at: "2026-03-18T14:08:22.435257+00:00",
+    updated_at: "2026-03-18T14:08:22.435269+00:00",
+    embedding: null,
+    status: "active",
+    sources: [],
+    ...fields,
+  };
+}
+
+function failureOf(text: string): PlaybookParseError {
+  try {
+    parseKayba(text);
+  } catch (error) {
+    if (error instanceof PlaybookParseError) return error;
+    throw error;
+  }
+  throw new Error("expected a PlaybookParseError");
+}
+
+const allBullets = (doc: PlaybookDocument): BulletDoc[] => doc.sections.flatMap((s) => s.bullets);
+
+describe("parseKayba", () => {
+  it("reads the published skillbook: sections in key order, counters, texts and timestamps", () => {
+    const doc = parseKayba(FIXTURE);
+    expect(doc.sections.map((s) => [s.name, s.slug, s.bullets.map((b) => b.id)])).toEqual([
+      ["customer_service_structure", "customer_service_structure", ["customer_service_structure-00001"]],
+      ["customer_service_opening", "customer_service_opening", ["customer_service_opening-00002"]],
+      ["customer_service_efficiency", "customer_service_efficiency", ["customer_service_efficiency-00003"]],
+      ["customer_service_balance", "customer_service_balance", ["customer_service_balance-00004"]],
+      ["customer_service_context", "customer_service_context", ["customer_service_context-00005"]],
+      ["customer_service_closure", "customer_service_closure", ["customer_service_closure-00006"]],
+    ]);
+    const first = doc.sections[0]?.bullets[0];
+    expect(first).toMatchObject({
+      counters: { helpful: 1, harmful: 0, neutral: 0 },
+      status: "active",
+      createdAt: "2026-03-18T14:08:22.435Z",
+      updatedAt: "2026-03-18T14:08:22.435Z",
+    });
+    expect(first?.content).toMatch(/^Structure every customer service interaction into 4 phases/);
+    expect(first?.justification).toMatch(/^Atomic, evidence-based structure/);
+    expect(first?.evidence).toMatch(/^Most efficient conversation/);
+    expect(readKaybaExtra(first?.extra)).toEqual({
+      keyOrder: [
+        "id",
+        "section",
+        "content",
+        "justification",
+        "evidence",
+        "helpful",
+        "harmful",
+        "neutral",
+        "created_at",
+        "updated_at",
+        "embedding",
+        "status",
+        "sources",
+      ],
+      fields: { embedding: null, sources: [] },
+      createdAt: "2026-03-18T14:08:22.435257+00:00",
+      updatedAt: "2026-03-18T14:08:22.435269+00:00",
+      status: "active",
+    });
+    expect(doc.lastIdNumber).toBe(6);
+    expect(doc.hints).toMatchObject({
+      kaybaCollection: "skills",
+      kaybaKeyOrder: ["skills", "sections", "next_id", "similarity_decisions"],
+      kaybaExtra: { similarity_decisions: {} },
+      kaybaNextId: 6,
+      trailingNewline: false,
+    });
+  });
+
+  it("exports the published skillbook byte for byte", () => {
+    expect(serializeKayba(parseKayba(FIXTURE))).toBe(FIXTURE);
+  });
+
+  it("reads the older `bullets` collection without status or sources and writes it back unchanged", () => {
+    const older = asPython({
+      bullets: {
+        "edge-00001": {
+          id: "edge-00001",
+          section: "Edge Cases",
+          content: "Handle empty arrays",
+          helpful: 5,
+          harmful: 0,
+          neutral: 0,
+          created_at: "2025-10-01T09:00:00+00:00",
+          updated_at: "2025-10-02T09:00:00.000001+00:00",
+        },
+      },
+      sections: { "Edge Cases": ["edge-00001"] },
+      next_id: 1,
+    });
+    const doc = parseKayba(older);
+    expect(doc.hints.kaybaCollection).toBe("bullets");
+    expect(doc.sections[0]).toMatchObject({ name: "Edge Cases", slug: "edge" });
+    expect(serializeKayba(doc)).toBe(older);
+  });
+
+  it("keeps unknown keys, unusual key order, other top-level keys, CRLF and a final newline", () => {
+    const source = {
+      version: "2",
+      skills: { "ops-00003": { custom: { nested: [1, "two"] }, content: "c", id: "ops-00003", section: "ops", status: "active" } },
+      similarity_decisions: { "a|b": { decision: "KEEP" } },
+      next_id: 3,
+      sections: { ops: ["ops-00003"] },
+    };
+    const text = `${asPython(source).replaceAll("\n", "\r\n")}\r\n`;
+    const doc = parseKayba(text);
+    expect(allBullets(doc)[0]?.counters).toEqual({ helpful: 0, harmful: 0, neutral: 0 });
+    expect(serializeKayba(doc)).toBe(text);
+  });
+
+  it("keeps keys named __proto__ as ordinary keys", () => {
+    // Written out by hand: a JavaScript object literal would turn "__proto__" into a prototype.
+    const skill = '"__proto__": {\n      "id": "__proto__",\n      "section": "__proto__",\n      "content": "c"\n    }';
+    const text = `{\n  "skills": {\n    ${skill}\n  },\n  "sections": {\n    "__proto__": [\n      "__proto__"\n    ]\n  }\n}`;
+    const doc = parseKayba(text);
+    expect(doc.sections[0]?.bullets[0]?.id).toBe("__proto__");
+    expect(serializeKayba(doc)).toBe(`${text.slice(0, -2)},\n  "next_id": 0\n}`);
+  });
+
+  it("reads a status other than active as archived and writes the source status back", () => {
+    const text = asPython({ skills: { "a-00001": skill("a-00001", "a", { status: "invalid" }) }, sections: { a: ["a-00001"] }, next_id: 1 });
+    const doc = parseKayba(text);
+    expect(allBullets(doc)[0]?.status).toBe("archived");
+    expect(serializeKayba(doc)).toBe(text);
+  });
+
+  it("appends a skill no section lists to the section it names, creating that section at the end", () => {
+    const doc = parseKayba(
+      asPython({
+        skills: { "a-00001": skill("a-00001", "a"), "b-00002": skill("b-00002", "b"), "a-00003": skill("a-00003", "a") },
+        sections: { a: ["a-00001"], empty: [] },
+        next_id: 3,
+      }),
+    );
+    expect(doc.sections.map((s) => [s.name, s.bullets.map((b) => b.id)])).toEqual([
+      ["a", ["a-00001", "a-00003"]],
+      ["empty", []],
+      ["b", ["b-00002"]],
+    ]);
+  });
+
+  it("takes the larger of next_id and the highest id number as the last id number", () => {
+    const ahead = asPython({ skills: { "a-00002": skill("a-00002", "a") }, sections: { a: ["a-00002"] }, next_id: 9 });
+    const behind = asPython({ skills: { "a-00012": skill("a-00012", "a") }, sections: { a: ["a-00012"] }, next_id: 2 });
+    expect(parseKayba(ahead).lastIdNumber).toBe(9);
+    expect(parseKayba(behind).lastIdNumber).toBe(12);
+    expect(JSON.parse(serializeKayba(parseKayba(behind))).next_id).toBe(12);
+  });
+});
+
+describe("serializeKayba", () => {
+  const studioDoc: PlaybookDocument = {
+    sections: [
+      {
+        name: "strategies_and_insights",
+        slug: "str",
+        bullets: [
+          { id: "str-00001", content: "Verify types", counters: { helpful: 3, harmful: 1, neutral: 2 }, status: "active", justification: "why" },
+          { id: "str-00004", content: "Old advice", counters: null, status: "archived", createdAt: "2026-01-02T03:04:05.678Z" },
+        ],
+      },
+      { name: "others", slug: "oth", bullets: [] },
+    ],
+    lastIdNumber: 7,
+    hints: { trailingNewline: true },
+  };
+
+  it("writes a playbook that did not come from kayba in the canonical key order of kayba's files", () => {
+    const text = serializeKayba(studioDoc);
+    const root = JSON.parse(text);
+    expect(Object.keys(root)).toEqual(["skills", "sections", "next_id", "similarity_decisions"]);
+    expect(root.skills["str-00001"]).toEqual({
+      id: "str-00001",
+      section: "strategies_and_insights",
+      content: "Verify types",
+      justification: "why",
+      evidence: null,
+      helpful: 3,
+      harmful: 1,
+      neutral: 2,
+      embedding: null,
+      status: "active",
+      sources: [],
+    });
+    expect(Object.keys(root.skills["str-00004"])).toEqual([
+      "id",
+      "section",
+      "content",
+      "justification",
+      "evidence",
+      "helpful",
+      "harmful",
+      "neutral",
+      "created_at",
+      "embedding",
+      "status",
+      "sources",
+    ]);
+    expect(root.skills["str-00004"]).toMatchObject({ status: "invalid", helpful: 0, created_at: "2026-01-02T03:04:05.678Z" });
+    expect(root.sections).toEqual({ strategies_and_insights: ["str-00001", "str-00004"], others: [] });
+    expect(root.next_id).toBe(7);
+    expect(text.endsWith("}")).toBe(true);
+  });
+
+  it("writes the source timestamp while it denotes the same millisecond, and the document's value once it changes", () => {
+    const doc = parseKayba(FIXTURE);
+    const first = doc.sections[0]?.bullets[0];
+    if (!first) throw new Error("fixture has a first bullet");
+    first.updatedAt = "2026-03-19T08:00:00.000Z";
+    const written = JSON.parse(serializeKayba(doc)).skills[first.id];
+    expect(written.created_at).toBe("2026-03-18T14:08:22.435257+00:00");
+    expect(written.updated_at).toBe("2026-03-19T08:00:00.000Z");
+  });
+
+  it("writes edits to content and counters into the source object, keeping its other fields", () => {
+    const doc = parseKayba(FIXTURE);
+    const first = doc.sections[0]?.bullets[0];
+    if (!first) throw new Error("fixture has a first bullet");
+    first.content = "Edited";
+    first.counters = { helpful: 7, harmful: 2, neutral: 1 };
+    first.status = "archived";
+    const written = JSON.parse(serializeKayba(doc)).skills[first.id];
+    expect(written).toMatchObject({ content: "Edited", helpful: 7, harmful: 2, neutral: 1, status: "invalid", embedding: null, sources: [] });
+  });
+
+  it("refuses two sections with one name or two bullets with one id, which kayba's maps cannot hold", () => {
+    const twice: PlaybookDocument = {
+      sections: [
+        { name: "a", slug: "a", bullets: [] },
+        { name: "a", slug: "a", bullets: [] },
+      ],
+      hints: {},
+    };
+    expect(() => serializeKayba(twice)).toThrow(/two sections are named "a"/);
+    const bullet: BulletDoc = { id: "a-00001", content: "x", counters: null, status: "active" };
+    const sameId: PlaybookDocument = {
+      sections: [
+        { name: "a", slug: "a", bullets: [bullet] },
+        { name: "b", slug: "b", bullets: [bullet] },
+      ],
+      hints: {},
+    };
+    expect(() => serializeKayba(sameId)).toThrow(/two bullets have the id "a-00001"/);
+  });
+});
+
+describe("kayba → ace → kayba", () => {
+  it("keeps what the text format can hold: ids, sections, order, content, helpful and harmful", () => {
+    const original = parseKayba(FIXTURE);
+    const viaText = parseKayba(serializeKayba(parseAceText(serializeAceText(original, "ace"), "ace")));
+    const held = (doc: PlaybookDocument) =>
+      doc.sections.map((s) => ({
+        name: s.name,
+        bullets: s.bullets.map((b) => ({ id: b.id, content: b.content, helpful: b.counters?.helpful, harmful: b.counters?.harmful })),
+      }));
+    expect(held(viaText)).toEqual(held(original));
+    expect(viaText.lastIdNumber).toBe(original.lastIdNumber);
+    // Justification, evidence, neutral counts and timestamps have no place in the text format.
+    expect(allBullets(viaText)[0]?.justification).toBeUndefined();
+    expect(allBullets(viaText)[0]?.createdAt).toBeUndefined();
+  });
+});
+
+describe("malformed kayba JSON", () => {
+  const skills = { "a-00001": skill("a-00001", "a") };
+  const cases: { title: string; text: string; message: string }[] = [
+    { title: "text that is not JSON", text: '{\n  "skills": {\n    "a": }\n}', message: `Line 3, column 10: not valid JSON: unexpected "}"` },
+    { title: "truncated JSON", text: '{"skills": {', message: "Line 1, column 13: not valid JSON: the text ends too early" },
+    { title: "a top level that is not an object", text: "[1, 2]", message: "$: expected a JSON object, found an array" },
+    {
+      title: "no skills or bullets map",
+      text: asPython({ sections: {} }),
+      message: `$: expected a "skills" object (older files: "bullets") mapping ids to skills, found neither`,
+    },
+    { title: "skills that are not a map", text: asPython({ skills: [] }), message: "skills: expected an object mapping ids to skills, found an array" },
+    {
+      title: "a skill without content",
+      text: asPython({ skills: { x: { id: "x", section: "a" } } }),
+      message: "skills.x.content: expected a string, found nothing",
+    },
+    {
+      title: "a skill with non-string content",
+      text: asPython({ skills: { "abc-00001": skill("abc-00001", "a", { content: 3 }) } }),
+      message: `skills["abc-00001"].content: expected a string, found 3`,
+    },
+    {
+      title: "a counter given as a string",
+      text: asPython({ skills: { "abc-00001": skill("abc-00001", "a", { helpful: "3" }) } }),
+      message: `skills["abc-00001"].helpful: expected a whole number ≥ 0, found "3"`,
+    },
+    {
+      title: "a negative counter",
+      text: asPython({ skills: { "abc-00001": skill("abc-00001", "a", { harmful: -1 }) } }),
+      message: `skills["abc-00001"].harmful: expected a whole number ≥ 0, found -1`,
+    },
+    {
+      title: "a fractional counter",
+      text: asPython({ skills: { "abc-00001": skill("abc-00001", "a", { neutral: 1.5 }) } }),
+      message: `skills["abc-00001"].neutral: expected a whole number ≥ 0, found 1.5`,
+    },
+    {
+      title: "a key that is not the object's id",
+      text: asPython({ skills: { "a-00001": skill("a-00002", "a") } }),
+      message: `skills["a-00001"].id: expected "a-00001", the key the skill is stored under, found "a-00002"`,
+    },
+    {
+      title: "a section listing an unknown id",
+      text: asPython({
+        skills: { "X-00001": skill("X-00001", "X"), "X-00002": skill("X-00002", "X") },
+        sections: { X: ["X-00001", "X-00002", "zzz-00009"] },
+      }),
+      message: `sections.X[2]: names "zzz-00009", which is not in skills`,
+    },
+    {
+      title: "an id listed in two sections",
+      text: asPython({ skills, sections: { a: ["a-00001"], b: ["a-00001"] } }),
+      message: `sections.b[0]: "a-00001" is already listed at sections.a[0]`,
+    },
+    {
+      title: "a skill whose section disagrees with the section listing it",
+      text: asPython({ skills, sections: { "other section": ["a-00001"] } }),
+      message: `skills["a-00001"].section: is "a", but the skill is listed in sections["other section"][0]`,
+    },
+    {
+      title: "a section listing that is not a list",
+      text: asPython({ skills, sections: { a: "a-00001" } }),
+      message: `sections.a: expected a list of skill ids, found "a-00001"`,
+    },
+    {
+      title: "a next_id that is not a count",
+      text: asPython({ skills, sections: { a: ["a-00001"] }, next_id: "6" }),
+      message: `next_id: expected a whole number ≥ 0, found "6"`,
+    },
+  ];
+
+  for (const { title, text, message } of cases) {
+    it(`rejects ${title}`, () => {
+      const error = failureOf(text);
+      expect(error.message).toBe(message);
+      expect(error.format).toBe("kayba");
+    });
+  }
+
+  it("gives the JSON path and the problem as separate fields", () => {
+    const error = failureOf(asPython({ skills: { "abc-00001": skill("abc-00001", "a", { helpful: "3" }) } }));
+    expect(error.path).toBe(`skills["abc-00001"].helpful`);
+    expect(error.problem).toBe(`expected a whole number ≥ 0, found "3"`);
+    expect(error.line).toBeUndefined();
+  });
+});

@@ -1,0 +1,235 @@
+// The server-side benchmarks on one engine: importing a published playbook, opening the page of a
+// 10,000-bullet playbook, and exporting it. Every call goes through the playbook service with input
+// parsed by the procedures' own zod schemas, so it does what a request does minus HTTP.
+import { readFile } from "node:fs/promises";
+import {
+  exportPlaybookInput,
+  importPlaybookInput,
+  listBulletsInput,
+  PLAYBOOK_FORMATS,
+  type BulletPage,
+  type ListBulletsInput,
+  type PlaybookFormat,
+} from "@/server/playbooks/schemas";
+import * as service from "@/server/playbooks/service";
+import type { BenchEngine } from "./engines";
+import { measure, timeOnce, type RunPlan } from "./measure";
+import { APPWORLD_FIXTURE } from "./paths";
+import type { BenchResult, Target } from "./report";
+import { summarize } from "./stats";
+import type { SyntheticPlaybook } from "./synthetic";
+
+export const ACTOR = "benchmark";
+const CALL_TIMEOUT_MS = 120_000;
+const LARGE_IMPORT_TIMEOUT_MS = 600_000;
+
+export const TARGETS = {
+  import: { maxMs: 300 },
+  page: { maxMs: 50, aim: "aim 25 ms" },
+} satisfies Record<string, Target>;
+
+export interface DatabasePlans {
+  import: RunPlan;
+  page: RunPlan;
+  export: RunPlan;
+}
+
+type Record_ = (result: BenchResult) => void;
+
+/** Runs `work`, turning a failure into an ERROR row so the other benchmarks still run. */
+async function guarded(record: Record_, benchmark: string, engine: string, work: () => Promise<void>): Promise<boolean> {
+  try {
+    await work();
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`[bench] ${benchmark} on ${engine} failed:`, error);
+    record({ kind: "error", benchmark, engine, message });
+    return false;
+  }
+}
+
+function check(condition: unknown, problem: string): asserts condition {
+  if (!condition) throw new Error(`Sanity check failed: ${problem}`);
+}
+
+export async function importFixtureBenchmark(engine: BenchEngine, plan: RunPlan, record: Record_): Promise<void> {
+  const benchmark = "Import AppWorld playbook (318 bullets, ace-plain)";
+  await guarded(record, benchmark, engine.name, async () => {
+    const content = await readFile(APPWORLD_FIXTURE, "utf8");
+    const stamp = Date.now();
+    const importAs = (call: number) =>
+      service.importPlaybook(
+        engine.db,
+        ACTOR,
+        importPlaybookInput.parse({
+          content,
+          fileName: "appworld_offline_trained_no_gt_playbook.txt",
+          target: { kind: "new", name: `AppWorld bench ${stamp}-${call}` },
+        }),
+      );
+    const samples = await measure(
+      async (call) => {
+        const result = await importAs(call);
+        check(result.bulletCount === 318, `expected 318 bullets imported, got ${result.bulletCount}`);
+      },
+      plan,
+      CALL_TIMEOUT_MS,
+      benchmark,
+    );
+    record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples), target: TARGETS.import });
+  });
+}
+
+/** Imports the synthetic playbook once (timed, reported without a target); null when that failed. */
+export async function importSynthetic(engine: BenchEngine, synthetic: SyntheticPlaybook, record: Record_): Promise<string | null> {
+  const benchmark = `Import synthetic playbook (${synthetic.bulletCount.toLocaleString("en")} bullets, ace), once`;
+  let playbookId: string | null = null;
+  await guarded(record, benchmark, engine.name, async () => {
+    let imported = 0;
+    const ms = await timeOnce(
+      async () => {
+        const result = await service.importPlaybook(
+          engine.db,
+          ACTOR,
+          importPlaybookInput.parse({ content: synthetic.text, format: "ace", target: { kind: "new", name: `Synthetic ${Date.now()}` } }),
+        );
+        playbookId = result.playbookId;
+        imported = result.bulletCount;
+      },
+      LARGE_IMPORT_TIMEOUT_MS,
+      benchmark,
+    );
+    check(imported === synthetic.bulletCount, `expected ${synthetic.bulletCount} bullets imported, got ${imported}`);
+    record({
+      kind: "measured",
+      benchmark,
+      engine: engine.name,
+      summary: summarize([ms]),
+      note: `${(synthetic.text.length / 1e6).toFixed(1)} MB of text, 12 sections, one transaction.`,
+    });
+  });
+  return playbookId;
+}
+
+type BulletQuery = Omit<ListBulletsInput, "playbookId">;
+
+/** What the playbook page asks for on the server: the playbook and the first page of its bullets, together. */
+function openPage(engine: BenchEngine, playbookId: string, query: BulletQuery) {
+  return Promise.all([
+    service.getPlaybook(engine.db, playbookId),
+    service.listBullets(engine.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...query })),
+  ]);
+}
+
+export async function pageBenchmarks(
+  engine: BenchEngine,
+  synthetic: SyntheticPlaybook,
+  playbookId: string,
+  plan: RunPlan,
+  record: Record_,
+): Promise<void> {
+  // The first getPlaybook after a change compiles and tokenizes the whole playbook (its token cache
+  // is keyed by version); every page view after an edit pays this once.
+  await guarded(record, "getPlaybook, first call after the import", engine.name, async () => {
+    const ms = await timeOnce(() => service.getPlaybook(engine.db, playbookId), CALL_TIMEOUT_MS, "getPlaybook");
+    record({
+      kind: "measured",
+      benchmark: "getPlaybook, first call after the import",
+      engine: engine.name,
+      summary: summarize([ms]),
+      note: "Includes compiling the 10,000 bullets to ACE text and counting its tokens (cached per version afterwards).",
+    });
+  });
+
+  const detail = await service.getPlaybook(engine.db, playbookId);
+  const section = detail.sections[3] ?? detail.sections[0];
+  if (!section) throw new Error("The synthetic playbook has no sections.");
+  const variants: { label: string; query: BulletQuery; verify: (page: BulletPage) => void }[] = [
+    {
+      label: "position (page default)",
+      query: { sort: "position" },
+      verify: ({ items, total }) => {
+        check(items.length === 200, `expected a first page of 200 bullets, got ${items.length}`);
+        check(total === synthetic.bulletCount, `expected a total of ${synthetic.bulletCount}, got ${total}`);
+      },
+    },
+    {
+      label: `search "${synthetic.searchWord}" + section ${section.name}`,
+      query: { sort: "position", search: synthetic.searchWord, sectionIds: [section.id] },
+      verify: ({ items }) => {
+        check(items.length > 0, "the filtered query found no bullets");
+        check(
+          items.every((item) => item.sectionId === section.id && item.content.toLowerCase().includes(synthetic.searchWord)),
+          "the filtered query returned bullets outside the filter",
+        );
+      },
+    },
+    {
+      label: "sort by score",
+      query: { sort: "score" },
+      verify: ({ items }) => {
+        const scores = items.map((item) => item.helpful - item.harmful);
+        check(items.length === 200, `expected 200 bullets, got ${items.length}`);
+        check(scores.every((score, i) => i === 0 || score <= (scores[i - 1] ?? score)), "bullets are not in descending score order");
+      },
+    },
+  ];
+
+  for (const variant of variants) {
+    const benchmark = `Playbook page, 10k bullets: ${variant.label}`;
+    await guarded(record, benchmark, engine.name, async () => {
+      const [, first] = await openPage(engine, playbookId, variant.query);
+      variant.verify(first);
+      const samples = await measure(() => openPage(engine, playbookId, variant.query), plan, CALL_TIMEOUT_MS, benchmark);
+      record({
+        kind: "measured",
+        benchmark,
+        engine: engine.name,
+        summary: summarize(samples),
+        target: TARGETS.page,
+        note: `getPlaybook + listBullets (limit 200) concurrently; ${first.total} matching bullets.`,
+      });
+    });
+  }
+
+  // The parts alone, to tell which one costs what when the page misses its target.
+  await guarded(record, "· getPlaybook alone", engine.name, async () => {
+    const samples = await measure(() => service.getPlaybook(engine.db, playbookId), plan, CALL_TIMEOUT_MS, "getPlaybook");
+    record({ kind: "measured", benchmark: "· getPlaybook alone", engine: engine.name, summary: summarize(samples) });
+  });
+  for (const variant of variants) {
+    const benchmark = `· listBullets alone: ${variant.label}`;
+    await guarded(record, benchmark, engine.name, async () => {
+      const input = listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...variant.query });
+      const samples = await measure(() => service.listBullets(engine.db, input), plan, CALL_TIMEOUT_MS, benchmark);
+      record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples) });
+    });
+  }
+}
+
+export async function exportBenchmarks(
+  engine: BenchEngine,
+  synthetic: SyntheticPlaybook,
+  playbookId: string,
+  plan: RunPlan,
+  record: Record_,
+): Promise<void> {
+  for (const format of PLAYBOOK_FORMATS as readonly PlaybookFormat[]) {
+    const benchmark = `Export 10k bullets as ${format}`;
+    await guarded(record, benchmark, engine.name, async () => {
+      const input = exportPlaybookInput.parse({ playbookId, format });
+      const first = await service.exportPlaybook(engine.db, input);
+      check(first.format === format, `asked for ${format}, got ${first.format}`);
+      check(first.content.includes(synthetic.firstBulletId), `the ${format} export lacks bullet ${synthetic.firstBulletId}`);
+      const samples = await measure(() => service.exportPlaybook(engine.db, input), plan, CALL_TIMEOUT_MS, benchmark);
+      record({
+        kind: "measured",
+        benchmark,
+        engine: engine.name,
+        summary: summarize(samples),
+        note: `${(Buffer.byteLength(first.content) / 1e6).toFixed(1)} MB (${first.fileName}).`,
+      });
+    });
+  }
+}

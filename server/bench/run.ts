@@ -1,0 +1,208 @@
+// `npm run bench [-- --quick] [-- --only <name>]`: measures import, the playbook page's queries,
+// export and the first render, on embedded PGlite and PostgreSQL, and writes BENCHMARKS.md.
+// A missed target is a finding, not a failure: the exit code is 1 only when something broke.
+import { writeFile } from "node:fs/promises";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmarks, TARGETS, type DatabasePlans } from "./database";
+import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine } from "./engines";
+import type { RunPlan } from "./measure";
+import { REPORT_FILE } from "./paths";
+import { renderBenchmark, RENDER_TARGET, type Cleanups } from "./render";
+import { describeMachine, formatMs, renderReport, resultsTable, type BenchResult } from "./report";
+import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
+
+const BENCHMARKS = ["import", "page", "export", "render"] as const;
+type BenchmarkName = (typeof BENCHMARKS)[number];
+
+const USAGE = `Usage: npm run bench [-- --quick] [-- --only <${BENCHMARKS.join("|")}>]
+
+  --quick        fewer runs: a smoke check, not figures to compare
+  --only <name>  run one benchmark: import (318-bullet file), page (10k-bullet page queries),
+                 export (10k bullets, four formats), render (first render in Chromium)
+
+PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.`;
+
+interface Plans extends DatabasePlans {
+  render: RunPlan;
+}
+
+const FULL: Plans = {
+  import: { warmup: 3, runs: 20 },
+  page: { warmup: 5, runs: 30 },
+  export: { warmup: 2, runs: 20 },
+  render: { warmup: 2, runs: 10 },
+};
+const QUICK: Plans = {
+  import: { warmup: 1, runs: 5 },
+  page: { warmup: 2, runs: 5 },
+  export: { warmup: 1, runs: 3 },
+  render: { warmup: 1, runs: 3 },
+};
+
+class UsageError extends Error {}
+
+function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName> } {
+  let values: { quick?: boolean; only?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { quick: { type: "boolean" }, only: { type: "string" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  if (values.only !== undefined && !(BENCHMARKS as readonly string[]).includes(values.only)) {
+    throw new UsageError(`Unknown benchmark "${values.only}"; choose one of ${BENCHMARKS.join(", ")}.`);
+  }
+  const selected = new Set<BenchmarkName>(values.only ? [values.only as BenchmarkName] : BENCHMARKS);
+  return { quick: values.quick ?? false, selected };
+}
+
+function plural(n: number, word: string) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+async function runOnEngine(
+  engine: BenchEngine,
+  selected: Set<BenchmarkName>,
+  plans: Plans,
+  synthetic: SyntheticPlaybook,
+  record: (result: BenchResult) => void,
+): Promise<void> {
+  console.log(`[bench] ${engine.version}`);
+  if (selected.has("import")) await importFixtureBenchmark(engine, plans.import, record);
+  if (!selected.has("page") && !selected.has("export")) return;
+  const playbookId = await importSynthetic(engine, synthetic, record);
+  if (!playbookId) return; // its error is already recorded
+  if (selected.has("page")) await pageBenchmarks(engine, synthetic, playbookId, plans.page, record);
+  if (selected.has("export")) await exportBenchmarks(engine, synthetic, playbookId, plans.export, record);
+}
+
+async function main(): Promise<number> {
+  const { quick, selected } = readArgs(process.argv.slice(2));
+  const plans = quick ? QUICK : FULL;
+  const startedAt = new Date();
+  const start = performance.now();
+  const machine = describeMachine();
+  const results: BenchResult[] = [];
+  const engines: string[] = [];
+  const record = (result: BenchResult) => {
+    results.push(result);
+    const figure = result.kind === "measured" ? `p50 ${formatMs(result.summary.p50)}, p95 ${formatMs(result.summary.p95)}` : result.kind.toUpperCase();
+    console.log(`[bench] ${result.engine}: ${result.benchmark} — ${figure}`);
+  };
+
+  const cleanups: Cleanups = new Set();
+  const interrupt = (signal: NodeJS.Signals) => {
+    console.error(`\n[bench] ${signal}: cleaning up…`);
+    void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
+  process.once("SIGTERM", interrupt);
+
+  const synthetic = syntheticPlaybook();
+  const wantsDatabase = selected.has("import") || selected.has("page") || selected.has("export");
+  if (wantsDatabase) {
+    const adminUrl = process.env.BENCH_POSTGRES_URL?.trim() || DEFAULT_POSTGRES_URL;
+    const openers: [string, () => Promise<BenchEngine | string>][] = [
+      ["PGlite", () => openPgliteEngine()],
+      [
+        "PostgreSQL",
+        async () => {
+          const opening = await openPostgresEngine(adminUrl);
+          return "unavailable" in opening ? opening.unavailable : opening.engine;
+        },
+      ],
+    ];
+    for (const [name, open] of openers) {
+      let engine: BenchEngine | string;
+      try {
+        engine = await open();
+      } catch (error) {
+        console.error(`[bench] could not open ${name}:`, error);
+        engines.push(`${name}: failed to open`);
+        record({ kind: "error", benchmark: "Database benchmarks", engine: name, message: `Could not open ${name}: ${(error as Error).message}` });
+        continue;
+      }
+      if (typeof engine === "string") {
+        console.log(`[bench] ${engine}; continuing without it.`);
+        engines.push(`${name}: not measured. ${engine}`);
+        record({ kind: "skipped", benchmark: "Database benchmarks", engine: name, reason: engine });
+        continue;
+      }
+      const opened = engine;
+      cleanups.add(opened.close);
+      try {
+        engines.push(
+          opened.name === "PGlite"
+            ? `${opened.version}, in a fresh temp folder (removed afterwards)`
+            : `${opened.version}, in a fresh database ace_bench_<timestamp> (dropped afterwards)`,
+        );
+        await runOnEngine(opened, selected, plans, synthetic, record);
+      } finally {
+        await opened.close();
+        cleanups.delete(opened.close);
+      }
+    }
+  }
+  if (selected.has("render")) record(await renderBenchmark(synthetic, plans.render, cleanups));
+
+  const runsOf = (plan: RunPlan) => `${plural(plan.warmup, "warm-up")} + ${plural(plan.runs, "timed run")}`;
+  const contentChars = [...synthetic.text.matchAll(/ :: (.*)$/gm)].map((match) => match[1]?.length ?? 0);
+  const meanChars = Math.round(contentChars.reduce((sum, n) => sum + n, 0) / Math.max(1, contentChars.length));
+  const signals = Object.entries(synthetic.signals)
+    .filter(([signal]) => signal !== "untracked")
+    .map(([signal, count]) => `${signal} ${count}`)
+    .join(", ");
+  const notes = [
+    `Each figure is wall-clock time (\`performance.now()\`) around one call. Warm-up runs come first and are not timed. ` +
+      `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it. ` +
+      `With fewer than 20 runs, p95 is the maximum.`,
+    `Runs: import ${runsOf(plans.import)}; page queries ${runsOf(plans.page)}; export ${runsOf(plans.export)} per format; ` +
+      `render ${runsOf(plans.render)}.`,
+    `Database benchmarks call the playbook service (server/playbooks/service.ts) in this process with input parsed by the ` +
+      `procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation.`,
+    `Import (target p95 ≤ ${formatMs(TARGETS.import.maxMs)}): the 318-bullet AppWorld playbook (ace-plain) into a new playbook, ` +
+      `a new name every run, in a database that grows by one playbook per run.`,
+    `Synthetic playbook: ${synthetic.bulletCount.toLocaleString("en")} bullets in ${synthetic.sectionNames.length} sections, ` +
+      `seeded PRNG (same bytes every run), bullets of 60–400 characters (mean ${meanChars}) from a word list, ` +
+      `ACE text with counters: ${signals}. "untracked" cannot occur: ACE text with counters carries them on every line.`,
+    `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, aim 25 ms): getPlaybook and the first page of listBullets ` +
+      `(limit 200) issued together, as the server component prefetches them. Rows marked · time each part alone.`,
+    `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
+    `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
+      `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
+      `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,
+    `The machine may be shared (other builds and tests ran beside this one): compare runs by p50, and treat a single slow p95 with care.`,
+  ];
+  const report = {
+    startedAt,
+    durationMs: performance.now() - start,
+    machine,
+    mode: `${quick ? "quick (smoke check, few runs)" : "full"}${selected.size < BENCHMARKS.length ? `, only ${[...selected].join(", ")}` : ""}`,
+    engines: engines.length ? engines : ["none (browser only)"],
+    results,
+    notes,
+  };
+  await writeFile(REPORT_FILE, renderReport(report));
+  console.log(`\n${resultsTable(results)}\n\nWritten to ${REPORT_FILE}`);
+  return results.some((result) => result.kind === "error") ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+    } else {
+      console.error("[bench] failed:", error);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,195 @@
+// `npm run ace -- <command>`: import, export and list playbooks from a terminal.
+// Uses the app's database configuration. When a running ACE Studio server holds the embedded
+// database, the CLI goes through that server's API instead of opening the files itself.
+import { readFile, writeFile } from "node:fs/promises";
+import { userInfo } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import superjson from "superjson";
+import { databaseConfigFromEnv, DatabaseConfigError } from "@/server/db/config";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
+import { AppError } from "@/server/errors/app-error";
+import { ACTOR_HEADER } from "@/server/trpc/init";
+import { createCaller, type AppRouter } from "@/server/trpc/root";
+import { PLAYBOOK_FORMATS, type ExportResult, type ImportPlaybookInput, type ImportResult, type PlaybookFormat, type PlaybookListItem } from "@/server/playbooks/schemas";
+
+const USAGE = `ACE Studio CLI
+
+Usage:
+  npm run ace -- list
+  npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace]
+  npm run ace -- export <playbook> [--format <fmt>] [--out <file>]
+
+Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
+export uses the playbook's own format unless told otherwise).
+
+import   creates a playbook named --playbook (default: the file name). If that playbook exists,
+         --merge adds new ids and updates known ones; --replace also archives bullets missing from the file.
+export   writes to stdout unless --out is given. <playbook> is a name or an id.
+
+Database: DATABASE_URL (PostgreSQL) or the embedded database in DATA_DIR (default ./.data).
+Server:   --server <url> talks to a running ACE Studio instead of the database.`;
+
+/** The procedures the CLI needs, whether called in-process or over HTTP. */
+interface Backend {
+  list(): Promise<PlaybookListItem[]>;
+  import(input: ImportPlaybookInput): Promise<ImportResult>;
+  export(input: { playbookId: string; format?: PlaybookFormat }): Promise<ExportResult>;
+  close(): Promise<void>;
+  describe: string;
+}
+
+const actor = `cli (${userInfo().username})`;
+
+function httpBackend(url: string): Backend {
+  const client = createTRPCClient<AppRouter>({
+    links: [httpBatchLink({ url: new URL("/api/trpc", url).toString(), transformer: superjson, headers: { [ACTOR_HEADER]: actor } })],
+  });
+  return {
+    describe: `the ACE Studio server at ${url}`,
+    list: () => client.playbook.list.query(),
+    import: (input) => client.playbook.import.mutate(input),
+    export: (input) => client.playbook.export.query(input),
+    close: async () => undefined,
+  };
+}
+
+async function localBackend(): Promise<Backend> {
+  const config = databaseConfigFromEnv();
+  if (config.kind === "pglite") {
+    const holder = readLiveLock(config.dataDir);
+    if (holder?.url) return httpBackend(holder.url);
+  }
+  let handle: DatabaseHandle;
+  try {
+    handle = await openDatabase(config);
+  } catch (error) {
+    if (error instanceof DatabaseBusyError) {
+      throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
+    }
+    throw error;
+  }
+  const caller = createCaller({ db: handle.db, actor });
+  return {
+    describe: config.kind === "pglite" ? `the embedded database in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)",
+    list: () => caller.playbook.list(),
+    import: (input) => caller.playbook.import(input),
+    export: (input) => caller.playbook.export(input),
+    close: () => handle.close(),
+  };
+}
+
+function parseFormat(value: string | undefined): PlaybookFormat | undefined {
+  if (value === undefined) return undefined;
+  if ((PLAYBOOK_FORMATS as readonly string[]).includes(value)) return value as PlaybookFormat;
+  throw new AppError("INVALID_INPUT", `Unknown format "${value}". Use one of: ${PLAYBOOK_FORMATS.join(", ")}.`);
+}
+
+async function findPlaybook(backend: Backend, nameOrId: string): Promise<PlaybookListItem | undefined> {
+  const playbooks = await backend.list();
+  return playbooks.find((playbook) => playbook.name === nameOrId || playbook.id === nameOrId);
+}
+
+async function runList(backend: Backend): Promise<void> {
+  const playbooks = await backend.list();
+  if (playbooks.length === 0) {
+    console.log(`No playbooks yet in ${backend.describe}. Import one: npm run ace -- import <file>`);
+    return;
+  }
+  const rows = playbooks.map((p) => [p.name, p.agentLabel, String(p.bulletCount), String(p.sectionCount), p.sourceFormat, `v${p.version}`, p.updatedAt.toISOString()]);
+  const header = ["NAME", "AGENT", "BULLETS", "SECTIONS", "FORMAT", "VERSION", "UPDATED"];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd());
+}
+
+async function runImport(backend: Backend, file: string, options: { playbook?: string; format?: string; merge?: boolean; replace?: boolean }): Promise<void> {
+  if (options.merge && options.replace) throw new AppError("INVALID_INPUT", "Choose --merge or --replace, not both.");
+  const content = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new AppError("INVALID_INPUT", `Cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}.`);
+  });
+  const fileName = path.basename(file);
+  const name = options.playbook ?? fileName.replace(/\.(ace\.json|json|txt|md)$/i, "");
+  const existing = await findPlaybook(backend, name);
+  const mode = options.replace ? "replace" : options.merge ? "merge" : null;
+  if (existing && !mode) {
+    throw new AppError("CONFLICT", `A playbook named "${name}" already exists. Add --merge or --replace to import into it, or choose another name with --playbook.`);
+  }
+  if (!existing && mode) throw new AppError("NOT_FOUND", `There is no playbook named "${name}" to ${mode} into.`);
+  const result = await backend.import({
+    content,
+    fileName,
+    format: parseFormat(options.format) ?? "auto",
+    target: existing && mode ? { kind: "existing", playbookId: existing.id, mode } : { kind: "new", name },
+  });
+  console.error(`Imported ${fileName} (${result.format}) into "${result.name}": ${result.bulletCount} bullets in ${result.sectionCount} sections, version ${result.version}.`);
+}
+
+async function runExport(backend: Backend, nameOrId: string, options: { format?: string; out?: string }): Promise<void> {
+  const playbook = await findPlaybook(backend, nameOrId);
+  if (!playbook) throw new AppError("NOT_FOUND", `There is no playbook named "${nameOrId}". See the names with: npm run ace -- list`);
+  const file = await backend.export({ playbookId: playbook.id, format: parseFormat(options.format) });
+  if (options.out) {
+    await writeFile(options.out, file.content, "utf8");
+    console.error(`Exported "${playbook.name}" (${file.format}) to ${options.out}.`);
+  } else {
+    process.stdout.write(file.content);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      playbook: { type: "string" },
+      format: { type: "string" },
+      out: { type: "string" },
+      merge: { type: "boolean" },
+      replace: { type: "boolean" },
+      server: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, target] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  if (!["list", "import", "export"].includes(command)) {
+    console.error(`Unknown command "${command}".\n\n${USAGE}`);
+    return 2;
+  }
+  if (command !== "list" && !target) {
+    console.error(`"${command}" needs a ${command === "import" ? "file" : "playbook name"}.\n\n${USAGE}`);
+    return 2;
+  }
+  const backend = values.server ? httpBackend(values.server) : await localBackend();
+  try {
+    if (command === "list") await runList(backend);
+    if (command === "import") await runImport(backend, target as string, values);
+    if (command === "export") await runExport(backend, target as string, values);
+    return 0;
+  } finally {
+    await backend.close();
+  }
+}
+
+function explain(error: unknown): string {
+  if (error instanceof AppError || error instanceof DatabaseConfigError || error instanceof DatabaseBusyError) return error.message;
+  if (error instanceof TRPCClientError) return error.message;
+  if (error instanceof TypeError && /fetch failed/.test(error.message)) {
+    return "Could not reach the ACE Studio server. Is it running? (The embedded database's lock names its address.)";
+  }
+  if (error instanceof Error && "code" in error && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `${error.message}\n\n${USAGE}`;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`Error: ${explain(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,166 @@
+// `npm run ace` as a user runs it: a child process on a real embedded database folder.
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "@/server/db/client";
+import { setLockUrl } from "@/server/db/lock";
+import { appRouter } from "@/server/trpc/root";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const fixturesDir = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const fixturePath = (name: string) => path.join(fixturesDir, name);
+
+/** An ACE playbook with counters, as the LangChain ACE middleware writes it. */
+const WITH_COUNTERS = `## strategies_and_insights
+[str-00001] helpful=5 harmful=0 :: Always verify data types before processing
+[str-00002] helpful=3 harmful=1 :: Consider edge cases in financial data: "NaN", [brackets] and a :: separator
+
+## formulas_and_calculations
+[cal-00001] helpful=8 harmful=0 :: NPV = Σ(Cash Flow / (1+r)^t)
+
+## common_mistakes_to_avoid
+[mis-00001] helpful=6 harmful=0 :: Don't forget timezone conversions — 東京 is UTC+9
+`;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ["--import", "tsx", path.join(repoRoot, "server/cli/ace.ts"), ...args],
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 60_000, maxBuffer: 20_000_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+describe("the ace CLI on an embedded database", () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), "ace-cli-"));
+    env = { DATA_DIR: dataDir };
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("imports each published playbook and exports it back byte for byte", async () => {
+    const files = [
+      "ace-appworld__appworld_offline_trained_no_gt_playbook.txt",
+      "ace-appworld__appworld_initial_playbook.txt",
+      "kayba__skillbook_20260318_150822.json",
+    ];
+    for (const file of files) {
+      const imported = await runCli(["import", fixturePath(file), "--playbook", file], env);
+      expect(imported.stderr, file).toMatch(/Imported/);
+      expect(imported.code, imported.stderr).toBe(0);
+      const exported = await runCli(["export", file], env);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout, file).toBe(readFileSync(fixturePath(file), "utf8"));
+    }
+    const listed = await runCli(["list"], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/ace-appworld__appworld_offline_trained_no_gt_playbook\.txt\s+318\s+8\s+ace-plain/);
+  });
+
+  it("keeps counters, separators and unicode of ACE text with counters, and writes --out files", async () => {
+    const source = path.join(dataDir, "middleware.txt");
+    const out = path.join(dataDir, "middleware.out.txt");
+    await import("node:fs/promises").then((fs) => fs.writeFile(source, WITH_COUNTERS));
+    const imported = await runCli(["import", source], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(/"middleware".*4 bullets in 3 sections/);
+    const exported = await runCli(["export", "middleware", "--out", out], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(WITH_COUNTERS);
+    const asKayba = await runCli(["export", "middleware", "--format", "kayba"], env);
+    expect(JSON.parse(asKayba.stdout).skills["str-00002"]).toMatchObject({ helpful: 3, harmful: 1 });
+  });
+
+  it("refuses a malformed file with the line and the problem, and writes nothing", async () => {
+    const source = path.join(dataDir, "broken.txt");
+    await import("node:fs/promises").then((fs) =>
+      fs.writeFile(source, "## strategies\n[str-00001] helpful=1 harmful=0 :: fine\n[str-00002] helpful=-1 harmful=0 :: bad\n"),
+    );
+    const result = await runCli(["import", source, "--format", "ace"], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken\.txt: Line 3/);
+    expect(result.stderr).toMatch(/Nothing was imported/);
+    expect((await runCli(["list"], env)).stdout).not.toMatch(/^broken/m);
+  });
+
+  it("explains usage errors and name clashes in words a person can act on", async () => {
+    const clash = await runCli(["import", fixturePath("ace-appworld__appworld_initial_playbook.txt"), "--playbook", "middleware"], env);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/already exists\. Add --merge or --replace/);
+    const missing = await runCli(["export", "no such playbook"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/There is no playbook named "no such playbook"/);
+    const badFormat = await runCli(["export", "middleware", "--format", "yaml"], env);
+    expect(badFormat.stderr).toMatch(/Unknown format "yaml"\. Use one of: ace, ace-plain, kayba, json/);
+    const noFile = await runCli(["import", path.join(dataDir, "nope.txt")], env);
+    expect(noFile.stderr).toMatch(/Cannot read .*nope\.txt: no such file/);
+  });
+
+  describe("while another process holds the database", () => {
+    let handle: DatabaseHandle;
+    let server: Server | undefined;
+
+    beforeAll(async () => {
+      handle = await openDatabase({ kind: "pglite", dataDir });
+    });
+    afterAll(async () => {
+      server?.close();
+      await handle.close();
+    });
+
+    it("says plainly who holds it when that process serves no API", async () => {
+      const result = await runCli(["list"], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`process ${process.pid}|pid ${process.pid}|${process.pid}`));
+      expect(result.stderr).toMatch(/--server <url>/);
+    });
+
+    it("goes through the holder's API when it serves one", async () => {
+      server = createServer(async (req, res) => {
+        const body = await new Promise<Buffer>((resolve) => {
+          const chunks: Buffer[] = [];
+          req.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => resolve(Buffer.concat(chunks)));
+        });
+        const request = new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method,
+          headers: req.headers as Record<string, string>,
+          body: req.method === "GET" ? undefined : new Uint8Array(body),
+        });
+        const response = await fetchRequestHandler({
+          endpoint: "/api/trpc",
+          req: request,
+          router: appRouter,
+          createContext: () => ({ db: handle.db, actor: request.headers.get("x-ace-user") ?? "?" }),
+        });
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      });
+      await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+      setLockUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+
+      const listed = await runCli(["list"], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/middleware/);
+      const exported = await runCli(["export", "middleware"], env);
+      expect(exported.stdout).toBe(WITH_COUNTERS);
+    });
+  });
+});

@@ -1,0 +1,157 @@
+// Conversions between stored rows and the ACE core's PlaybookDocument / version states.
+import { randomUUID } from "node:crypto";
+import type { BulletDoc, PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { defaultSectionGap } from "@/server/ace/formats/ace-text";
+import type { BulletState, SectionState } from "@/server/ace/history";
+import { Prisma } from "@/server/db/client";
+import { DB_FORMAT, type DbFormat, type ExportBulletRow, type NewBulletRow } from "./repository";
+
+export function toDbFormat(format: PlaybookFormat): DbFormat {
+  return DB_FORMAT[format];
+}
+
+export function fromDbFormat(format: DbFormat): PlaybookFormat {
+  return format === "ace_plain" ? "ace-plain" : format;
+}
+
+export interface NewSectionRow extends SectionState {
+  blankLinesBefore: number;
+}
+
+export interface NewBulletRowWithState {
+  row: NewBulletRow;
+  state: BulletState;
+}
+
+function jsonOrNull(value: Record<string, unknown> | undefined) {
+  return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonObject);
+}
+
+function dateOrUndefined(iso: string | undefined): Date | undefined {
+  if (iso === undefined) return undefined;
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export function stateOfRow(row: NewBulletRow & { sectionId: string; position: number }): BulletState {
+  return {
+    externalId: row.externalId,
+    sectionId: row.sectionId,
+    content: row.content,
+    helpful: row.helpful ?? 0,
+    harmful: row.harmful ?? 0,
+    neutral: row.neutral ?? 0,
+    countersKnown: row.countersKnown ?? true,
+    status: row.status ?? "active",
+    position: row.position,
+    archivedReason: row.archivedReason ?? null,
+    mergedInto: row.mergedInto ?? null,
+  };
+}
+
+/** A new row for a bullet of a parsed document; origin defaults to "import". */
+export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position: number): NewBulletRow {
+  return {
+    id: randomUUID(),
+    sectionId,
+    externalId: bullet.id,
+    content: bullet.content,
+    helpful: bullet.counters?.helpful ?? 0,
+    harmful: bullet.counters?.harmful ?? 0,
+    neutral: bullet.counters?.neutral ?? 0,
+    countersKnown: bullet.counters !== null,
+    status: bullet.status,
+    archivedReason: bullet.archivedReason ?? null,
+    mergedInto: bullet.mergedInto ?? null,
+    position,
+    origin: bullet.origin ?? "import",
+    sourceTraceId: bullet.sourceTraceId ?? null,
+    sourceRunId: bullet.sourceRunId ?? null,
+    justification: bullet.justification ?? null,
+    evidence: bullet.evidence ?? null,
+    extra: jsonOrNull(bullet.extra),
+    blankLinesBefore: bullet.blankLinesBefore ?? 0,
+    createdAt: dateOrUndefined(bullet.createdAt),
+    updatedAt: dateOrUndefined(bullet.updatedAt),
+  };
+}
+
+/** Rows for a whole document going into an empty playbook, in reading order. */
+export function rowsFromDocument(doc: PlaybookDocument): { sections: NewSectionRow[]; bullets: NewBulletRowWithState[] } {
+  const sections: NewSectionRow[] = [];
+  const bullets: NewBulletRowWithState[] = [];
+  doc.sections.forEach((section, sectionIndex) => {
+    const sectionId = randomUUID();
+    sections.push({
+      id: sectionId,
+      name: section.name,
+      slug: section.slug,
+      position: sectionIndex,
+      blankLinesBefore: section.blankLinesBefore ?? defaultSectionGap(sectionIndex),
+    });
+    section.bullets.forEach((bullet, bulletIndex) => {
+      const row = bulletRowFromDoc(bullet, sectionId, bulletIndex);
+      bullets.push({ row, state: stateOfRow({ ...row, sectionId, position: bulletIndex }) });
+    });
+  });
+  return { sections, bullets };
+}
+
+function bulletDocFromRow(row: ExportBulletRow): BulletDoc {
+  const doc: BulletDoc = {
+    id: row.externalId,
+    content: row.content,
+    counters: row.countersKnown ? { helpful: row.helpful, harmful: row.harmful, neutral: row.neutral } : null,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    origin: row.origin,
+  };
+  if (row.justification !== null) doc.justification = row.justification;
+  if (row.evidence !== null) doc.evidence = row.evidence;
+  if (row.archivedReason !== null) doc.archivedReason = row.archivedReason;
+  if (row.mergedInto !== null) doc.mergedInto = row.mergedInto;
+  if (row.sourceTraceId !== null) doc.sourceTraceId = row.sourceTraceId;
+  if (row.sourceRunId !== null) doc.sourceRunId = row.sourceRunId;
+  if (row.blankLinesBefore > 0) doc.blankLinesBefore = row.blankLinesBefore;
+  if (row.extra !== null && typeof row.extra === "object" && !Array.isArray(row.extra)) {
+    doc.extra = row.extra as Record<string, unknown>;
+  }
+  return doc;
+}
+
+export interface StoredPlaybook {
+  name: string;
+  description: string;
+  agentLabel: string;
+  settings: unknown;
+  formatHints: unknown;
+  nextBulletNumber: number;
+}
+
+export function documentFromRows(
+  playbook: StoredPlaybook,
+  sections: { id: string; name: string; slug: string; blankLinesBefore: number }[],
+  bullets: ExportBulletRow[],
+): PlaybookDocument {
+  const bySection = new Map<string, BulletDoc[]>(sections.map((section) => [section.id, []]));
+  for (const bullet of bullets) bySection.get(bullet.sectionId)?.push(bulletDocFromRow(bullet));
+  return {
+    name: playbook.name,
+    description: playbook.description,
+    agentLabel: playbook.agentLabel,
+    settings: isRecord(playbook.settings) ? playbook.settings : {},
+    lastIdNumber: playbook.nextBulletNumber - 1,
+    hints: isRecord(playbook.formatHints) ? playbook.formatHints : {},
+    sections: sections.map((section) => ({
+      name: section.name,
+      slug: section.slug,
+      bullets: bySection.get(section.id) ?? [],
+      blankLinesBefore: section.blankLinesBefore,
+    })),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, never> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

@@ -1,0 +1,232 @@
+// The playbook procedures through createCaller, against embedded PGlite and PostgreSQL.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { createCaller } from "@/server/trpc/root";
+import { seedDemoPlaybooks } from "./seed";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const fixturesDir = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const fixture = (name: string) => readFileSync(path.join(fixturesDir, name), "utf8");
+const APPWORLD_TRAINED = "ace-appworld__appworld_offline_trained_no_gt_playbook.txt";
+
+/** A studio-JSON playbook whose bullets cover every signal and every sort order. */
+function countersPlaybook(): string {
+  const bullets = [
+    ["str-00001", "Verify data types before processing", 8, 0, 1],
+    ["str-00002", "Consider edge cases in financial data", 3, 1, 0],
+    ["str-00003", "Risky approach that usually fails", 1, 5, 0],
+    ["str-00004", "Untested idea with no votes", 0, 0, 2],
+    ["mis-00005", "Don't forget timezone conversions", 6, 2, 0],
+    ["mis-00006", "Equal votes count as problematic", 2, 2, 0],
+    ["mis-00007", "Only harmful votes", 0, 1, 0],
+  ] as const;
+  const section = (name: string, slug: string) => ({
+    name,
+    slug,
+    bullets: bullets
+      .filter(([id]) => id.startsWith(slug))
+      .map(([id, content, helpful, harmful, neutral]) => ({ id, content, counters: { helpful, harmful, neutral }, status: "active" })),
+  });
+  return JSON.stringify({
+    format: "ace-studio",
+    formatVersion: 1,
+    playbook: { name: "counters", description: "", agentLabel: "", settings: {} },
+    lastIdNumber: 7,
+    hints: {},
+    sections: [section("strategies_and_insights", "str"), section("common_mistakes_to_avoid", "mis")],
+  });
+}
+
+function expectAppError(promise: Promise<unknown>, code: TRPCError["code"], message: RegExp) {
+  return expect(promise).rejects.toSatisfy((error: unknown) => {
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe(code);
+    expect((error as TRPCError).message).toMatch(message);
+    return true;
+  });
+}
+
+describe.each(testEngines())("playbook procedures on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: ReturnType<typeof createCaller>;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    caller = createCaller({ db: database.db, actor: "tester" });
+  });
+  afterAll(async () => database?.close());
+  beforeEach(async () => database.reset());
+
+  async function importText(content: string, name: string, format: "auto" | "ace" | "ace-plain" | "kayba" | "json" = "auto") {
+    return caller.playbook.import({ content, format, target: { kind: "new", name } });
+  }
+
+  it("creating a playbook gives it the ACE default sections at version 1", async () => {
+    const created = await caller.playbook.create({ name: "support agent", agentLabel: "support" });
+    const detail = await caller.playbook.get({ playbookId: created.id });
+    expect(detail.version).toBe(1);
+    expect(detail.sections.map((s) => `${s.name}/${s.slug}`)).toEqual([
+      "strategies_and_insights/str",
+      "formulas_and_calculations/cal",
+      "code_snippets_and_templates/cod",
+      "common_mistakes_to_avoid/mis",
+      "problem_solving_heuristics/heu",
+      "context_clues_and_indicators/ctx",
+      "others/oth",
+    ]);
+    await expectAppError(caller.playbook.create({ name: "support agent" }), "CONFLICT", /already exists/);
+  });
+
+  it("importing the 318-bullet AppWorld playbook keeps 8 sections in order and exports the same bytes", async () => {
+    const text = fixture(APPWORLD_TRAINED);
+    const result = await importText(text, "appworld");
+    expect(result).toMatchObject({ format: "ace-plain", bulletCount: 318, sectionCount: 8, version: 1 });
+    const detail = await caller.playbook.get({ playbookId: result.playbookId });
+    expect(detail.sections.map((s) => s.name)).toEqual([
+      "STRATEGIES AND HARD RULES",
+      "APIs TO USE FOR SPECIFIC INFORMATION",
+      "USEFUL CODE SNIPPETS AND TEMPLATES",
+      "COMMON MISTAKES AND CORRECT STRATEGIES",
+      "PROBLEM-SOLVING HEURISTICS AND WORKFLOWS",
+      "VERIFICATION CHECKLIST",
+      "TROUBLESHOOTING AND PITFALLS:",
+      "OTHERS",
+    ]);
+    expect(detail.summary.signals.untracked).toBe(318);
+    expect(detail.summary.estimatedTokens).toBeGreaterThan(10_000);
+    const exported = await caller.playbook.export({ playbookId: result.playbookId });
+    expect(exported.format).toBe("ace-plain");
+    expect(exported.content).toBe(text);
+  });
+
+  it("every published fixture round-trips through import and export in its own format", async () => {
+    const files = readdirSync(fixturesDir).filter((file) => /\.(txt|json)$/.test(file));
+    expect(files.length).toBeGreaterThanOrEqual(3);
+    for (const file of files) {
+      const text = fixture(file);
+      const imported = await caller.playbook.import({ content: text, fileName: file, target: { kind: "new", name: file } });
+      const exported = await caller.playbook.export({ playbookId: imported.playbookId });
+      expect(exported.content, file).toBe(text);
+    }
+  });
+
+  it("a malformed file is rejected with the line and the problem, and nothing is written", async () => {
+    const broken = "## strategies\n[str-00001] helpful=1 harmful=0 :: fine\n[str-00002] helpful=x harmful=0 :: broken\n";
+    await expectAppError(importText(broken, "broken", "ace"), "BAD_REQUEST", /Line 3/);
+    expect(await caller.playbook.list()).toEqual([]);
+  });
+
+  it("bullets are found by text and by id, filtered by section and signal, and sorted by score", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "counters");
+    const detail = await caller.playbook.get({ playbookId });
+    const bySignal = detail.summary.signals;
+    expect(bySignal).toEqual({ high_performing: 1, problematic: 3, unused: 1, in_use: 2, untracked: 0 });
+
+    const byText = await caller.playbook.bullets({ playbookId, search: "TIMEZONE" });
+    expect(byText.items.map((b) => b.externalId)).toEqual(["mis-00005"]);
+    const byId = await caller.playbook.bullets({ playbookId, search: "[str-00003]" });
+    expect(byId.items.map((b) => b.externalId)).toEqual(["str-00003"]);
+    const wildcard = await caller.playbook.bullets({ playbookId, search: "100%_" });
+    expect(wildcard.total).toBe(0);
+
+    const mistakes = detail.sections.find((s) => s.slug === "mis");
+    const inSection = await caller.playbook.bullets({ playbookId, sectionIds: [mistakes?.id ?? ""] });
+    expect(inSection.items.map((b) => b.externalId)).toEqual(["mis-00005", "mis-00006", "mis-00007"]);
+
+    const byScore = await caller.playbook.bullets({ playbookId, sort: "score" });
+    expect(byScore.items.map((b) => b.helpful - b.harmful)).toEqual([8, 4, 2, 0, 0, -1, -4]);
+    const problematic = await caller.playbook.bullets({ playbookId, signals: ["problematic"] });
+    expect(problematic.items.map((b) => b.externalId).sort()).toEqual(["mis-00006", "mis-00007", "str-00003"]);
+  });
+
+  it("the SQL signal filter agrees with classifyBullet for every bullet", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "counters");
+    const all = await caller.playbook.bullets({ playbookId, limit: 500 });
+    for (const signal of ["high_performing", "problematic", "unused", "in_use", "untracked"] as BulletSignal[]) {
+      const filtered = await caller.playbook.bullets({ playbookId, signals: [signal], limit: 500 });
+      const expected = all.items.filter((bullet) => classifyBullet(bullet) === signal).map((b) => b.externalId);
+      expect(filtered.items.map((b) => b.externalId).sort(), signal).toEqual(expected.sort());
+      expect(filtered.items.every((bullet) => bullet.signal === signal)).toBe(true);
+    }
+  });
+
+  it("paging through a playbook returns every bullet exactly once", async () => {
+    const { playbookId } = await importText(fixture(APPWORLD_TRAINED), "appworld");
+    const seen: string[] = [];
+    let cursor: number | null = 0;
+    while (cursor !== null) {
+      const page: Awaited<ReturnType<typeof caller.playbook.bullets>> = await caller.playbook.bullets({ playbookId, cursor, limit: 50 });
+      expect(page.total).toBe(318);
+      seen.push(...page.items.map((b) => b.externalId));
+      cursor = page.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(318);
+    expect(seen[0]).toBe("shr-00001");
+    const past = await caller.playbook.bullets({ playbookId, cursor: 400 });
+    expect(past).toEqual({ items: [], total: 318, nextCursor: null });
+  });
+
+  it("a bullet's detail shows its section, counters and provenance", async () => {
+    const { playbookId } = await importText(fixture("kayba__skillbook_20260318_150822.json"), "kayba");
+    const bullet = await caller.playbook.bullet({ playbookId, externalId: "customer_service_opening-00002" });
+    expect(bullet).toMatchObject({
+      sectionName: "customer_service_opening",
+      helpful: 1,
+      harmful: 0,
+      countersKnown: true,
+      origin: "import",
+      status: "active",
+    });
+    expect(bullet.justification).toMatch(/Measurable threshold/);
+    expect(bullet.evidence).toMatch(/70 char opening/);
+    await expectAppError(caller.playbook.bullet({ playbookId, externalId: "nope-00001" }), "NOT_FOUND", /nope-00001/);
+  });
+
+  it("merging a file adds new ids and updates known ones as a new version; replace archives the rest", async () => {
+    const initial = fixture("ace-appworld__appworld_initial_playbook.txt");
+    const { playbookId } = await importText(initial, "appworld");
+    const edited = `${initial
+      .replace("[shr-00001] Make sure", "[shr-00001] Always make sure")
+      .replace(/\[psw-00007\][^\n]*\n/, "")}[misc-00009] A new lesson.\n`;
+    const merged = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "merge" } });
+    expect(merged).toMatchObject({ version: 2, bulletCount: 9 });
+    const updated = await caller.playbook.bullet({ playbookId, externalId: "shr-00001" });
+    expect(updated.content).toMatch(/^Always make sure/);
+    expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("active");
+
+    const replaced = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
+    expect(replaced).toMatchObject({ version: 3, bulletCount: 8 });
+    expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("archived");
+    const again = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
+    expect(again.version).toBe(3);
+    const exported = await caller.playbook.export({ playbookId });
+    expect(exported.content).toBe(edited);
+  });
+
+  it("an unknown playbook is reported as not found", async () => {
+    const missing = "00000000-0000-4000-8000-000000000000";
+    await expectAppError(caller.playbook.get({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
+    await expectAppError(caller.playbook.bullets({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
+    await expectAppError(
+      caller.playbook.import({ content: "## a\n[a-00001] x\n", target: { kind: "existing", playbookId: missing, mode: "merge" } }),
+      "NOT_FOUND",
+      /playbook was not found/,
+    );
+  });
+
+  it("first-run seeding imports the demo playbooks once and never over existing data", async () => {
+    const seeded = await seedDemoPlaybooks(database.db, path.join(repoRoot, "prisma", "seed"));
+    expect(seeded).toEqual(["Customer service (demo)", "AppWorld initial (demo)"]);
+    expect(await seedDemoPlaybooks(database.db, path.join(repoRoot, "prisma", "seed"))).toEqual([]);
+    const list = await caller.playbook.list();
+    expect(list.map((p) => [p.name, p.bulletCount]).sort()).toEqual([
+      ["AppWorld initial (demo)", 8],
+      ["Customer service (demo)", 6],
+    ]);
+  });
+});

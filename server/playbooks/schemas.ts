@@ -1,0 +1,201 @@
+// The playbook domain's wire contract: zod inputs and the shapes procedures return.
+// The one file of server/playbooks that client code may import.
+import { z } from "zod";
+import { PLAYBOOK_FORMATS } from "../ace/document";
+import { BULLET_SIGNALS } from "../ace/signals";
+
+export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
+export type { PlaybookFormat } from "../ace/document";
+export type { BulletSignal } from "../ace/signals";
+
+export const formatSchema = z.enum(PLAYBOOK_FORMATS);
+export const signalSchema = z.enum(BULLET_SIGNALS);
+
+const nameSchema = z
+  .string()
+  .trim()
+  .min(1, "A playbook needs a name.")
+  .max(120, "A playbook name has at most 120 characters.")
+  .regex(/^[^/\\\n\r\t]+$/, "A playbook name cannot contain slashes, tabs or line breaks.");
+
+/** Curation thresholds kept per playbook; defaults are the ones the ACE design documents set. */
+export const playbookSettingsSchema = z.object({
+  similarityThreshold: z.number().min(0).max(1).default(0.85),
+  autoApply: z.boolean().default(false),
+  autoApplyConfidence: z.number().min(0).max(1).default(0.7),
+  maxContentLength: z.number().int().min(20).max(20_000).default(1_000),
+  tokenBudget: z.number().int().min(100).max(2_000_000).default(80_000),
+  maxBullets: z.number().int().min(1).nullable().default(null),
+  pruning: z
+    .object({
+      enabled: z.boolean().default(false),
+      harmfulShare: z.number().min(0).max(1).default(0.5),
+      harmfulMinVotes: z.number().int().min(1).default(3),
+      minSuccessRatio: z.number().min(0).max(1).default(0.3),
+      successMinObservations: z.number().int().min(1).default(10),
+    })
+    .prefault({}),
+  curatorFrequency: z.number().int().min(1).max(10_000).default(10),
+});
+export type PlaybookSettings = z.infer<typeof playbookSettingsSchema>;
+
+export const playbookIdSchema = z.object({ playbookId: z.uuid() });
+
+export const createPlaybookInput = z.object({
+  name: nameSchema,
+  description: z.string().max(2_000).default(""),
+  agentLabel: z.string().max(120).default(""),
+});
+
+export const BULLET_SORTS = ["position", "id", "helpful", "harmful", "score", "recent"] as const;
+export const bulletSortSchema = z.enum(BULLET_SORTS);
+
+export const listBulletsInput = z.object({
+  playbookId: z.uuid(),
+  /** Matches content or id, case-insensitive. */
+  search: z.string().trim().max(500).optional(),
+  sectionIds: z.array(z.uuid()).max(200).optional(),
+  signals: z.array(signalSchema).max(BULLET_SIGNALS.length).optional(),
+  status: z.enum(["active", "archived", "all"]).default("active"),
+  sort: bulletSortSchema.default("position"),
+  direction: z.enum(["asc", "desc"]).optional(),
+  /** Offset into the filtered list. */
+  cursor: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(500).default(200),
+});
+export type ListBulletsInput = z.input<typeof listBulletsInput>;
+
+export const bulletRefInput = z.object({
+  playbookId: z.uuid(),
+  externalId: z.string().min(1).max(200),
+});
+
+export const importTargetSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("new"),
+    name: nameSchema,
+    description: z.string().max(2_000).optional(),
+    agentLabel: z.string().max(120).optional(),
+  }),
+  z.object({
+    kind: z.literal("existing"),
+    playbookId: z.uuid(),
+    /** replace: the file becomes the playbook (a new version); merge: new ids are added, known ids updated. */
+    mode: z.enum(["replace", "merge"]).default("merge"),
+  }),
+]);
+
+/** 25 MB of text is far above any published playbook and well below what a request should carry. */
+export const MAX_IMPORT_CHARS = 25_000_000;
+
+export const importPlaybookInput = z.object({
+  content: z.string().min(1, "The file is empty.").max(MAX_IMPORT_CHARS, "The file is larger than 25 MB."),
+  format: z.union([formatSchema, z.literal("auto")]).default("auto"),
+  /** File name, used to name a new playbook and in error messages. */
+  fileName: z.string().max(300).optional(),
+  target: importTargetSchema,
+});
+export type ImportPlaybookInput = z.input<typeof importPlaybookInput>;
+
+export const exportPlaybookInput = z.object({
+  playbookId: z.uuid(),
+  format: formatSchema.optional(),
+  includeArchived: z.boolean().default(false),
+});
+
+// ---- Output shapes (what procedures return) ----
+
+export interface PlaybookListItem {
+  id: string;
+  name: string;
+  description: string;
+  agentLabel: string;
+  sourceFormat: import("../ace/document").PlaybookFormat;
+  version: number;
+  bulletCount: number;
+  sectionCount: number;
+  updatedAt: Date;
+}
+
+export interface SectionSummary {
+  id: string;
+  name: string;
+  slug: string;
+  position: number;
+  /** Active bullets in the section. */
+  bulletCount: number;
+}
+
+export interface PlaybookSummary {
+  active: number;
+  archived: number;
+  signals: Record<import("../ace/signals").BulletSignal, number>;
+  /** Tokens of the compiled ACE text, counted with the o200k tokenizer. */
+  estimatedTokens: number;
+}
+
+export interface PlaybookDetail {
+  id: string;
+  name: string;
+  description: string;
+  agentLabel: string;
+  sourceFormat: import("../ace/document").PlaybookFormat;
+  version: number;
+  settings: PlaybookSettings;
+  createdAt: Date;
+  updatedAt: Date;
+  sections: SectionSummary[];
+  summary: PlaybookSummary;
+}
+
+export interface BulletRow {
+  id: string;
+  externalId: string;
+  sectionId: string;
+  content: string;
+  helpful: number;
+  harmful: number;
+  neutral: number;
+  countersKnown: boolean;
+  status: "active" | "archived";
+  signal: import("../ace/signals").BulletSignal;
+  updatedAt: Date;
+}
+
+export interface BulletPage {
+  items: BulletRow[];
+  total: number;
+  nextCursor: number | null;
+}
+
+export interface BulletDetail extends BulletRow {
+  sectionName: string;
+  origin: "import" | "manual" | "curator";
+  sourceTraceId: string | null;
+  sourceRunId: string | null;
+  justification: string | null;
+  evidence: string | null;
+  archivedReason: string | null;
+  mergedInto: string | null;
+  createdAt: Date;
+}
+
+export const importResultSchema = z.object({
+  playbookId: z.string(),
+  name: z.string(),
+  format: formatSchema,
+  sectionCount: z.number().int(),
+  /** Active bullets after the import. */
+  bulletCount: z.number().int(),
+  version: z.number().int(),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;
+
+export const createPlaybookResultSchema = z.object({ id: z.string(), name: z.string() });
+
+export interface ExportResult {
+  fileName: string;
+  format: import("../ace/document").PlaybookFormat;
+  mimeType: string;
+  content: string;
+}

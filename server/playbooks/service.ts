@@ -1,0 +1,438 @@
+// Playbook rules: create, browse, import and export. Every write is one transaction that also
+// records its PlaybookVersion, so a failed import leaves nothing behind.
+import type { z } from "zod";
+import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
+import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { FORMAT_INFO, parsePlaybook, serializePlaybook } from "@/server/ace/formats";
+import { defaultSectionGap } from "@/server/ace/formats/ace-text";
+import { PlaybookParseError } from "@/server/ace/formats/errors";
+import { BULLET_SIGNALS, classifyBullet, type BulletSignal } from "@/server/ace/signals";
+import { bulletStateChanged, countChanges, type BulletState, type VersionChange } from "@/server/ace/history";
+import { countTokens } from "@/server/ace/tokens";
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { AppError, notFound } from "@/server/errors/app-error";
+import * as repo from "./repository";
+import {
+  bulletRowFromDoc,
+  documentFromRows,
+  fromDbFormat,
+  rowsFromDocument,
+  stateOfRow,
+  toDbFormat,
+  type NewSectionRow,
+} from "./mapping";
+import {
+  playbookSettingsSchema,
+  type BulletDetail,
+  type BulletPage,
+  type createPlaybookInput,
+  type exportPlaybookInput,
+  type ExportResult,
+  type importPlaybookInput,
+  type ImportResult,
+  type listBulletsInput,
+  type PlaybookDetail,
+  type PlaybookListItem,
+  type PlaybookSettings,
+  type PlaybookSummary,
+} from "./schemas";
+
+/** Imports of large playbooks on the embedded engine take seconds; the default 5 s would cut them off. */
+const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 120_000 } as const;
+
+export async function listPlaybooks(db: Db): Promise<PlaybookListItem[]> {
+  const rows = await repo.listPlaybooks(db);
+  return rows.map(({ _count, sourceFormat, ...row }) => ({
+    ...row,
+    sourceFormat: fromDbFormat(sourceFormat),
+    bulletCount: _count.bullets,
+    sectionCount: _count.sections,
+  }));
+}
+
+export function readSettings(stored: unknown): PlaybookSettings {
+  const parsed = playbookSettingsSchema.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : playbookSettingsSchema.parse({});
+}
+
+async function requirePlaybook(db: Db | Tx, playbookId: string) {
+  const playbook = await repo.findPlaybook(db, playbookId);
+  if (!playbook) throw notFound("The playbook");
+  return playbook;
+}
+
+export async function createPlaybook(
+  db: Db,
+  actor: string,
+  input: z.output<typeof createPlaybookInput>,
+): Promise<{ id: string; name: string }> {
+  const document: PlaybookDocument = {
+    name: input.name,
+    description: input.description,
+    agentLabel: input.agentLabel,
+    sections: DEFAULT_SECTIONS.map((section) => ({ name: section.name, slug: section.slug, bullets: [] })),
+    hints: {},
+  };
+  const created = await createFromDocument(db, actor, document, {
+    name: input.name,
+    format: "ace",
+    reason: "Created with the ACE default sections",
+  });
+  return { id: created.playbookId, name: created.name };
+}
+
+// ---- Browsing ----------------------------------------------------------------------------
+
+const tokenCache = new Map<string, number>();
+const TOKEN_CACHE_LIMIT = 200;
+
+/** Tokens of the compiled ACE text; cached per playbook version since it only changes with one. */
+async function estimatedTokens(db: Db, playbookId: string, version: number): Promise<number> {
+  const key = `${playbookId}@${version}`;
+  const cached = tokenCache.get(key);
+  if (cached !== undefined) return cached;
+  const document = await loadDocument(db, playbookId);
+  const tokens = countTokens(serializePlaybook(document, "ace"));
+  if (tokenCache.size >= TOKEN_CACHE_LIMIT) tokenCache.delete(tokenCache.keys().next().value ?? key);
+  tokenCache.set(key, tokens);
+  return tokens;
+}
+
+async function summarize(db: Db, playbookId: string, version: number): Promise<PlaybookSummary> {
+  const signals = Object.fromEntries(BULLET_SIGNALS.map((signal) => [signal, 0])) as Record<BulletSignal, number>;
+  let active = 0;
+  let archived = 0;
+  for (const group of await repo.counterGroups(db, playbookId)) {
+    const count = group._count._all;
+    if (group.status === "archived") {
+      archived += count;
+      continue;
+    }
+    active += count;
+    signals[classifyBullet(group)] += count;
+  }
+  return { active, archived, signals, estimatedTokens: await estimatedTokens(db, playbookId, version) };
+}
+
+export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookDetail> {
+  const playbook = await requirePlaybook(db, playbookId);
+  const [sections, counts, summary] = await Promise.all([
+    repo.listSections(db, playbookId),
+    repo.activeCountsBySection(db, playbookId),
+    summarize(db, playbookId, playbook.version),
+  ]);
+  return {
+    id: playbook.id,
+    name: playbook.name,
+    description: playbook.description,
+    agentLabel: playbook.agentLabel,
+    sourceFormat: fromDbFormat(playbook.sourceFormat),
+    version: playbook.version,
+    settings: readSettings(playbook.settings),
+    createdAt: playbook.createdAt,
+    updatedAt: playbook.updatedAt,
+    sections: sections.map(({ blankLinesBefore: _layout, ...section }) => ({
+      ...section,
+      bulletCount: counts.get(section.id) ?? 0,
+    })),
+    summary,
+  };
+}
+
+export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
+  const rows = await repo.listBullets(db, query);
+  if (rows.length === 0) {
+    // An empty page carries no total: tell an unknown playbook from an empty result, and count past the end.
+    await requirePlaybook(db, query.playbookId);
+    const first = query.cursor === 0 ? [] : await repo.listBullets(db, { ...query, cursor: 0, limit: 1 });
+    return { items: [], total: Number(first[0]?.total ?? 0), nextCursor: null };
+  }
+  const total = Number(rows[0]?.total ?? 0);
+  const nextCursor = query.cursor + rows.length < total ? query.cursor + rows.length : null;
+  return {
+    total,
+    nextCursor,
+    items: rows.map(({ total: _total, ...row }) => ({ ...row, signal: classifyBullet(row) })),
+  };
+}
+
+export async function getBullet(db: Db, playbookId: string, externalId: string): Promise<BulletDetail> {
+  const bullet = await repo.findBullet(db, playbookId, externalId);
+  if (!bullet) {
+    await requirePlaybook(db, playbookId);
+    throw notFound(`Bullet [${externalId}]`);
+  }
+  const { section, ...row } = bullet;
+  return { ...row, sectionName: section.name, signal: classifyBullet(row) };
+}
+
+// ---- Import ------------------------------------------------------------------------------
+
+function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileName?: string) {
+  try {
+    return parsePlaybook(content, format);
+  } catch (error) {
+    if (!(error instanceof PlaybookParseError)) throw error;
+    const where = fileName ? `${fileName}: ` : "";
+    throw new AppError("INVALID_INPUT", `${where}${error.message}. Nothing was imported.`, {
+      cause: error,
+      details: { format: error.format, line: error.line ?? null, path: error.path ?? null, problem: error.problem },
+    });
+  }
+}
+
+function nameFromFile(fileName: string | undefined): string | undefined {
+  const base = fileName?.split(/[\\/]/).pop()?.replace(/\.(ace\.json|json|txt|md)$/i, "").trim();
+  return base ? base : undefined;
+}
+
+export async function importPlaybook(
+  db: Db,
+  actor: string,
+  input: z.output<typeof importPlaybookInput>,
+): Promise<ImportResult> {
+  const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
+  const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
+  if (input.target.kind === "new") {
+    return createFromDocument(db, actor, document, {
+      name: input.target.name,
+      description: input.target.description,
+      agentLabel: input.target.agentLabel,
+      format,
+      reason: `Imported from ${source}`,
+    });
+  }
+  return mergeIntoPlaybook(db, actor, input.target.playbookId, document, input.target.mode, `Imported from ${source}`);
+}
+
+interface CreateOptions {
+  name: string;
+  description?: string;
+  agentLabel?: string;
+  format: PlaybookFormat;
+  reason: string;
+}
+
+export async function createFromDocument(
+  db: Db,
+  actor: string,
+  document: PlaybookDocument,
+  options: CreateOptions,
+): Promise<ImportResult> {
+  if (await repo.findPlaybookByName(db, options.name)) {
+    throw new AppError(
+      "CONFLICT",
+      `A playbook named "${options.name}" already exists. Choose another name, or import into that playbook.`,
+    );
+  }
+  const { sections, bullets } = rowsFromDocument(document);
+  const ids = bullets.map(({ row }) => row.externalId);
+  const settings = playbookSettingsSchema.parse(document.settings ?? {});
+  const changes: VersionChange[] = [
+    ...sections.map((section): VersionChange => ({ entity: "section", id: section.id, before: null, after: sectionState(section) })),
+    ...bullets.map(({ state }): VersionChange => ({ entity: "bullet", id: state.externalId, before: null, after: state })),
+  ];
+  try {
+    return await db.$transaction(async (tx) => {
+      const playbook = await repo.insertPlaybook(tx, {
+        id: crypto.randomUUID(),
+        name: options.name,
+        description: options.description ?? document.description ?? "",
+        agentLabel: options.agentLabel ?? document.agentLabel ?? "",
+        settings: settings as Prisma.InputJsonObject,
+        sourceFormat: toDbFormat(options.format),
+        formatHints: document.hints as Prisma.InputJsonObject,
+        nextBulletNumber: Math.max(highestIdNumber(ids), document.lastIdNumber ?? 0) + 1,
+        version: 1,
+      });
+      await repo.insertSections(tx, playbook.id, sections);
+      await repo.insertBullets(tx, playbook.id, bullets.map(({ row }) => row));
+      await repo.insertVersion(tx, {
+        playbookId: playbook.id,
+        number: 1,
+        author: actor,
+        reason: options.reason,
+        operations: changes as unknown as Prisma.InputJsonArray,
+      });
+      return {
+        playbookId: playbook.id,
+        name: playbook.name,
+        format: options.format,
+        sectionCount: sections.length,
+        bulletCount: bullets.filter(({ state }) => state.status === "active").length,
+        version: 1,
+      };
+    }, WRITE_TRANSACTION);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new AppError("CONFLICT", `A playbook named "${options.name}" was created at the same moment. Choose another name.`);
+    }
+    throw error;
+  }
+}
+
+function sectionState(section: NewSectionRow) {
+  return { id: section.id, name: section.name, slug: section.slug, position: section.position };
+}
+
+/**
+ * Import into an existing playbook. merge: new sections and ids are added, known ids take the file's
+ * content, section and counters (a file without counters keeps the stored ones). replace: the same,
+ * and active bullets missing from the file are archived (never deleted, so it can be undone).
+ */
+async function mergeIntoPlaybook(
+  db: Db,
+  actor: string,
+  playbookId: string,
+  document: PlaybookDocument,
+  mode: "merge" | "replace",
+  reason: string,
+): Promise<ImportResult> {
+  return db.$transaction(async (tx) => {
+    const playbook = await requirePlaybook(tx, playbookId);
+    const sections = await repo.listSections(tx, playbookId);
+    const states = new Map((await repo.loadBulletStates(tx, playbookId)).map((state) => [state.externalId, state]));
+    const sectionIds = new Map(sections.map((section) => [section.name, section.id]));
+    const nextPosition = new Map<string, number>();
+    for (const state of states.values()) {
+      nextPosition.set(state.sectionId, Math.max(nextPosition.get(state.sectionId) ?? 0, state.position + 1));
+    }
+    const changes: VersionChange[] = [];
+    const newSections: NewSectionRow[] = [];
+    let sectionPosition = sections.reduce((max, section) => Math.max(max, section.position + 1), 0);
+    for (const section of document.sections) {
+      if (sectionIds.has(section.name)) continue;
+      const position = sectionPosition++;
+      const row: NewSectionRow = {
+        id: crypto.randomUUID(),
+        name: section.name,
+        slug: section.slug,
+        position,
+        blankLinesBefore: section.blankLinesBefore ?? defaultSectionGap(position),
+      };
+      sectionIds.set(section.name, row.id);
+      newSections.push(row);
+      changes.push({ entity: "section", id: row.id, before: null, after: sectionState(row) });
+    }
+    await repo.insertSections(tx, playbookId, newSections);
+
+    const inFile = new Set<string>();
+    const newBullets: repo.NewBulletRow[] = [];
+    for (const section of document.sections) {
+      const sectionId = sectionIds.get(section.name) as string;
+      for (const bullet of section.bullets) {
+        inFile.add(bullet.id);
+        const before = states.get(bullet.id);
+        if (!before) {
+          const position = nextPosition.get(sectionId) ?? 0;
+          nextPosition.set(sectionId, position + 1);
+          const row = bulletRowFromDoc(bullet, sectionId, position);
+          newBullets.push(row);
+          changes.push({ entity: "bullet", id: bullet.id, before: null, after: stateOfRow({ ...row, sectionId, position }) });
+          continue;
+        }
+        const after: BulletState = {
+          ...before,
+          content: bullet.content,
+          sectionId,
+          position: before.sectionId === sectionId ? before.position : (nextPosition.get(sectionId) ?? 0),
+          status: bullet.status,
+          ...(bullet.counters ? { ...bullet.counters, countersKnown: true } : {}),
+        };
+        if (after.sectionId !== before.sectionId) nextPosition.set(sectionId, after.position + 1);
+        if (!bulletStateChanged(before, after)) continue;
+        await repo.updateBullet(tx, playbookId, bullet.id, stateUpdate(after));
+        changes.push({ entity: "bullet", id: bullet.id, before, after });
+      }
+    }
+    await repo.insertBullets(tx, playbookId, newBullets);
+
+    if (mode === "replace") {
+      for (const before of states.values()) {
+        if (inFile.has(before.externalId) || before.status === "archived") continue;
+        const after: BulletState = { ...before, status: "archived", archivedReason: `Not in the file of: ${reason}` };
+        await repo.updateBullet(tx, playbookId, before.externalId, stateUpdate(after));
+        changes.push({ entity: "bullet", id: before.externalId, before, after });
+      }
+    }
+
+    const counts = countChanges(changes);
+    const activeCount = [...states.values()].filter((s) => s.status === "active").length;
+    if (changes.length === 0) {
+      return resultOf(playbook, sections.length, activeCount, playbook.version);
+    }
+    const nextBulletNumber = Math.max(
+      playbook.nextBulletNumber,
+      highestIdNumber([...inFile]) + 1,
+      (document.lastIdNumber ?? 0) + 1,
+    );
+    if (!(await repo.bumpVersion(tx, playbookId, playbook.version, { nextBulletNumber }))) {
+      throw new AppError("CONFLICT", "The playbook changed while the file was being imported. Nothing was imported; try again.");
+    }
+    const version = playbook.version + 1;
+    await repo.insertVersion(tx, {
+      playbookId,
+      number: version,
+      author: actor,
+      reason: `${reason}: ${describeCounts(counts)}`,
+      operations: changes as unknown as Prisma.InputJsonArray,
+    });
+    const active = activeCount + counts.bulletsAdded - counts.bulletsArchived;
+    return resultOf(playbook, sections.length + newSections.length, active, version);
+  }, WRITE_TRANSACTION);
+}
+
+function resultOf(
+  playbook: { id: string; name: string; sourceFormat: repo.DbFormat },
+  sectionCount: number,
+  bulletCount: number,
+  version: number,
+): ImportResult {
+  return { playbookId: playbook.id, name: playbook.name, format: fromDbFormat(playbook.sourceFormat), sectionCount, bulletCount, version };
+}
+
+function stateUpdate(state: BulletState): Prisma.BulletUpdateInput {
+  const { externalId: _id, sectionId, ...fields } = state;
+  return { ...fields, section: { connect: { id: sectionId } } };
+}
+
+function describeCounts(counts: ReturnType<typeof countChanges>): string {
+  const parts = [
+    [counts.sectionsAdded, "section added", "sections added"],
+    [counts.bulletsAdded, "bullet added", "bullets added"],
+    [counts.bulletsUpdated, "bullet updated", "bullets updated"],
+    [counts.bulletsArchived, "bullet archived", "bullets archived"],
+  ] as const;
+  return parts
+    .filter(([count]) => count > 0)
+    .map(([count, one, many]) => `${count} ${count === 1 ? one : many}`)
+    .join(", ");
+}
+
+// ---- Export ------------------------------------------------------------------------------
+
+export async function loadDocument(db: Db, playbookId: string): Promise<PlaybookDocument> {
+  const playbook = await requirePlaybook(db, playbookId);
+  const [sections, bullets] = await Promise.all([
+    repo.listSections(db, playbookId),
+    repo.listBulletsForExport(db, playbookId),
+  ]);
+  return documentFromRows(playbook, sections, bullets);
+}
+
+function fileNameFor(name: string, format: PlaybookFormat): string {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "playbook";
+  return `${base}${FORMAT_INFO[format].extension}`;
+}
+
+export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybookInput>): Promise<ExportResult> {
+  const playbook = await requirePlaybook(db, input.playbookId);
+  const format = input.format ?? fromDbFormat(playbook.sourceFormat);
+  const document = await loadDocument(db, input.playbookId);
+  return {
+    fileName: fileNameFor(playbook.name, format),
+    format,
+    mimeType: FORMAT_INFO[format].mimeType,
+    content: serializePlaybook(document, format, { includeArchived: input.includeArchived || format === "json" }),
+  };
+}

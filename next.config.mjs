@@ -11,7 +11,7 @@ const nextConfig = {
     "@prisma/driver-adapter-utils",
     "@prisma/schema-engine-wasm",
     "pg",
-    "js-tiktoken",
+    "gpt-tokenizer",
   ],
   // Migrations and the demo seed are read from disk at run time.
   outputFileTracingIncludes: { "/**": ["./prisma/migrations/**", "./prisma/seed/**"] },

@@ -20,7 +20,7 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
-  expect: { timeout: 10_000 },
+  expect: { timeout: 15_000 },
   reporter: [["list"], ["html", { outputFolder: "./e2e/.artifacts/report", open: "never" }]],
   use: {
     baseURL: BASE_URL,

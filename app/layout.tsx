@@ -1,6 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ReviewNavLink } from "@/components/deltas/review-nav-link";
 import { NavLink } from "@/components/ui/nav-link";
 import { Toaster } from "@/components/ui/toaster";
 import { TRPCReactProvider } from "@/components/trpc/client";
@@ -9,6 +10,12 @@ import "./globals.css";
 export const metadata: Metadata = {
   title: { default: "ACE Studio", template: "%s · ACE Studio" },
   description: "Curate the playbooks of self-improving LLM agents (Agentic Context Engineering).",
+  // The brand mark inline, so there is no extra file to serve (and no 404 for /favicon.ico).
+  icons: {
+    icon: `data:image/svg+xml,${encodeURIComponent(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="6" fill="#4f46e5"/><path d="M6 8.5h12M6 12h9M6 15.5h6" stroke="white" stroke-width="2" stroke-linecap="round"/></svg>',
+    )}`,
+  },
 };
 
 export const viewport: Viewport = {
@@ -39,7 +46,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
 
 function TopBar() {
   return (
-    <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/85 backdrop-blur-md">
+    <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/95">
       <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
         <Link href="/playbooks" className="flex items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight text-ink">
           <BrandMark />
@@ -47,6 +54,7 @@ function TopBar() {
         </Link>
         <nav aria-label="Main" className="flex items-center gap-1">
           <NavLink href="/playbooks">Playbooks</NavLink>
+          <ReviewNavLink />
         </nav>
       </div>
     </header>

@@ -35,7 +35,9 @@ test("a playbook without counters says so instead of showing zeros", async ({ pa
 });
 
 test("an unknown playbook id shows the not-found page", async ({ page }) => {
-  const response = await page.goto("/playbooks/00000000-0000-4000-8000-000000000000");
-  expect(response?.status()).toBe(404);
+  // The status is 200: the page streams (loading.tsx) before it knows the id is unknown.
+  await page.goto("/playbooks/00000000-0000-4000-8000-000000000000");
   await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+  await page.getByRole("link", { name: "Back to playbooks" }).click();
+  await expect(page).toHaveURL(/\/playbooks$/);
 });

@@ -1,11 +1,12 @@
 import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
-import { api, APPWORLD_TRAINED, seedPlaybook } from "./support";
+import { api, APPWORLD_TRAINED, openPlaybook, seedPlaybook } from "./support";
 
 test("importing the AppWorld trained playbook through the UI creates a playbook with 318 bullets in 8 sections", async ({
   page,
 }) => {
   await page.goto("/playbooks");
+  await page.waitForLoadState("networkidle");
   await page.getByRole("button", { name: "Import", exact: true }).click();
 
   const dialog = page.getByRole("dialog", { name: "Import a playbook" });
@@ -18,8 +19,8 @@ test("importing the AppWorld trained playbook through the UI creates a playbook 
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("ace-appworld__appworld_offline_trained_no_gt_playbook");
   await expect(page.getByRole("button", { name: /Active bullets/ })).toContainText("318");
   await expect(page.getByText("318 bullets", { exact: true })).toBeVisible();
-  // "All sections" plus one entry per section, empty ones included.
-  await expect(page.getByRole("navigation", { name: "Sections" }).getByRole("button")).toHaveCount(1 + 8);
+  // "All sections" plus one entry per section, empty ones included (each with its actions menu).
+  await expect(page.getByRole("navigation", { name: "Sections" }).getByRole("listitem")).toHaveCount(1 + 8);
 
   const playbookId = new URL(page.url()).pathname.split("/").at(-1)!;
   const playbook = await api.playbook.get.query({ playbookId });
@@ -31,6 +32,7 @@ test("importing the AppWorld trained playbook through the UI creates a playbook 
 test("an import the server rejects shows its message and writes nothing", async ({ page }) => {
   const before = (await api.playbook.list.query()).length;
   await page.goto("/playbooks");
+  await page.waitForLoadState("networkidle");
   await page.getByRole("button", { name: "Import", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "Import a playbook" });
   await dialog.getByRole("tab", { name: "Paste text" }).click();
@@ -47,7 +49,7 @@ test("an import the server rejects shows its message and writes nothing", async 
 
 test("exporting in the source format downloads a file byte-identical to the imported one", async ({ page }) => {
   const playbookId = await seedPlaybook(APPWORLD_TRAINED);
-  await page.goto(`/playbooks/${playbookId}`);
+  await openPlaybook(page, playbookId);
 
   await page.getByRole("button", { name: "Export" }).click();
   const defaultItem = page.getByRole("menuitem", { name: /default/ });

@@ -1,4 +1,5 @@
 // Test helpers: seed data through the tRPC HTTP API (not the UI), and read the fixtures.
+import type { Page } from "@playwright/test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -44,4 +45,63 @@ export function readAcePlaybook(file: string): { sections: string[]; ids: string
     if (bullet && current) current.push(bullet[1]!);
   }
   return { sections: [...bySection.keys()], ids: [...bySection.values()].flat(), bySection };
+}
+
+/**
+ * Opens a playbook and waits until the page is interactive: a click that lands before hydration
+ * still works (rows are real links) but reloads the page, which on a busy machine can outlast
+ * an assertion's timeout.
+ */
+export async function openPlaybook(page: Page, playbookId: string): Promise<void> {
+  await page.goto(`/playbooks/${playbookId}`);
+  await page.waitForLoadState("networkidle");
+}
+
+/** The API as a named user (the x-ace-user header), e.g. the curator model proposing deltas. */
+export function apiAs(user: string) {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: `${BASE_URL}/api/trpc`, transformer: superjson, headers: { "x-ace-user": user } })],
+  });
+}
+
+/** Four bullets in two sections, with counters: small enough to see every change in a test. */
+export const SMALL_PLAYBOOK = [
+  "## strategies_and_insights",
+  "[str-00001] helpful=3 harmful=0 :: Always verify data types before processing numeric fields.",
+  "[str-00002] helpful=1 harmful=4 :: Retry failed API calls immediately without any backoff.",
+  "[str-00003] helpful=0 harmful=0 :: Paginate through every page of results before answering.",
+  "## common_mistakes_to_avoid",
+  "[mis-00004] helpful=2 harmful=0 :: Don't forget timezone conversions when comparing dates.",
+  "",
+].join("\n");
+
+/** Imports SMALL_PLAYBOOK as a new playbook with a unique name; returns its id. */
+export async function seedSmallPlaybook(name = `Curation ${Date.now()}-${Math.floor(Math.random() * 1000)}`): Promise<string> {
+  const result = await api.playbook.import.mutate({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name } });
+  return result.playbookId;
+}
+
+type ProposeInput = Parameters<typeof api.delta.propose.mutate>[0];
+
+/** A pending delta from the curator model, as a curation run would propose it. */
+export async function proposeDelta(
+  playbookId: string,
+  operations: ProposeInput["operations"][number]["operation"][],
+  extra: { rationale?: string; confidence?: number } = {},
+): Promise<string> {
+  const outcome = await apiAs("curator-model").delta.propose.mutate({
+    playbookId,
+    origin: "curator",
+    rationale: extra.rationale ?? "Lessons from the last reflection",
+    confidence: extra.confidence ?? 0.5,
+    evidence: { traceIds: ["trace-17"], runIds: ["run-3"] },
+    operations: operations.map((operation) => ({ operation })),
+  });
+  return outcome.deltaId;
+}
+
+/** Opens a page of a playbook (its review queue, history …) and waits until it is interactive. */
+export async function openPlaybookTab(page: Page, playbookId: string, tab: "review" | "history"): Promise<void> {
+  await page.goto(`/playbooks/${playbookId}/${tab}`);
+  await page.waitForLoadState("networkidle");
 }

@@ -4,16 +4,17 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { FilterX, RotateCw, SearchX } from "lucide-react";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
-import type { PlaybookDetail } from "@/server/playbooks/schemas";
+import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
 import { BulletRowView, SectionHeaderRow } from "./bullet-row";
 import { errorMessage } from "./errors";
-import { bulletQueryInput, hasActiveFilters, nextBulletCursor, PAGE_SIZE } from "./filters";
+import { BULLET_PAGES } from "./bullet-pages";
+import { bulletQueryInput, hasActiveFilters, PAGE_SIZE } from "./filters";
 import { formatNumber } from "./labels";
 import { buildRows } from "./rows";
 import type { BulletFiltersApi } from "./use-bullet-filters";
@@ -24,23 +25,24 @@ const STICKY_OFFSET = 160;
 export function useBulletPages(playbookId: string, api: BulletFiltersApi) {
   const trpc = useTRPC();
   const input = bulletQueryInput(playbookId, api.filters);
-  return useInfiniteQuery(
-    trpc.playbook.bullets.infiniteQueryOptions(input, {
-      getNextPageParam: nextBulletCursor,
-      // While a new filter loads, keep showing the old rows (dimmed) instead of a blank list.
-      placeholderData: keepPreviousData,
-    }),
-  );
+  return useInfiniteQuery({
+    ...trpc.playbook.bullets.infiniteQueryOptions(input, BULLET_PAGES),
+    // While a new filter loads, keep showing the old rows (dimmed) instead of a blank list.
+    placeholderData: keepPreviousData,
+  });
 }
 
 export function BulletList({
   playbook,
   api,
   query,
+  sectionActions,
 }: {
   playbook: PlaybookDetail;
   api: BulletFiltersApi;
   query: ReturnType<typeof useBulletPages>;
+  /** The buttons at the end of each section's header row. */
+  sectionActions?: (section: SectionSummary) => ReactNode;
 }) {
   const { filters } = api;
   const filtered = hasActiveFilters(filters);
@@ -153,7 +155,18 @@ export function BulletList({
       )}
       aria-busy={query.isFetching}
     >
-      <div ref={listRef} role="list" aria-label="Bullets" className="relative" style={{ height: virtualizer.getTotalSize() }}>
+      <div
+        ref={listRef}
+        role="list"
+        aria-label="Bullets"
+        className="relative"
+        style={{
+          height: virtualizer.getTotalSize(),
+          ["--id-column" as string]: idColumnWidth(playbook),
+          // Counter badges need room; a playbook without any counters only says so in two words.
+          ["--meta-column" as string]: playbook.summary.signals.untracked === playbook.summary.active ? "8rem" : "15.5rem",
+        }}
+      >
         {items.map((item) => {
           const row = rows[item.index];
           return (
@@ -162,7 +175,7 @@ export function BulletList({
               data-index={item.index}
               ref={virtualizer.measureElement}
               role="listitem"
-              className="absolute left-0 top-0 w-full scroll-mt-40"
+              className="absolute left-0 top-0 w-full"
               style={{ transform: `translateY(${item.start - virtualizer.options.scrollMargin}px)` }}
             >
               {row === undefined ? (
@@ -172,16 +185,18 @@ export function BulletList({
                   section={row.section}
                   filtered={filtered}
                   onSelect={() => api.update({ sectionId: row.section.id })}
+                  actions={sectionActions?.(row.section)}
                 />
               ) : (
                 <BulletRowView
                   bullet={row.bullet}
+                  index={item.index}
                   sectionName={row.sectionName}
                   href={api.bulletHref(row.bullet.externalId)}
                   expanded={expanded.has(row.bullet.id)}
-                  onToggleExpanded={() => toggleExpanded(row.bullet.id)}
-                  onOpen={() => api.openBullet(row.bullet.externalId)}
-                  onArrowKey={(direction) => focusRow(item.index, direction)}
+                  onToggleExpanded={toggleExpanded}
+                  onOpen={api.openBullet}
+                  onArrowKey={focusRow}
                 />
               )}
             </div>
@@ -195,6 +210,15 @@ export function BulletList({
       ) : null}
     </div>
   );
+}
+
+/**
+ * Ids are "<section slug>-<5 digits>": size the id column to the longest one the playbook can hold,
+ * so short ids (shr-00021) leave room for content and long ones (kayba's) wrap instead of overlapping.
+ */
+function idColumnWidth(playbook: PlaybookDetail): string {
+  const longest = Math.max(0, ...playbook.sections.map((s) => s.slug.length));
+  return `${Math.min(20, Math.max(9, longest + 6 + 2))}ch`;
 }
 
 /** The element's distance from the top of the document, kept current as content above it changes. */

@@ -1,6 +1,7 @@
 "use client";
 import { ChevronDown } from "lucide-react";
-import { useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent, type RefObject } from "react";
+import { memo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
+import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
 import { CounterBadges } from "./counter-badges";
@@ -11,8 +12,9 @@ import { SignalBadge } from "./signal-badge";
  * click anywhere opens the detail, and middle-click / copy link work as on any link. The expand
  * toggle sits above the stretched link.
  */
-export function BulletRowView({
+export const BulletRowView = memo(function BulletRowView({
   bullet,
+  index,
   sectionName,
   href,
   expanded,
@@ -21,32 +23,44 @@ export function BulletRowView({
   onArrowKey,
 }: {
   bullet: BulletRow;
+  /** Position in the virtual list, handed back to onArrowKey. */
+  index: number;
   sectionName: string | null;
   href: string;
   expanded: boolean;
-  onToggleExpanded: () => void;
-  onOpen: () => void;
-  onArrowKey: (direction: 1 | -1) => void;
+  // Callbacks take their arguments instead of closing over them, so rows can skip re-rendering
+  // while the list scrolls.
+  onToggleExpanded: (bulletId: string) => void;
+  onOpen: (externalId: string) => void;
+  onArrowKey: (index: number, direction: 1 | -1) => void;
 }) {
   const contentRef = useRef<HTMLSpanElement>(null);
-  const clamped = useIsClamped(contentRef, expanded);
+  // Whether line-clamp cut the text is read on hover/focus, not on mount: reading layout for every
+  // row that scrolls into view made fast scrolling through 10,000 bullets stutter.
+  const [clamped, setClamped] = useState(false);
+  const checkClamped = () => {
+    const el = contentRef.current;
+    if (el && !expanded) setClamped(el.scrollHeight > el.clientHeight + 1);
+  };
 
   function handleClick(event: MouseEvent<HTMLAnchorElement>) {
     // Let the browser handle new-tab/new-window clicks; plain clicks open the sheet in place.
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
     event.preventDefault();
-    onOpen();
+    onOpen(bullet.externalId);
   }
 
   function handleKeyDown(event: KeyboardEvent<HTMLAnchorElement>) {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
-      onArrowKey(event.key === "ArrowDown" ? 1 : -1);
+      onArrowKey(index, event.key === "ArrowDown" ? 1 : -1);
     }
   }
 
   return (
     <div
+      onPointerEnter={checkClamped}
+      onFocus={checkClamped}
       className={cn(
         "group relative flex flex-col gap-2 border-b border-line px-4 py-3.5 transition-colors hover:bg-subtle/70",
         "sm:flex-row sm:items-start sm:gap-4 sm:px-5",
@@ -59,20 +73,25 @@ export function BulletRowView({
         onKeyDown={handleKeyDown}
         data-row-link
         className={cn(
-          "flex min-w-0 flex-1 flex-col gap-1.5 outline-none sm:flex-row sm:gap-4",
+          // scroll-mt: a row reached by keyboard stops below the sticky top bar and toolbar.
+          "flex min-w-0 flex-1 scroll-mt-44 flex-col gap-1.5 outline-none sm:flex-row sm:gap-4",
           // Stretch the link over the row; the focus ring is drawn on the row's box.
           "after:absolute after:inset-0 after:rounded-sm focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-focus",
         )}
       >
-        <span data-bullet-id className="shrink-0 pt-px font-mono text-xs font-medium text-ink-faint sm:w-28 sm:pt-0.5">
+        <span
+          data-bullet-id
+          className="shrink-0 break-all pt-px font-mono text-xs font-medium text-ink-faint sm:w-[var(--id-column,11ch)] sm:pt-0.5"
+        >
           [{bullet.externalId}]
         </span>
         <span className="min-w-0 flex-1">
           <span
             ref={contentRef}
             className={cn(
-              "block text-sm leading-relaxed break-words text-ink",
-              expanded ? "whitespace-pre-wrap" : "line-clamp-3",
+              "text-sm leading-relaxed break-words text-ink",
+              // line-clamp brings its own display (-webkit-box); "block" would cancel it.
+              expanded ? "block whitespace-pre-wrap" : "line-clamp-3",
               bullet.status === "archived" && "text-ink-muted",
             )}
           >
@@ -86,21 +105,20 @@ export function BulletRowView({
           ) : null}
         </span>
       </a>
-      <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:w-[15.5rem] sm:justify-end sm:pt-px">
-        {bullet.status === "archived" ? (
-          <span className="text-xs font-medium text-ink-faint">Archived</span>
-        ) : null}
+      <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:w-[var(--meta-column,15.5rem)] sm:justify-end sm:pt-px">
+        {bullet.status === "archived" ? <Badge tone="gray">Archived</Badge> : null}
         <CounterBadges
           helpful={bullet.helpful}
           harmful={bullet.harmful}
           neutral={bullet.neutral}
           countersKnown={bullet.countersKnown}
         />
-        <SignalBadge signal={bullet.signal} />
+        {/* Without counters the signal can only be "No counters", which the text already says. */}
+        {bullet.countersKnown ? <SignalBadge signal={bullet.signal} /> : null}
         {clamped || expanded ? (
           <button
             type="button"
-            onClick={onToggleExpanded}
+            onClick={() => onToggleExpanded(bullet.id)}
             aria-expanded={expanded}
             aria-label={expanded ? `Collapse ${bullet.externalId}` : `Show all of ${bullet.externalId}`}
             className="relative z-10 inline-flex size-6 items-center justify-center rounded-md text-ink-faint hover:bg-line/60 hover:text-ink"
@@ -114,32 +132,20 @@ export function BulletRowView({
       </div>
     </div>
   );
-}
-
-/** Whether the text is cut by line-clamp, re-checked when the row's width changes. */
-function useIsClamped(ref: RefObject<HTMLElement | null>, expanded: boolean): boolean {
-  const [clamped, setClamped] = useState(false);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el || expanded) return;
-    const check = () => setClamped(el.scrollHeight > el.clientHeight + 1);
-    check();
-    const observer = new ResizeObserver(check);
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, [ref, expanded]);
-  return clamped;
-}
+});
 
 export function SectionHeaderRow({
   section,
   filtered,
   onSelect,
+  actions,
 }: {
   section: SectionSummary;
   /** Filters are on: the count is the section's, not the number of matches shown below it. */
   filtered: boolean;
   onSelect: () => void;
+  /** Add a bullet here, the section's menu. */
+  actions?: ReactNode;
 }) {
   const count = section.bulletCount === 0 ? "no bullets" : `${section.bulletCount} ${section.bulletCount === 1 ? "bullet" : "bullets"}`;
   return (
@@ -156,6 +162,7 @@ export function SectionHeaderRow({
       </h3>
       <span className="shrink-0 text-xs tabular-nums text-ink-faint">{filtered ? `${count} in section` : count}</span>
       <span aria-hidden className="h-px flex-1 bg-line" />
+      {actions ? <div className="-my-1 flex shrink-0 items-center gap-0.5">{actions}</div> : null}
     </div>
   );
 }

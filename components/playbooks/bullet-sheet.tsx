@@ -1,31 +1,34 @@
 "use client";
-// Bullet detail in a side sheet, driven by ?bullet=<externalId> so it can be linked to.
+// Bullet detail in a side sheet, driven by ?bullet=<externalId> so it can be linked to. Every
+// field a person may change is edited in place here, and each change is a new version.
 import { useQuery } from "@tanstack/react-query";
 import { Check, Copy, Link2 } from "lucide-react";
 import { useState, type ReactNode } from "react";
 import { toast } from "sonner";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog, SheetContent } from "@/components/ui/dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
-import type { BulletDetail } from "@/server/playbooks/schemas";
-import { CounterBadges } from "./counter-badges";
+import { BulletLineage } from "@/components/history/bullet-lineage";
+import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
+import { BulletContentEditor } from "./bullet-content-editor";
+import { BulletCounterEditor, BulletSectionEditor, BulletStatusEditor } from "./bullet-field-editors";
 import { errorMessage, isNotFound } from "./errors";
 import { ORIGIN_LABELS, SIGNAL_META } from "./labels";
 import { ExactTime } from "./relative-time";
 import { SignalBadge } from "./signal-badge";
 
 export function BulletSheet({
-  playbookId,
+  playbook,
   externalId,
   onClose,
 }: {
-  playbookId: string;
+  playbook: PlaybookDetail;
   externalId: string | null;
   onClose: () => void;
 }) {
   const trpc = useTRPC();
+  const playbookId = playbook.id;
   const query = useQuery({
     ...trpc.playbook.bullet.queryOptions({ playbookId, externalId: externalId ?? "" }),
     enabled: externalId !== null,
@@ -40,7 +43,8 @@ export function BulletSheet({
           actions={<CopyButtons externalId={externalId} />}
         >
           {query.data ? (
-            <BulletDetailBody bullet={query.data} />
+            // Keyed by bullet: an edit left open on one bullet does not carry over to the next.
+            <BulletDetailBody key={query.data.externalId} bullet={query.data} playbook={playbook} />
           ) : query.isError ? (
             <div role="alert" className="rounded-lg border border-rose-200 bg-danger-soft p-4 text-sm text-rose-900">
               {isNotFound(query.error)
@@ -90,34 +94,25 @@ function CopyButtons({ externalId }: { externalId: string }) {
   );
 }
 
-function BulletDetailBody({ bullet }: { bullet: BulletDetail }) {
+function BulletDetailBody({ bullet, playbook }: { bullet: BulletDetail; playbook: PlaybookDetail }) {
   const meta = SIGNAL_META[bullet.signal];
   const score = bullet.helpful - bullet.harmful;
   return (
     <div className="flex flex-col gap-6">
-      <section aria-label="Content">
-        {/* pre-wrap: the content is shown exactly as the agent will read it, newlines and all. */}
-        <div className="whitespace-pre-wrap break-words rounded-lg border border-line bg-subtle/60 p-4 text-sm leading-relaxed text-ink">
-          {bullet.content}
-        </div>
-      </section>
+      <BulletContentEditor bullet={bullet} playbook={playbook} />
 
-      <dl className="grid grid-cols-[8rem_1fr] gap-x-4 gap-y-4 text-sm">
+      <dl className="grid grid-cols-[6.5rem_1fr] gap-x-4 gap-y-4 text-sm sm:grid-cols-[8rem_1fr]">
         <Row term="Signal">
           <div className="flex flex-col items-start gap-1.5">
             <SignalBadge signal={bullet.signal} />
             <p className="text-ink-muted">
-              {meta.label}: {meta.rule}.
+              <span className="text-ink-faint">Rule: </span>
+              {meta.rule}
             </p>
           </div>
         </Row>
         <Row term="Counters">
-          <CounterBadges
-            helpful={bullet.helpful}
-            harmful={bullet.harmful}
-            neutral={bullet.neutral}
-            countersKnown={bullet.countersKnown}
-          />
+          <BulletCounterEditor bullet={bullet} playbook={playbook} />
         </Row>
         <Row term="Score">
           {bullet.countersKnown ? (
@@ -129,21 +124,11 @@ function BulletDetailBody({ bullet }: { bullet: BulletDetail }) {
             <span className="text-ink-faint">not measured</span>
           )}
         </Row>
-        <Row term="Section">{bullet.sectionName}</Row>
+        <Row term="Section">
+          <BulletSectionEditor bullet={bullet} playbook={playbook} />
+        </Row>
         <Row term="Status">
-          {bullet.status === "active" ? (
-            <Badge tone="green">Active</Badge>
-          ) : (
-            <div className="flex flex-col items-start gap-1">
-              <Badge tone="gray">Archived</Badge>
-              {bullet.archivedReason ? <p className="text-ink-muted">{bullet.archivedReason}</p> : null}
-              {bullet.mergedInto ? (
-                <p className="text-ink-muted">
-                  Merged into <span className="font-mono text-xs text-ink">[{bullet.mergedInto}]</span>
-                </p>
-              ) : null}
-            </div>
-          )}
+          <BulletStatusEditor bullet={bullet} playbook={playbook} />
         </Row>
         <Row term="Provenance">
           <div className="flex flex-col gap-0.5">
@@ -169,6 +154,8 @@ function BulletDetailBody({ bullet }: { bullet: BulletDetail }) {
           <ExactTime date={bullet.updatedAt} />
         </Row>
       </dl>
+
+      <BulletLineage playbookId={playbook.id} bulletId={bullet.externalId} sections={playbook.sections} />
     </div>
   );
 }
@@ -192,7 +179,7 @@ function DetailSkeleton() {
       <span className="sr-only">Loading bullet…</span>
       <Skeleton className="h-28 w-full rounded-lg" />
       {Array.from({ length: 6 }, (_, i) => (
-        <div key={i} className="grid grid-cols-[8rem_1fr] gap-4">
+        <div key={i} className="grid grid-cols-[6.5rem_1fr] gap-4 sm:grid-cols-[8rem_1fr]">
           <Skeleton className="h-4 w-20" />
           <Skeleton className="h-4 w-48" />
         </div>

@@ -1,6 +1,6 @@
 "use client";
 // The sticky filter bar above the bullet list. Every control writes to the URL (see use-bullet-filters).
-import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Search, X } from "lucide-react";
+import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Plus, Search, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -19,12 +19,14 @@ export function BulletToolbar({
   api,
   matching,
   loading,
+  onAddBullet,
 }: {
   playbook: PlaybookDetail;
   api: BulletFiltersApi;
   /** Bullets matching the filters, once known. */
   matching: number | null;
   loading: boolean;
+  onAddBullet: () => void;
 }) {
   const { filters, update } = api;
   const { summary } = playbook;
@@ -32,7 +34,8 @@ export function BulletToolbar({
     filters.status === "active" ? summary.active : filters.status === "archived" ? summary.archived : summary.active + summary.archived;
 
   return (
-    <div className="sticky top-14 z-20 -mx-4 border-b border-line bg-canvas/90 px-4 py-3 backdrop-blur-md supports-[backdrop-filter]:bg-canvas/75 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+    // Sticky from the small breakpoint up: on a phone four rows of controls would hide the list.
+    <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
       <div className="flex flex-wrap items-center gap-2">
         <SearchBox value={filters.search} onCommit={(search) => update({ search }, filters.search ? "replace" : "push")} />
         <Select
@@ -46,11 +49,11 @@ export function BulletToolbar({
             ...playbook.sections.map((s) => ({ value: s.id, label: s.name, hint: s.bulletCount, textValue: s.name })),
           ]}
         />
-        <div className="flex items-center gap-1">
+        <div className="flex min-w-0 flex-1 items-center gap-1 sm:flex-none">
           <Select
             label="Sort by"
             prefix="Sort"
-            className="w-44 sm:w-56"
+            className="min-w-0 flex-1 sm:w-56 sm:flex-none"
             value={filters.sort}
             onValueChange={(sort) => update({ sort, direction: defaultDirection(sort) })}
             options={BULLET_SORTS.map((sort) => ({ value: sort, label: SORT_LABELS[sort] }))}
@@ -71,7 +74,7 @@ export function BulletToolbar({
         <Select<BulletStatus>
           label="Status"
           prefix="Status"
-          className="w-40"
+          className="w-36 sm:w-40"
           value={filters.status}
           onValueChange={(status) => update({ status })}
           options={[
@@ -80,9 +83,18 @@ export function BulletToolbar({
             { value: "all", label: STATUS_LABELS.all, hint: summary.active + summary.archived },
           ]}
         />
+        {/* Its own full-width row on a phone, where it would squeeze the sort control to nothing. */}
+        <Button variant="primary" className="w-full sm:w-auto" onClick={onAddBullet}>
+          <Plus aria-hidden /> Add bullet
+        </Button>
       </div>
       <div className="mt-2.5 flex flex-wrap items-center gap-x-3 gap-y-2">
-        <div role="group" aria-label="Filter by signal" className="flex flex-wrap items-center gap-1.5">
+        <div
+          role="group"
+          aria-label="Filter by signal"
+          // One scrolling row on phones, wrapping on wider screens.
+          className="-mx-4 flex w-[calc(100%+2rem)] items-center gap-1.5 overflow-x-auto px-4 sm:mx-0 sm:w-auto sm:flex-wrap sm:overflow-visible sm:px-0"
+        >
           {BULLET_SIGNALS.map((signal) => {
             const on = filters.signals.includes(signal);
             return (
@@ -94,7 +106,7 @@ export function BulletToolbar({
                   update({ signals: on ? filters.signals.filter((s) => s !== signal) : [...filters.signals, signal] })
                 }
                 className={cn(
-                  "inline-flex h-7 items-center gap-1.5 rounded-full border px-2.5 text-xs font-medium transition-colors",
+                  "inline-flex h-7 shrink-0 items-center gap-1.5 rounded-full border px-2.5 text-xs font-medium transition-colors",
                   on
                     ? "border-accent bg-accent-soft text-accent-ink"
                     : "border-line-strong bg-surface text-ink-muted hover:border-ink-faint/60 hover:text-ink",

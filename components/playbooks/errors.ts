@@ -1,6 +1,7 @@
 // Reading tRPC errors for display: the server writes messages for people, and bad input carries
 // zod's flattened field errors (see server/trpc/init.ts errorFormatter).
 import { TRPCClientError } from "@trpc/client";
+import type { Finding } from "@/server/deltas/schemas";
 
 interface FlattenedZodError {
   formErrors: string[];
@@ -46,4 +47,26 @@ export function isNotFound(error: unknown): boolean {
   if (!(error instanceof TRPCClientError)) return false;
   const data: unknown = error.data;
   return typeof data === "object" && data !== null && "code" in data && (data as { code: unknown }).code === "NOT_FOUND";
+}
+
+function errorData(error: unknown): Record<string, unknown> | null {
+  if (!(error instanceof TRPCClientError)) return null;
+  const data: unknown = error.data;
+  return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : null;
+}
+
+/** CONFLICT: someone else changed the playbook (or decided the delta) first; nothing was written. */
+export function isConflict(error: unknown): boolean {
+  return errorData(error)?.code === "CONFLICT";
+}
+
+/**
+ * The engine's findings an INVALID_INPUT error carries (server/deltas/service.ts invalidDelta), so
+ * a form can show each problem next to the operation it concerns.
+ */
+export function errorFindings(error: unknown): Finding[] {
+  const details = errorData(error)?.details;
+  if (typeof details !== "object" || details === null || !("findings" in details)) return [];
+  const findings = (details as { findings: unknown }).findings;
+  return Array.isArray(findings) ? (findings as Finding[]) : [];
 }

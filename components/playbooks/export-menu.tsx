@@ -28,7 +28,7 @@ export function ExportMenu({ playbookId, sourceFormat }: { playbookId: string; s
           <Download aria-hidden /> Export <ChevronDown aria-hidden className="-mr-1 text-ink-faint" />
         </Button>
       </DropdownMenuTrigger>
-      <DropdownMenuContent className="w-72">
+      <DropdownMenuContent className="w-80">
         <DropdownMenuLabel>Download as</DropdownMenuLabel>
         <FormatItem href={exportHref(playbookId)} format={sourceFormat} isDefault />
         <DropdownMenuSeparator />

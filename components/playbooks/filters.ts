@@ -118,7 +118,7 @@ export function bulletQueryInput(playbookId: string, filters: BulletFilters): Bu
     ...(filters.signals.length ? { signals: filters.signals } : {}),
     status: filters.status,
     sort: filters.sort,
-    direction: filters.direction,
+    order: filters.direction,
     limit: PAGE_SIZE,
   };
 }

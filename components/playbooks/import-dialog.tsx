@@ -215,10 +215,10 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
           <fieldset className="flex flex-col gap-2">
             <legend className="mb-1.5 text-[13px] font-medium text-ink">How</legend>
             <Choice name={`${id}-mode`} value="merge" checked={mode === "merge"} onChange={() => setMode("merge")} title="Merge">
-              Adds bullets with new ids and updates the ones the playbook already has; nothing is removed.
+              Adds bullets with new ids and updates the ones it already has (content, section, counters); nothing is removed.
             </Choice>
             <Choice name={`${id}-mode`} value="replace" checked={mode === "replace"} onChange={() => setMode("replace")} title="Replace">
-              The file becomes the playbook, saved as a new version; bullets not in the file leave it.
+              The same, and active bullets missing from the file are archived (never deleted, so it can be undone).
             </Choice>
           </fieldset>
         </div>

@@ -1,12 +1,18 @@
 "use client";
-// The playbook page body. Reads the playbook (hydrated from the server), owns the URL filter
-// state once, and hands it to the summary, toolbar, sidebar, list and detail sheet.
+// The bullets tab of a playbook. Reads the playbook (hydrated from the server), owns the URL filter
+// state once, and hands it to the summary, toolbar, sidebar, list and detail sheet; the dialogs
+// that add bullets and name sections open from any of them.
 import { useSuspenseQuery } from "@tanstack/react-query";
+import { Plus } from "lucide-react";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
 import { useTRPC } from "@/components/trpc/client";
+import type { SectionSummary } from "@/server/playbooks/schemas";
+import { AddBulletDialog } from "./add-bullet-dialog";
 import { BulletList, useBulletPages } from "./bullet-list";
 import { BulletSheet } from "./bullet-sheet";
 import { BulletToolbar } from "./bullet-toolbar";
-import { PlaybookHeader } from "./playbook-header";
+import { SectionActionsMenu, SectionNameDialog, type SectionActions, type SectionNaming } from "./section-actions";
 import { SectionSidebar } from "./section-sidebar";
 import { SummaryStrip } from "./summary-strip";
 import { useBulletFilters } from "./use-bullet-filters";
@@ -18,20 +24,41 @@ export function PlaybookView({ playbookId }: { playbookId: string }) {
   const pages = useBulletPages(playbook.id, api);
   const matching = pages.data?.pages[0]?.total ?? null;
 
+  /** The add-bullet dialog: undefined closed, null open without a section chosen. */
+  const [addingTo, setAddingTo] = useState<string | null | undefined>(undefined);
+  const [naming, setNaming] = useState<SectionNaming | null>(null);
+  const actions: SectionActions = { addBullet: setAddingTo, name: setNaming };
+
+  const sectionActions = (section: SectionSummary) => (
+    <>
+      <Button size="sm" variant="ghost" className="h-7 px-2 text-ink-muted" onClick={() => setAddingTo(section.id)} aria-label={`Add a bullet to ${section.name}`}>
+        <Plus aria-hidden /> <span className="hidden sm:inline">Add</span>
+      </Button>
+      <SectionActionsMenu playbook={playbook} section={section} actions={actions} />
+    </>
+  );
+
   return (
     <>
-      <PlaybookHeader playbook={playbook} />
       <SummaryStrip playbook={playbook} api={api} />
       <div className="mt-6 grid grid-cols-1 gap-8 lg:grid-cols-[15rem_minmax(0,1fr)]">
-        <SectionSidebar playbook={playbook} api={api} />
+        <SectionSidebar playbook={playbook} api={api} actions={actions} />
         <div className="min-w-0">
-          <BulletToolbar playbook={playbook} api={api} matching={matching} loading={pages.isFetching} />
+          <BulletToolbar
+            playbook={playbook}
+            api={api}
+            matching={matching}
+            loading={pages.isFetching}
+            onAddBullet={() => setAddingTo(api.filters.sectionId)}
+          />
           <div className="pt-4 pb-16">
-            <BulletList playbook={playbook} api={api} query={pages} />
+            <BulletList playbook={playbook} api={api} query={pages} sectionActions={sectionActions} />
           </div>
         </div>
       </div>
-      <BulletSheet playbookId={playbook.id} externalId={api.bulletId} onClose={api.closeBullet} />
+      <BulletSheet playbook={playbook} externalId={api.bulletId} onClose={api.closeBullet} />
+      <AddBulletDialog playbook={playbook} sectionId={addingTo} onClose={() => setAddingTo(undefined)} onAdded={api.openBullet} />
+      <SectionNameDialog playbook={playbook} naming={naming} onClose={() => setNaming(null)} />
     </>
   );
 }

@@ -1,11 +1,24 @@
 "use client";
-// Sections in playbook order with their active counts (empty ones too). Wide screens only; on
-// narrow ones the toolbar's section select does the same job.
+// Sections in playbook order with their active counts (empty ones too), each with a small menu to
+// manage it. Wide screens only; on narrow ones the toolbar's section select and the section rows
+// of the list do the same jobs.
+import { Plus } from "lucide-react";
+import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import type { PlaybookDetail } from "@/server/playbooks/schemas";
+import { SectionActionsMenu, type SectionActions } from "./section-actions";
 import type { BulletFiltersApi } from "./use-bullet-filters";
 
-export function SectionSidebar({ playbook, api }: { playbook: PlaybookDetail; api: BulletFiltersApi }) {
+export function SectionSidebar({
+  playbook,
+  api,
+  actions,
+}: {
+  playbook: PlaybookDetail;
+  api: BulletFiltersApi;
+  actions: SectionActions;
+}) {
   const selected = api.filters.sectionId;
   const sections = [...playbook.sections].sort((a, b) => a.position - b.position);
   return (
@@ -30,10 +43,22 @@ export function SectionSidebar({ playbook, api }: { playbook: PlaybookDetail; ap
               count={section.bulletCount}
               pressed={selected === section.id}
               onClick={() => api.update({ sectionId: selected === section.id ? null : section.id })}
+              menu={
+                <SectionActionsMenu
+                  playbook={playbook}
+                  section={section}
+                  actions={actions}
+                  // Out of the way until the row is pointed at or reached by keyboard.
+                  className="opacity-0 group-hover:opacity-100 focus-visible:opacity-100 data-[state=open]:opacity-100"
+                />
+              }
             />
           </li>
         ))}
       </ul>
+      <Button size="sm" variant="ghost" className="mt-2 w-full justify-start text-ink-muted" onClick={() => actions.name({ kind: "add" })}>
+        <Plus aria-hidden /> Add section
+      </Button>
     </nav>
   );
 }
@@ -43,13 +68,15 @@ function SidebarItem({
   count,
   pressed,
   onClick,
+  menu,
 }: {
   label: string;
   count: number;
   pressed: boolean;
   onClick: () => void;
+  menu?: ReactNode;
 }) {
-  return (
+  const button = (
     <button
       type="button"
       aria-pressed={pressed}
@@ -65,5 +92,12 @@ function SidebarItem({
         {count}
       </span>
     </button>
+  );
+  if (!menu) return <div className="pr-[30px]">{button}</div>;
+  return (
+    <div className="group flex items-start gap-0.5">
+      <div className="min-w-0 flex-1">{button}</div>
+      {menu}
+    </div>
   );
 }

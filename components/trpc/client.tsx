@@ -2,7 +2,7 @@
 // The browser side of tRPC: one QueryClient per tab and a batched HTTP link to /api/trpc.
 import type { QueryClient } from "@tanstack/react-query";
 import { QueryClientProvider } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink, loggerLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -25,13 +25,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [
-        loggerLink({
-          enabled: (op) =>
-            process.env.NODE_ENV === "development" && op.direction === "down" && op.result instanceof Error,
-        }),
-        httpBatchLink({ url: "/api/trpc", transformer: superjson }),
-      ],
+      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
     }),
   );
   return (

@@ -44,6 +44,14 @@ function Header({ title, description, actions }: { title: ReactNode; description
   );
 }
 
+/**
+ * An inline editor inside a dialog or sheet (marked data-own-escape) uses Escape to cancel its
+ * edit; the surrounding panel must then stay open rather than close over unsaved text.
+ */
+function keepOpenForOwnEscape(event: KeyboardEvent) {
+  if (event.target instanceof Element && event.target.closest("[data-own-escape]")) event.preventDefault();
+}
+
 /** A centred dialog with a title bar and a scrolling body. */
 export function DialogContent({
   title,
@@ -61,8 +69,9 @@ export function DialogContent({
       <Overlay />
       <RadixDialog.Content
         {...noDescription(description)}
+        onEscapeKeyDown={keepOpenForOwnEscape}
         className={cn(
-          "fixed left-1/2 top-[max(1rem,8vh)] z-50 flex max-h-[calc(100dvh-2rem)] w-[calc(100vw-1.5rem)] max-w-lg -translate-x-1/2 flex-col",
+          "fixed left-1/2 top-[max(0.75rem,6vh)] z-50 flex max-h-[calc(100dvh-2*max(0.75rem,6vh))] w-[calc(100vw-1.5rem)] max-w-lg -translate-x-1/2 flex-col",
           "rounded-card border border-line bg-surface shadow-pop animate-pop-in focus:outline-none",
           className,
         )}
@@ -93,6 +102,13 @@ export function SheetContent({
       <Overlay />
       <RadixDialog.Content
         {...noDescription(description)}
+        // Focus the panel itself rather than its first button: a ring on "Copy id" the moment a
+        // shared link opens reads as a selection. Tab still reaches every control.
+        onOpenAutoFocus={(event) => {
+          event.preventDefault();
+          if (event.currentTarget instanceof HTMLElement) event.currentTarget.focus();
+        }}
+        onEscapeKeyDown={keepOpenForOwnEscape}
         className={cn(
           "fixed inset-y-0 right-0 z-50 flex w-full max-w-xl flex-col border-l border-line bg-surface shadow-pop",
           "animate-sheet-in focus:outline-none",

@@ -7,3 +7,13 @@ export function Kbd({ children }: { children: ReactNode }) {
     </kbd>
   );
 }
+
+/** "⌘/Ctrl ↵ save · Esc cancel" under an inline editor; hidden on phones, which have neither key. */
+export function SubmitHint({ action = "save" }: { action?: string }) {
+  return (
+    <span className="mr-auto hidden items-center gap-1 text-xs text-ink-faint sm:flex">
+      <Kbd>⌘/Ctrl</Kbd>
+      <Kbd>↵</Kbd> {action} · <Kbd>Esc</Kbd> cancel
+    </span>
+  );
+}

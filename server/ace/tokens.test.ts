@@ -5,7 +5,7 @@ describe("countTokens", () => {
   // The first call builds the encoder from its ranks, which takes a few seconds on a busy machine.
   it("counts with the o200k_base tokenizer", { timeout: 30_000 }, () => {
     expect(TOKEN_ENCODING).toBe("o200k_base");
-    // Verified against js-tiktoken's o200k_base: "Hello" "," " world" "!".
+    // Verified against tiktoken's o200k_base: "Hello" "," " world" "!".
     expect(countTokens("Hello, world!")).toBe(4);
     expect(countTokens("The quick brown fox jumps over the lazy dog.")).toBe(10);
   });

@@ -1,20 +1,38 @@
 // Token counts for playbook budgets (the middleware's playbook_token_budget). Uses the o200k_base
-// encoding of the current OpenAI models; the ranks ship with js-tiktoken, so nothing is fetched.
-import { Tiktoken } from "js-tiktoken/lite";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
+// encoding of the current OpenAI models. gpt-tokenizer ships the ranks (nothing is fetched) and
+// counts 3-5x faster than js-tiktoken with identical results, which matters at 10,000 bullets.
+import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
+import { bulletLines } from "./formats/ace-text";
 
 export const TOKEN_ENCODING = "o200k_base";
 
-let encoder: Tiktoken | undefined;
-
-// Building the encoder expands several megabytes of ranks, so it happens once, on first use.
-function getEncoder(): Tiktoken {
-  encoder ??= new Tiktoken(o200kBase);
-  return encoder;
-}
-
 /** Special-token text such as "<|endoftext|>" counts as ordinary text: playbooks are data, not control input. */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 export function countTokens(text: string): number {
   if (text === "") return 0;
-  return getEncoder().encode(text, [], []).length;
+  return countO200k(text, AS_TEXT);
+}
+
+export interface TokenCountedBullet {
+  externalId: string;
+  content: string;
+  helpful: number;
+  harmful: number;
+  countersKnown: boolean;
+}
+
+/**
+ * Tokens of a bullet as it stands in the compiled playbook (ACE text with counters, plus its line
+ * break). Stored per bullet so a playbook's total is a sum, not a re-tokenisation of megabytes.
+ */
+export function countBulletTokens(bullet: TokenCountedBullet): number {
+  const counters = bullet.countersKnown ? { helpful: bullet.helpful, harmful: bullet.harmful, neutral: 0 } : null;
+  const lines = bulletLines({ id: bullet.externalId, content: bullet.content, counters }, "ace");
+  return countTokens(`${lines.join("\n")}\n`);
+}
+
+/** Tokens of a section header line in the compiled playbook. */
+export function countSectionTokens(name: string): number {
+  return countTokens(`## ${name}\n`);
 }

@@ -1,11 +1,10 @@
 // The databases a benchmark runs on, each fresh and removed afterwards: embedded PGlite in a temp
 // folder, and a new database on a PostgreSQL server.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { readFile, rm } from "node:fs/promises";
 import pg from "pg";
 import { openDatabase, type Db } from "@/server/db/client";
 import { installedVersionPath } from "./paths";
+import { makeTempDir } from "./temp-dirs";
 
 export type EngineName = "PGlite" | "PostgreSQL";
 
@@ -27,7 +26,7 @@ async function serverVersion(db: Db): Promise<string> {
 
 /** Opens and migrates an embedded database in a fresh temp folder, removed on close. */
 export async function openPgliteEngine(): Promise<BenchEngine> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), "ace-bench-pglite-"));
+  const dataDir = await makeTempDir("pglite");
   const removeDir = () => rm(dataDir, { recursive: true, force: true });
   let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
@@ -78,6 +77,18 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
   }
 }
 
+/** No run lasts two hours: an older ace_bench_<timestamp> belongs to a run that was killed. */
+const STALE_AFTER_MS = 2 * 60 * 60 * 1000;
+
+async function dropStaleDatabases(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^ace_bench_[0-9]+$'`);
+  for (const { datname } of rows) {
+    if (Date.now() - Number(datname.slice("ace_bench_".length)) < STALE_AFTER_MS) continue;
+    console.log(`[bench] dropping ${datname}, left behind by a run that did not finish`);
+    await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  }
+}
+
 /**
  * Creates `ace_bench_<timestamp>` on the server at adminUrl and opens it; dropped (WITH (FORCE)) on
  * close. An unreachable server is not an error: the caller notes it and carries on with PGlite.
@@ -85,7 +96,10 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
 export async function openPostgresEngine(adminUrl: string): Promise<PostgresOpening> {
   const name = `ace_bench_${Date.now()}`;
   try {
-    await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${name}"`));
+    await withAdmin(adminUrl, async (client) => {
+      await dropStaleDatabases(client);
+      await client.query(`CREATE DATABASE "${name}"`);
+    });
   } catch (error) {
     return { unavailable: `PostgreSQL at ${redacted(adminUrl)} is unreachable or refused CREATE DATABASE: ${(error as Error).message}` };
   }

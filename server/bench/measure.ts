@@ -27,18 +27,32 @@ export async function timeOnce(work: () => Promise<unknown>, timeoutMs: number, 
 }
 
 /** `plan.warmup` untimed calls, then `plan.runs` timed ones; `work` gets the index of the call. */
-export async function measure(
+export function measure(
   work: (call: number) => Promise<unknown>,
   plan: RunPlan,
   timeoutMs: number,
   what: string,
 ): Promise<number[]> {
+  return measurePrepared(async (call) => call, work, plan, timeoutMs, what);
+}
+
+/** As measure, with an untimed `prepare` before every call (say, proposing the delta an approval times). */
+export async function measurePrepared<T>(
+  prepare: (call: number) => Promise<T>,
+  work: (prepared: T) => Promise<unknown>,
+  plan: RunPlan,
+  timeoutMs: number,
+  what: string,
+): Promise<number[]> {
   let call = 0;
-  for (let i = 0; i < plan.warmup; i++) await withTimeout(work(call++), timeoutMs, what);
+  for (let i = 0; i < plan.warmup; i++) {
+    const prepared = await withTimeout(prepare(call++), timeoutMs, what);
+    await withTimeout(work(prepared), timeoutMs, what);
+  }
   const samples: number[] = [];
   for (let i = 0; i < plan.runs; i++) {
-    const index = call++;
-    samples.push(await timeOnce(() => work(index), timeoutMs, what));
+    const prepared = await withTimeout(prepare(call++), timeoutMs, what);
+    samples.push(await timeOnce(() => work(prepared), timeoutMs, what));
   }
   return samples;
 }

@@ -30,6 +30,11 @@ export interface Machine {
   load: string;
 }
 
+/** 1, 5 and 15 minute load averages: above the core count, other work competed for the CPU. */
+export function loadAverage(): string {
+  return os.loadavg().map((value) => value.toFixed(2)).join(" / ");
+}
+
 function cpuModel(): string {
   try {
     const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
@@ -57,7 +62,7 @@ export function describeMachine(): Machine {
     memory: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
     node: process.version,
     os: osName(),
-    load: os.loadavg().map((value) => value.toFixed(2)).join(" / "),
+    load: loadAverage(),
   };
 }
 
@@ -101,6 +106,7 @@ export interface Report {
   startedAt: Date;
   durationMs: number;
   machine: Machine;
+  loadAtEnd: string;
   mode: string;
   engines: string[];
   results: BenchResult[];
@@ -127,14 +133,14 @@ export function renderReport(report: Report): string {
     `- Memory: ${machine.memory}`,
     `- Node: ${machine.node}`,
     `- OS: ${machine.os}`,
-    `- Load average at start (1 / 5 / 15 min): ${machine.load}`,
+    `- Load average (1 / 5 / 15 min): ${machine.load} at the start, ${report.loadAtEnd} at the end`,
     `- Engines: ${report.engines.join("; ")}`,
     "",
     "## Results",
     "",
     resultsTable(report.results),
     "",
-    ...(remarks.length ? ["## Remarks", "", ...remarks, ""] : []),
+    ...(remarks.length ? ["## Notes per benchmark", "", ...remarks, ""] : []),
     "## How these were measured",
     "",
     ...report.notes.map((note) => `- ${note}`),

@@ -1,29 +1,35 @@
 // `npm run bench [-- --quick] [-- --only <name>]`: measures import, the playbook page's queries,
-// export and the first render, on embedded PGlite and PostgreSQL, and writes BENCHMARKS.md.
+// export, curation (applying deltas, version diffs, the duplicate check) and the first render, on
+// embedded PGlite and PostgreSQL, and writes BENCHMARKS.md.
 // A missed target is a finding, not a failure: the exit code is 1 only when something broke.
 import { writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmarks, TARGETS, type DatabasePlans } from "./database";
-import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine } from "./engines";
+import { curationCorpus, type CurationCorpus } from "./curation-data";
+import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
+import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine, type EngineName } from "./engines";
 import type { RunPlan } from "./measure";
 import { REPORT_FILE } from "./paths";
 import { renderBenchmark, RENDER_TARGET, type Cleanups } from "./render";
-import { describeMachine, formatMs, renderReport, resultsTable, type BenchResult } from "./report";
+import { describeMachine, formatMs, loadAverage, renderReport, resultsTable, type BenchResult } from "./report";
+import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
 
-const BENCHMARKS = ["import", "page", "export", "render"] as const;
+const BENCHMARKS = ["import", "page", "export", "curation", "render"] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only <${BENCHMARKS.join("|")}>]
 
   --quick        fewer runs: a smoke check, not figures to compare
   --only <name>  run one benchmark: import (318-bullet file), page (10k-bullet page queries),
-                 export (10k bullets, four formats), render (first render in Chromium)
+                 export (10k bullets, four formats), curation (a 50-operation delta on 10k bullets
+                 approved and edited, version diffs, the duplicate check), render (first render in Chromium)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.`;
 
 interface Plans extends DatabasePlans {
+  curation: RunPlan;
   render: RunPlan;
 }
 
@@ -31,12 +37,14 @@ const FULL: Plans = {
   import: { warmup: 3, runs: 20 },
   page: { warmup: 5, runs: 30 },
   export: { warmup: 2, runs: 20 },
+  curation: { warmup: 5, runs: 30 },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
   import: { warmup: 1, runs: 5 },
   page: { warmup: 2, runs: 5 },
   export: { warmup: 1, runs: 3 },
+  curation: { warmup: 1, runs: 5 },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -73,15 +81,106 @@ async function runOnEngine(
   selected: Set<BenchmarkName>,
   plans: Plans,
   synthetic: SyntheticPlaybook,
+  corpus: CurationCorpus | null,
   record: (result: BenchResult) => void,
 ): Promise<void> {
   console.log(`[bench] ${engine.version}`);
   if (selected.has("import")) await importFixtureBenchmark(engine, plans.import, record);
-  if (!selected.has("page") && !selected.has("export")) return;
+  if (!selected.has("page") && !selected.has("export") && !selected.has("curation")) return;
   const playbookId = await importSynthetic(engine, synthetic, record);
   if (!playbookId) return; // its error is already recorded
   if (selected.has("page")) await pageBenchmarks(engine, synthetic, playbookId, plans.page, record);
   if (selected.has("export")) await exportBenchmarks(engine, synthetic, playbookId, plans.export, record);
+  // Last: it changes the playbook the others read.
+  if (corpus) await curationBenchmarks(engine, corpus, playbookId, plans.curation, record);
+}
+
+/** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
+async function runDatabaseBenchmarks(
+  selected: Set<BenchmarkName>,
+  plans: Plans,
+  synthetic: SyntheticPlaybook,
+  corpus: CurationCorpus | null,
+  cleanups: Cleanups,
+  record: (result: BenchResult) => void,
+  engines: string[],
+): Promise<void> {
+  const adminUrl = process.env.BENCH_POSTGRES_URL?.trim() || DEFAULT_POSTGRES_URL;
+  const openers: [EngineName, () => Promise<BenchEngine | string>][] = [
+    ["PGlite", () => openPgliteEngine()],
+    [
+      "PostgreSQL",
+      async () => {
+        const opening = await openPostgresEngine(adminUrl);
+        return "unavailable" in opening ? opening.unavailable : opening.engine;
+      },
+    ],
+  ];
+  for (const [name, open] of openers) {
+    let engine: BenchEngine | string;
+    try {
+      engine = await open();
+    } catch (error) {
+      console.error(`[bench] could not open ${name}:`, error);
+      engines.push(`${name}: failed to open`);
+      record({ kind: "error", benchmark: "Database benchmarks", engine: name, message: `Could not open ${name}: ${(error as Error).message}` });
+      continue;
+    }
+    if (typeof engine === "string") {
+      console.log(`[bench] ${engine}; continuing without it.`);
+      engines.push(`${name}: not measured. ${engine}`);
+      record({ kind: "skipped", benchmark: "Database benchmarks", engine: name, reason: engine });
+      continue;
+    }
+    const opened = engine;
+    cleanups.add(opened.close);
+    try {
+      engines.push(
+        name === "PGlite"
+          ? `${opened.version}, in a fresh temp folder (removed afterwards)`
+          : `${opened.version}, in a fresh database ace_bench_<timestamp> (dropped afterwards)`,
+      );
+      await runOnEngine(opened, selected, plans, synthetic, corpus, record);
+    } finally {
+      await opened.close();
+      cleanups.delete(opened.close);
+    }
+  }
+}
+
+/** The "How these were measured" section. */
+function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
+  const runsOf = (plan: RunPlan) => `${plural(plan.warmup, "warm-up")} + ${plural(plan.runs, "timed run")}`;
+  const contentChars = [...synthetic.text.matchAll(/ :: (.*)$/gm)].map((match) => match[1]?.length ?? 0);
+  const meanChars = Math.round(contentChars.reduce((sum, n) => sum + n, 0) / Math.max(1, contentChars.length));
+  const signals = Object.entries(synthetic.signals)
+    .filter(([signal]) => signal !== "untracked")
+    .map(([signal, count]) => `${signal} ${count}`)
+    .join(", ");
+  return [
+    `Each figure is wall-clock time (\`performance.now()\`) around one call. Warm-up runs come first and are not timed. ` +
+      `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it. ` +
+      `With fewer than 20 runs, p95 is the maximum.`,
+    `Runs: import ${runsOf(plans.import)}; page queries ${runsOf(plans.page)}; export ${runsOf(plans.export)} per format; ` +
+      `curation ${runsOf(plans.curation)} per benchmark (the duplicate check: see below); render ${runsOf(plans.render)}.`,
+    `Database benchmarks call the services (server/playbooks, server/deltas, server/history) in this process with input ` +
+      `parsed by the procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation. Rows marked ` +
+      `"in-process (no database)" time the pure ACE core (server/ace) once per run.`,
+    `Import (target p95 ≤ ${formatMs(TARGETS.import.maxMs)}): the 318-bullet AppWorld playbook (ace-plain) into a new playbook, ` +
+      `a new name every run, in a database that grows by one playbook per run.`,
+    `Synthetic playbook: ${synthetic.bulletCount.toLocaleString("en")} bullets in ${synthetic.sectionNames.length} sections, ` +
+      `seeded PRNG (same bytes every run), bullets of 60–400 characters (mean ${meanChars}) from a word list, ` +
+      `ACE text with counters: ${signals}. "untracked" cannot occur: ACE text with counters carries them on every line.`,
+    `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, aim 25 ms): getPlaybook and the first page of listBullets ` +
+      `(limit 200) issued together, as the server component of /playbooks/[id] prefetches them (on PGlite they queue ` +
+      `on its single connection). Rows marked · time each part alone.`,
+    `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
+    ...curationNotes(plans.curation),
+    `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
+      `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
+      `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,
+    `The machine may be shared (other builds and tests ran beside this one): compare runs by p50, and treat a single slow p95 with care.`,
+  ];
 }
 
 async function main(): Promise<number> {
@@ -99,92 +198,34 @@ async function main(): Promise<number> {
   };
 
   const cleanups: Cleanups = new Set();
+  // Ctrl-C reaches this process twice under `npm run` (from the terminal and relayed by tsx): the
+  // first signal starts the cleanup, later ones must not cut it short. It is bounded all the same.
+  let interrupted = false;
   const interrupt = (signal: NodeJS.Signals) => {
-    console.error(`\n[bench] ${signal}: cleaning up…`);
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n[bench] ${signal}: stopping the server and removing temp data…`);
+    setTimeout(() => process.exit(130), 30_000).unref();
     void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).finally(() => process.exit(130));
   };
-  process.once("SIGINT", interrupt);
-  process.once("SIGTERM", interrupt);
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt);
 
+  for (const name of await sweepStaleTempDirs()) console.log(`[bench] removed ${name}, left behind by a run that did not finish`);
   const synthetic = syntheticPlaybook();
-  const wantsDatabase = selected.has("import") || selected.has("page") || selected.has("export");
-  if (wantsDatabase) {
-    const adminUrl = process.env.BENCH_POSTGRES_URL?.trim() || DEFAULT_POSTGRES_URL;
-    const openers: [string, () => Promise<BenchEngine | string>][] = [
-      ["PGlite", () => openPgliteEngine()],
-      [
-        "PostgreSQL",
-        async () => {
-          const opening = await openPostgresEngine(adminUrl);
-          return "unavailable" in opening ? opening.unavailable : opening.engine;
-        },
-      ],
-    ];
-    for (const [name, open] of openers) {
-      let engine: BenchEngine | string;
-      try {
-        engine = await open();
-      } catch (error) {
-        console.error(`[bench] could not open ${name}:`, error);
-        engines.push(`${name}: failed to open`);
-        record({ kind: "error", benchmark: "Database benchmarks", engine: name, message: `Could not open ${name}: ${(error as Error).message}` });
-        continue;
-      }
-      if (typeof engine === "string") {
-        console.log(`[bench] ${engine}; continuing without it.`);
-        engines.push(`${name}: not measured. ${engine}`);
-        record({ kind: "skipped", benchmark: "Database benchmarks", engine: name, reason: engine });
-        continue;
-      }
-      const opened = engine;
-      cleanups.add(opened.close);
-      try {
-        engines.push(
-          opened.name === "PGlite"
-            ? `${opened.version}, in a fresh temp folder (removed afterwards)`
-            : `${opened.version}, in a fresh database ace_bench_<timestamp> (dropped afterwards)`,
-        );
-        await runOnEngine(opened, selected, plans, synthetic, record);
-      } finally {
-        await opened.close();
-        cleanups.delete(opened.close);
-      }
-    }
+  const corpus = selected.has("curation") ? curationCorpus(synthetic) : null;
+  if (selected.has("import") || selected.has("page") || selected.has("export") || corpus) {
+    await runDatabaseBenchmarks(selected, plans, synthetic, corpus, cleanups, record, engines);
   }
-  if (selected.has("render")) record(await renderBenchmark(synthetic, plans.render, cleanups));
+  if (corpus) await inProcessCurationBenchmarks(corpus, plans.curation, record);
+  if (selected.has("render")) (await renderBenchmark(synthetic, plans.render, cleanups)).forEach(record);
 
-  const runsOf = (plan: RunPlan) => `${plural(plan.warmup, "warm-up")} + ${plural(plan.runs, "timed run")}`;
-  const contentChars = [...synthetic.text.matchAll(/ :: (.*)$/gm)].map((match) => match[1]?.length ?? 0);
-  const meanChars = Math.round(contentChars.reduce((sum, n) => sum + n, 0) / Math.max(1, contentChars.length));
-  const signals = Object.entries(synthetic.signals)
-    .filter(([signal]) => signal !== "untracked")
-    .map(([signal, count]) => `${signal} ${count}`)
-    .join(", ");
-  const notes = [
-    `Each figure is wall-clock time (\`performance.now()\`) around one call. Warm-up runs come first and are not timed. ` +
-      `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it. ` +
-      `With fewer than 20 runs, p95 is the maximum.`,
-    `Runs: import ${runsOf(plans.import)}; page queries ${runsOf(plans.page)}; export ${runsOf(plans.export)} per format; ` +
-      `render ${runsOf(plans.render)}.`,
-    `Database benchmarks call the playbook service (server/playbooks/service.ts) in this process with input parsed by the ` +
-      `procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation.`,
-    `Import (target p95 ≤ ${formatMs(TARGETS.import.maxMs)}): the 318-bullet AppWorld playbook (ace-plain) into a new playbook, ` +
-      `a new name every run, in a database that grows by one playbook per run.`,
-    `Synthetic playbook: ${synthetic.bulletCount.toLocaleString("en")} bullets in ${synthetic.sectionNames.length} sections, ` +
-      `seeded PRNG (same bytes every run), bullets of 60–400 characters (mean ${meanChars}) from a word list, ` +
-      `ACE text with counters: ${signals}. "untracked" cannot occur: ACE text with counters carries them on every line.`,
-    `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, aim 25 ms): getPlaybook and the first page of listBullets ` +
-      `(limit 200) issued together, as the server component prefetches them. Rows marked · time each part alone.`,
-    `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
-    `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
-      `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
-      `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,
-    `The machine may be shared (other builds and tests ran beside this one): compare runs by p50, and treat a single slow p95 with care.`,
-  ];
+  const notes = howMeasured(plans, synthetic);
   const report = {
     startedAt,
     durationMs: performance.now() - start,
     machine,
+    loadAtEnd: loadAverage(),
     mode: `${quick ? "quick (smoke check, few runs)" : "full"}${selected.size < BENCHMARKS.length ? `, only ${[...selected].join(", ")}` : ""}`,
     engines: engines.length ? engines : ["none (browser only)"],
     results,

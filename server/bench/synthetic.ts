@@ -73,7 +73,7 @@ function int(random: () => number, min: number, max: number): number {
 }
 
 /** Skewed towards short bullets like the published playbooks, within 60–400 characters. */
-function bulletContent(random: () => number): string {
+export function syntheticBulletContent(random: () => number): string {
   const target = 60 + Math.floor(340 * random() ** 1.6);
   const words: string[] = [];
   let length = 0;
@@ -143,7 +143,7 @@ export function syntheticPlaybook({ bullets = 10_000, seed = 0xace } = {}): Synt
     const { helpful, harmful } = counters(random);
     signals[classifyBullet({ helpful, harmful, countersKnown: true })]++;
     const id = formatBulletId(section.slug, number);
-    (lines[index] as string[]).push(`[${id}] helpful=${helpful} harmful=${harmful} :: ${bulletContent(random)}`);
+    (lines[index] as string[]).push(`[${id}] helpful=${helpful} harmful=${harmful} :: ${syntheticBulletContent(random)}`);
   }
   const missing = (Object.keys(signals) as BulletSignal[]).filter((signal) => signal !== "untracked" && signals[signal] === 0);
   if (missing.length > 0) throw new Error(`The synthetic playbook lacks bullets that are ${missing.join(", ")}.`);

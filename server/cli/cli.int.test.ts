@@ -39,14 +39,16 @@ function runCli(args: string[], env: Record<string, string>, input?: string): Pr
     const child = execFile(
       process.execPath,
       ["--import", "tsx", path.join(repoRoot, "server/cli/ace.ts"), ...args],
-      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 60_000, maxBuffer: 20_000_000 },
+      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 120_000, maxBuffer: 20_000_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
 
-describe("the ace CLI on an embedded database", () => {
+// Each command is a new process (tsx start-up, database open, migration check): seconds each on a
+// busy machine, so these tests get minutes rather than the default minute.
+describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
 

@@ -34,7 +34,8 @@ export function lockPath(dataDir: string): string {
   return join(resolve(dataDir), LOCK_FILE_NAME);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (used for stale locks and stale temp folders). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -67,7 +68,7 @@ function readLock(file: string): LockInfo | null {
 /** The lock of the folder when its owner is alive (it may be this process), else null. */
 export function readLiveLock(dataDir: string): LockInfo | null {
   const lock = readLock(lockPath(dataDir));
-  return lock && isAlive(lock.pid) ? lock : null;
+  return lock && isProcessAlive(lock.pid) ? lock : null;
 }
 
 // Locks this process holds, by lock file path. Kept on globalThis so that a second copy of this
@@ -115,7 +116,7 @@ export function acquireLock(dataDir: string): () => void {
       installExitHook();
       return () => releaseLock(dataDir);
     }
-    if (existing && isAlive(existing.pid)) throw new DatabaseBusyError(resolve(dataDir), existing);
+    if (existing && isProcessAlive(existing.pid)) throw new DatabaseBusyError(resolve(dataDir), existing);
     // Stale (dead pid or unreadable): remove and race for it again. If the file is being written
     // right now by a starting owner, the next round reads it complete.
     if (!existing && attempt === 0) {

@@ -2,8 +2,8 @@
 import { randomUUID } from "node:crypto";
 import type { BulletDoc, PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { defaultSectionGap } from "@/server/ace/formats/ace-text";
+import { countBulletTokens } from "@/server/ace/tokens";
 import type { BulletState, SectionState } from "@/server/ace/history";
-import { Prisma } from "@/server/db/client";
 import { DB_FORMAT, type DbFormat, type ExportBulletRow, type NewBulletRow } from "./repository";
 
 export function toDbFormat(format: PlaybookFormat): DbFormat {
@@ -23,34 +23,30 @@ export interface NewBulletRowWithState {
   state: BulletState;
 }
 
-function jsonOrNull(value: Record<string, unknown> | undefined) {
-  return value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonObject);
-}
-
 function dateOrUndefined(iso: string | undefined): Date | undefined {
   if (iso === undefined) return undefined;
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-export function stateOfRow(row: NewBulletRow & { sectionId: string; position: number }): BulletState {
+export function stateOfRow(row: NewBulletRow): BulletState {
   return {
     externalId: row.externalId,
     sectionId: row.sectionId,
     content: row.content,
-    helpful: row.helpful ?? 0,
-    harmful: row.harmful ?? 0,
-    neutral: row.neutral ?? 0,
-    countersKnown: row.countersKnown ?? true,
-    status: row.status ?? "active",
+    helpful: row.helpful,
+    harmful: row.harmful,
+    neutral: row.neutral,
+    countersKnown: row.countersKnown,
+    status: row.status,
     position: row.position,
-    archivedReason: row.archivedReason ?? null,
-    mergedInto: row.mergedInto ?? null,
+    archivedReason: row.archivedReason,
+    mergedInto: row.mergedInto,
   };
 }
 
-/** A new row for a bullet of a parsed document; origin defaults to "import". */
-export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position: number): NewBulletRow {
+/** A new row for a bullet of a parsed document, written by `version`; origin defaults to "import". */
+export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position: number, version: number): NewBulletRow {
   return {
     id: randomUUID(),
     sectionId,
@@ -69,14 +65,22 @@ export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position:
     sourceRunId: bullet.sourceRunId ?? null,
     justification: bullet.justification ?? null,
     evidence: bullet.evidence ?? null,
-    extra: jsonOrNull(bullet.extra),
+    extra: bullet.extra ?? null,
     blankLinesBefore: bullet.blankLinesBefore ?? 0,
+    changedInVersion: version,
+    tokenCount: countBulletTokens({
+      externalId: bullet.id,
+      content: bullet.content,
+      helpful: bullet.counters?.helpful ?? 0,
+      harmful: bullet.counters?.harmful ?? 0,
+      countersKnown: bullet.counters !== null,
+    }),
     createdAt: dateOrUndefined(bullet.createdAt),
     updatedAt: dateOrUndefined(bullet.updatedAt),
   };
 }
 
-/** Rows for a whole document going into an empty playbook, in reading order. */
+/** Rows for a whole document going into a new playbook (its version 1), in reading order. */
 export function rowsFromDocument(doc: PlaybookDocument): { sections: NewSectionRow[]; bullets: NewBulletRowWithState[] } {
   const sections: NewSectionRow[] = [];
   const bullets: NewBulletRowWithState[] = [];
@@ -90,8 +94,8 @@ export function rowsFromDocument(doc: PlaybookDocument): { sections: NewSectionR
       blankLinesBefore: section.blankLinesBefore ?? defaultSectionGap(sectionIndex),
     });
     section.bullets.forEach((bullet, bulletIndex) => {
-      const row = bulletRowFromDoc(bullet, sectionId, bulletIndex);
-      bullets.push({ row, state: stateOfRow({ ...row, sectionId, position: bulletIndex }) });
+      const row = bulletRowFromDoc(bullet, sectionId, bulletIndex, 1);
+      bullets.push({ row, state: stateOfRow(row) });
     });
   });
   return { sections, bullets };

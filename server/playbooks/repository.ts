@@ -1,6 +1,6 @@
 // Every database call of the playbook domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type Db, type Tx } from "@/server/db/client";
-import type { BulletSignal } from "@/server/ace/signals";
+import { BULLET_SIGNALS, type BulletSignal } from "@/server/ace/signals";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import type { z } from "zod";
 import type { listBulletsInput } from "./schemas";
@@ -57,24 +57,6 @@ export function listSections(db: DbOrTx, playbookId: string) {
   });
 }
 
-export async function activeCountsBySection(db: DbOrTx, playbookId: string): Promise<Map<string, number>> {
-  const groups = await db.bullet.groupBy({
-    by: ["sectionId"],
-    where: { playbookId, status: "active" },
-    _count: { _all: true },
-  });
-  return new Map(groups.map((group) => [group.sectionId, group._count._all]));
-}
-
-/** Counter combinations of a playbook's bullets with how many bullets share each; classified by the caller. */
-export function counterGroups(db: DbOrTx, playbookId: string) {
-  return db.bullet.groupBy({
-    by: ["status", "helpful", "harmful", "countersKnown"],
-    where: { playbookId },
-    _count: { _all: true },
-  });
-}
-
 // The SQL twin of classifyBullet (server/ace/signals.ts); an integration test keeps them in step.
 const SIGNAL_SQL: Record<BulletSignal, Prisma.Sql> = {
   untracked: Prisma.sql`NOT b."countersKnown"`,
@@ -84,6 +66,57 @@ const SIGNAL_SQL: Record<BulletSignal, Prisma.Sql> = {
   in_use: Prisma.sql`(b."countersKnown" AND b.helpful + b.harmful > 0
     AND NOT (b.helpful > 5 AND b.harmful < 2) AND NOT (b.harmful > 0 AND b.harmful >= b.helpful))`,
 };
+
+export interface SectionTally {
+  sectionId: string;
+  active: number;
+  archived: number;
+  signals: Record<BulletSignal, number>;
+  /** Sum of the stored token counts of active bullets that have one. */
+  tokens: number;
+  /** Active bullets whose token count was never stored (-1). */
+  uncounted: number;
+}
+
+/** Per section: active and archived bullets, active ones by signal, and their tokens. One scan. */
+export async function tallyBySection(db: DbOrTx, playbookId: string): Promise<SectionTally[]> {
+  const signalColumns = BULLET_SIGNALS.map(
+    (signal) => Prisma.sql`COUNT(*) FILTER (WHERE b.status = 'active' AND ${SIGNAL_SQL[signal]})::int AS ${Prisma.raw(`"${signal}"`)}`,
+  );
+  const rows = await db.$queryRaw<(Omit<SectionTally, "signals"> & Record<BulletSignal, number>)[]>`
+    SELECT b."sectionId",
+      COUNT(*) FILTER (WHERE b.status = 'active')::int AS active,
+      COUNT(*) FILTER (WHERE b.status = 'archived')::int AS archived,
+      ${Prisma.join(signalColumns)},
+      COALESCE(SUM(b."tokenCount") FILTER (WHERE b.status = 'active' AND b."tokenCount" >= 0), 0)::int AS tokens,
+      COUNT(*) FILTER (WHERE b.status = 'active' AND b."tokenCount" < 0)::int AS uncounted
+    FROM "Bullet" b WHERE b."playbookId" = ${playbookId}::uuid
+    GROUP BY b."sectionId"`;
+  return rows.map((row) => ({
+    sectionId: row.sectionId,
+    active: row.active,
+    archived: row.archived,
+    tokens: row.tokens,
+    uncounted: row.uncounted,
+    signals: Object.fromEntries(BULLET_SIGNALS.map((signal) => [signal, row[signal]])) as Record<BulletSignal, number>,
+  }));
+}
+
+/** Active bullets whose token count was never stored (rows written before counts existed). */
+export function uncountedBullets(db: DbOrTx, playbookId: string) {
+  return db.bullet.findMany({
+    where: { playbookId, status: "active", tokenCount: { lt: 0 } },
+    select: { id: true, externalId: true, content: true, helpful: true, harmful: true, countersKnown: true },
+  });
+}
+
+export async function storeTokenCounts(db: DbOrTx, counts: { id: string; tokenCount: number }[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db.$executeRaw`
+    UPDATE "Bullet" b SET "tokenCount" = r."tokenCount"
+    FROM json_to_recordset(${JSON.stringify(counts)}::json) AS r(id uuid, "tokenCount" int)
+    WHERE b.id = r.id`;
+}
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -99,7 +132,7 @@ const DEFAULT_DIRECTION: Record<ListBulletsQuery["sort"], "asc" | "desc"> = {
 };
 
 function orderBy(query: ListBulletsQuery): Prisma.Sql {
-  const dir = (query.direction ?? DEFAULT_DIRECTION[query.sort]) === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const dir = (query.order ?? DEFAULT_DIRECTION[query.sort]) === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
   // Ties fall back to reading order so paging is stable.
   const reading = Prisma.sql`s.position ASC, b.position ASC, b."externalId" ASC`;
   switch (query.sort) {
@@ -129,11 +162,9 @@ export interface BulletListRow {
   countersKnown: boolean;
   status: "active" | "archived";
   updatedAt: Date;
-  total: bigint;
 }
 
-/** One query: filtered, sorted, paged, with the filtered total on every row. */
-export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
+function bulletFilter(query: ListBulletsQuery): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`b."playbookId" = ${query.playbookId}::uuid`];
   if (query.status !== "all") where.push(Prisma.sql`b.status = ${query.status}::"BulletStatus"`);
   if (query.search) {
@@ -147,13 +178,43 @@ export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<Bullet
   if (query.signals?.length) {
     where.push(Prisma.sql`(${Prisma.join(query.signals.map((signal) => SIGNAL_SQL[signal]), " OR ")})`);
   }
-  return db.$queryRaw<BulletListRow[]>`
-    SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
-           b."countersKnown", b.status::text AS status, b."updatedAt", COUNT(*) OVER () AS total
-    FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
-    WHERE ${Prisma.join(where, " AND ")}
+  return Prisma.join(where, " AND ");
+}
+
+export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise<number> {
+  const [row] = await db.$queryRaw<{ total: bigint }[]>`
+    SELECT COUNT(*) AS total FROM "Bullet" b WHERE ${bulletFilter(query)}`;
+  return Number(row?.total ?? 0);
+}
+
+/**
+ * One page of the filtered, sorted list. The sort runs over ids and keys only; content is read
+ * for the page alone, so a 10,000-bullet playbook never sorts its megabytes of text.
+ */
+export async function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
+  const page = await db.$queryRaw<{ id: string }[]>`
+    SELECT b.id FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
+    WHERE ${bulletFilter(query)}
     ORDER BY ${orderBy(query)}
     LIMIT ${query.limit} OFFSET ${query.cursor}`;
+  if (page.length === 0) return [];
+  const rows = await db.bullet.findMany({
+    where: { id: { in: page.map((row) => row.id) } },
+    select: {
+      id: true,
+      externalId: true,
+      sectionId: true,
+      content: true,
+      helpful: true,
+      harmful: true,
+      neutral: true,
+      countersKnown: true,
+      status: true,
+      updatedAt: true,
+    },
+  });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return page.flatMap((row) => byId.get(row.id) ?? []);
 }
 
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
@@ -255,11 +316,64 @@ export function insertSections(tx: Tx, playbookId: string, sections: (SectionSta
   return tx.section.createMany({ data: sections.map((section) => ({ ...section, playbookId })) });
 }
 
-export type NewBulletRow = Omit<Prisma.BulletCreateManyInput, "playbookId">;
+/** A bullet row as imports write it: every column the source can carry. */
+export interface NewBulletRow {
+  id: string;
+  sectionId: string;
+  externalId: string;
+  content: string;
+  helpful: number;
+  harmful: number;
+  neutral: number;
+  countersKnown: boolean;
+  status: "active" | "archived";
+  archivedReason: string | null;
+  mergedInto: string | null;
+  position: number;
+  origin: "import" | "manual" | "curator";
+  sourceTraceId: string | null;
+  sourceRunId: string | null;
+  justification: string | null;
+  evidence: string | null;
+  extra: Record<string, unknown> | null;
+  blankLinesBefore: number;
+  changedInVersion: number;
+  tokenCount: number;
+  /** Source timestamps when it had them; now otherwise. */
+  createdAt?: Date;
+  updatedAt?: Date;
+}
 
-export function insertBullets(tx: Tx, playbookId: string, bullets: NewBulletRow[]) {
-  if (bullets.length === 0) return Promise.resolve({ count: 0 });
-  return tx.bullet.createMany({ data: bullets.map((bullet) => ({ ...bullet, playbookId })) });
+/** Rows per statement: one JSON parameter each, so the size is about memory, not parameter limits. */
+const INSERT_CHUNK = 5_000;
+
+/**
+ * Inserts bullets with one statement per 5,000 rows: the rows travel as one JSON parameter that
+ * PostgreSQL expands with json_to_recordset. Prisma's createMany binds ~20 parameters per row and
+ * took 20-30 s for 10,000 bullets on either engine; this takes well under one.
+ */
+export async function insertBullets(tx: Tx, playbookId: string, bullets: NewBulletRow[]): Promise<void> {
+  for (let start = 0; start < bullets.length; start += INSERT_CHUNK) {
+    const rows = bullets.slice(start, start + INSERT_CHUNK).map((bullet) => ({
+      ...bullet,
+      createdAt: bullet.createdAt?.toISOString() ?? null,
+      updatedAt: bullet.updatedAt?.toISOString() ?? null,
+    }));
+    await tx.$executeRaw`
+      INSERT INTO "Bullet" (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
+        "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
+        justification, evidence, extra, "blankLinesBefore", "changedInVersion", "tokenCount", "createdAt", "updatedAt")
+      SELECT r.id, ${playbookId}::uuid, r."sectionId", r."externalId", r.content, r.helpful, r.harmful, r.neutral,
+        r."countersKnown", r.status, r."archivedReason", r."mergedInto", r.position, r.origin, r."sourceTraceId",
+        r."sourceRunId", r.justification, r.evidence, r.extra, r."blankLinesBefore", r."changedInVersion", r."tokenCount",
+        COALESCE(r."createdAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'),
+        COALESCE(r."updatedAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
+      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
+        id uuid, "sectionId" uuid, "externalId" text, content text, helpful int, harmful int, neutral int,
+        "countersKnown" boolean, status "BulletStatus", "archivedReason" text, "mergedInto" text, position int,
+        origin "BulletOrigin", "sourceTraceId" uuid, "sourceRunId" text, justification text, evidence text,
+        extra jsonb, "blankLinesBefore" int, "changedInVersion" int, "tokenCount" int, "createdAt" timestamptz, "updatedAt" timestamptz)`;
+  }
 }
 
 export function updateBullet(tx: Tx, playbookId: string, externalId: string, data: Prisma.BulletUpdateInput) {
@@ -283,13 +397,10 @@ export async function bumpVersion(
   return count === 1;
 }
 
-export function insertVersion(
-  tx: Tx,
-  row: { playbookId: string; number: number; author: string; reason: string; operations: Prisma.InputJsonValue; deltaId?: string },
-) {
-  return tx.playbookVersion.create({ data: row, select: { id: true, number: true } });
-}
-
 export function countPlaybooks(db: DbOrTx) {
   return db.playbook.count();
+}
+
+export function updateSettings(tx: Tx, playbookId: string, settings: Prisma.InputJsonObject) {
+  return tx.playbook.update({ where: { id: playbookId }, data: { settings }, select: { id: true } });
 }

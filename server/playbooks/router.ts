@@ -9,6 +9,8 @@ import {
   importResultSchema,
   listBulletsInput,
   playbookIdSchema,
+  updateSettingsInput,
+  updateSettingsResultSchema,
 } from "./schemas";
 import * as service from "./service";
 
@@ -34,4 +36,10 @@ export const playbookRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => service.importPlaybook(ctx.db, ctx.actor, input)),
 
   export: publicProcedure.input(exportPlaybookInput).query(({ ctx, input }) => service.exportPlaybook(ctx.db, input)),
+
+  /** Curation settings: similarity threshold, auto-apply, limits, pruning policy. */
+  updateSettings: publicProcedure
+    .input(updateSettingsInput)
+    .output(updateSettingsResultSchema)
+    .mutation(({ ctx, input }) => service.updateSettings(ctx.db, ctx.actor, input)),
 });

@@ -39,6 +39,43 @@ export const playbookSettingsSchema = z.object({
 });
 export type PlaybookSettings = z.infer<typeof playbookSettingsSchema>;
 
+// A change to some settings: the same rules without the defaults (a partial of the schema above
+// would fill every missing field with its default and overwrite the stored values).
+const settingsShape = playbookSettingsSchema.shape;
+const pruningShape = settingsShape.pruning.unwrap().shape;
+export const playbookSettingsPatchSchema = z.strictObject({
+  similarityThreshold: settingsShape.similarityThreshold.unwrap().optional(),
+  autoApply: settingsShape.autoApply.unwrap().optional(),
+  autoApplyConfidence: settingsShape.autoApplyConfidence.unwrap().optional(),
+  maxContentLength: settingsShape.maxContentLength.unwrap().optional(),
+  tokenBudget: settingsShape.tokenBudget.unwrap().optional(),
+  maxBullets: settingsShape.maxBullets.unwrap().optional(),
+  pruning: z
+    .strictObject({
+      enabled: pruningShape.enabled.unwrap().optional(),
+      harmfulShare: pruningShape.harmfulShare.unwrap().optional(),
+      harmfulMinVotes: pruningShape.harmfulMinVotes.unwrap().optional(),
+      minSuccessRatio: pruningShape.minSuccessRatio.unwrap().optional(),
+      successMinObservations: pruningShape.successMinObservations.unwrap().optional(),
+    })
+    .optional(),
+  curatorFrequency: settingsShape.curatorFrequency.unwrap().optional(),
+});
+export type PlaybookSettingsPatch = z.infer<typeof playbookSettingsPatchSchema>;
+
+export const updateSettingsInput = z.object({
+  playbookId: z.uuid(),
+  settings: playbookSettingsPatchSchema,
+});
+
+export const updateSettingsResultSchema = z.object({
+  settings: playbookSettingsSchema,
+  /** The version that recorded the change; unchanged when nothing changed. */
+  version: z.number().int(),
+  changed: z.array(z.string()),
+});
+export type UpdateSettingsResult = z.infer<typeof updateSettingsResultSchema>;
+
 export const playbookIdSchema = z.object({ playbookId: z.uuid() });
 
 export const createPlaybookInput = z.object({
@@ -58,7 +95,8 @@ export const listBulletsInput = z.object({
   signals: z.array(signalSchema).max(BULLET_SIGNALS.length).optional(),
   status: z.enum(["active", "archived", "all"]).default("active"),
   sort: bulletSortSchema.default("position"),
-  direction: z.enum(["asc", "desc"]).optional(),
+  /** Not "direction": tRPC's infinite queries reserve that input field for their own paging direction. */
+  order: z.enum(["asc", "desc"]).optional(),
   /** Offset into the filtered list. */
   cursor: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(500).default(200),

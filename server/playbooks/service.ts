@@ -8,9 +8,10 @@ import { defaultSectionGap } from "@/server/ace/formats/ace-text";
 import { PlaybookParseError } from "@/server/ace/formats/errors";
 import { BULLET_SIGNALS, classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { bulletStateChanged, countChanges, type BulletState, type VersionChange } from "@/server/ace/history";
-import { countTokens } from "@/server/ace/tokens";
+import { countBulletTokens, countSectionTokens } from "@/server/ace/tokens";
 import { Prisma, type Db, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import * as historyRepo from "@/server/history/repository";
 import * as repo from "./repository";
 import {
   bulletRowFromDoc,
@@ -35,6 +36,8 @@ import {
   type PlaybookListItem,
   type PlaybookSettings,
   type PlaybookSummary,
+  type updateSettingsInput,
+  type UpdateSettingsResult,
 } from "./schemas";
 
 /** Imports of large playbooks on the embedded engine take seconds; the default 5 s would cut them off. */
@@ -81,46 +84,89 @@ export async function createPlaybook(
   return { id: created.playbookId, name: created.name };
 }
 
-// ---- Browsing ----------------------------------------------------------------------------
+// ---- Settings ----------------------------------------------------------------------------
 
-const tokenCache = new Map<string, number>();
-const TOKEN_CACHE_LIMIT = 200;
-
-/** Tokens of the compiled ACE text; cached per playbook version since it only changes with one. */
-async function estimatedTokens(db: Db, playbookId: string, version: number): Promise<number> {
-  const key = `${playbookId}@${version}`;
-  const cached = tokenCache.get(key);
-  if (cached !== undefined) return cached;
-  const document = await loadDocument(db, playbookId);
-  const tokens = countTokens(serializePlaybook(document, "ace"));
-  if (tokenCache.size >= TOKEN_CACHE_LIMIT) tokenCache.delete(tokenCache.keys().next().value ?? key);
-  tokenCache.set(key, tokens);
-  return tokens;
+function describeSetting(value: unknown): string {
+  if (value === null) return "none";
+  if (typeof value === "boolean") return value ? "on" : "off";
+  return String(value);
 }
 
-async function summarize(db: Db, playbookId: string, version: number): Promise<PlaybookSummary> {
-  const signals = Object.fromEntries(BULLET_SIGNALS.map((signal) => [signal, 0])) as Record<BulletSignal, number>;
-  let active = 0;
-  let archived = 0;
-  for (const group of await repo.counterGroups(db, playbookId)) {
-    const count = group._count._all;
-    if (group.status === "archived") {
-      archived += count;
-      continue;
+/**
+ * Changes some curation settings. The change is recorded as a version without bullet changes, so
+ * the history says who turned auto-apply or pruning on, and when.
+ */
+export async function updateSettings(
+  db: Db,
+  actor: string,
+  input: z.output<typeof updateSettingsInput>,
+): Promise<UpdateSettingsResult> {
+  return db.$transaction(async (tx) => {
+    const playbook = await requirePlaybook(tx, input.playbookId);
+    const before = readSettings(playbook.settings);
+    const { pruning, ...rest } = input.settings;
+    const after = playbookSettingsSchema.parse({ ...before, ...rest, pruning: { ...before.pruning, ...pruning } });
+    const changed: string[] = [];
+    for (const key of Object.keys(after) as (keyof PlaybookSettings)[]) {
+      if (key === "pruning") continue;
+      if (before[key] !== after[key]) changed.push(`${key} ${describeSetting(before[key])} → ${describeSetting(after[key])}`);
     }
-    active += count;
-    signals[classifyBullet(group)] += count;
+    for (const key of Object.keys(after.pruning) as (keyof PlaybookSettings["pruning"])[]) {
+      if (before.pruning[key] !== after.pruning[key]) {
+        changed.push(`pruning.${key} ${describeSetting(before.pruning[key])} → ${describeSetting(after.pruning[key])}`);
+      }
+    }
+    if (changed.length === 0) return { settings: after, version: playbook.version, changed };
+    if (!(await repo.bumpVersion(tx, playbook.id, playbook.version))) {
+      throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");
+    }
+    await repo.updateSettings(tx, playbook.id, after as unknown as Prisma.InputJsonObject);
+    await historyRepo.insertVersion(tx, {
+      playbookId: playbook.id,
+      number: playbook.version + 1,
+      author: actor,
+      reason: `Settings changed: ${changed.join(", ")}`,
+      changes: [],
+      deltaId: null,
+    });
+    return { settings: after, version: playbook.version + 1, changed };
+  }, WRITE_TRANSACTION);
+}
+
+// ---- Browsing ----------------------------------------------------------------------------
+
+/**
+ * Totals for the summary strip and per-section counts. Tokens are the stored per-bullet counts plus
+ * the section headers; bullets written before counts existed are counted once here and stored.
+ */
+async function tally(db: Db, playbookId: string, sectionNames: string[]) {
+  const sections = await repo.tallyBySection(db, playbookId);
+  const signals = Object.fromEntries(BULLET_SIGNALS.map((signal) => [signal, 0])) as Record<BulletSignal, number>;
+  const summary: PlaybookSummary = { active: 0, archived: 0, signals, estimatedTokens: 0 };
+  let uncounted = 0;
+  for (const section of sections) {
+    summary.active += section.active;
+    summary.archived += section.archived;
+    summary.estimatedTokens += section.tokens;
+    uncounted += section.uncounted;
+    for (const signal of BULLET_SIGNALS) signals[signal] += section.signals[signal];
   }
-  return { active, archived, signals, estimatedTokens: await estimatedTokens(db, playbookId, version) };
+  if (uncounted > 0) {
+    const counts = (await repo.uncountedBullets(db, playbookId)).map((bullet) => ({
+      id: bullet.id,
+      tokenCount: countBulletTokens(bullet),
+    }));
+    await repo.storeTokenCounts(db, counts);
+    summary.estimatedTokens += counts.reduce((sum, { tokenCount }) => sum + tokenCount, 0);
+  }
+  summary.estimatedTokens += sectionNames.reduce((sum, name) => sum + countSectionTokens(name), 0);
+  return { summary, activeBySection: new Map(sections.map((section) => [section.sectionId, section.active])) };
 }
 
 export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookDetail> {
   const playbook = await requirePlaybook(db, playbookId);
-  const [sections, counts, summary] = await Promise.all([
-    repo.listSections(db, playbookId),
-    repo.activeCountsBySection(db, playbookId),
-    summarize(db, playbookId, playbook.version),
-  ]);
+  const sections = await repo.listSections(db, playbookId);
+  const { summary, activeBySection } = await tally(db, playbookId, sections.map((section) => section.name));
   return {
     id: playbook.id,
     name: playbook.name,
@@ -133,26 +179,21 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
     updatedAt: playbook.updatedAt,
     sections: sections.map(({ blankLinesBefore: _layout, ...section }) => ({
       ...section,
-      bulletCount: counts.get(section.id) ?? 0,
+      bulletCount: activeBySection.get(section.id) ?? 0,
     })),
     summary,
   };
 }
 
 export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
-  const rows = await repo.listBullets(db, query);
-  if (rows.length === 0) {
-    // An empty page carries no total: tell an unknown playbook from an empty result, and count past the end.
-    await requirePlaybook(db, query.playbookId);
-    const first = query.cursor === 0 ? [] : await repo.listBullets(db, { ...query, cursor: 0, limit: 1 });
-    return { items: [], total: Number(first[0]?.total ?? 0), nextCursor: null };
-  }
-  const total = Number(rows[0]?.total ?? 0);
+  const [rows, total] = await Promise.all([repo.listBullets(db, query), repo.countBullets(db, query)]);
+  // No rows at all may mean no such playbook: say so rather than show an empty list.
+  if (total === 0) await requirePlaybook(db, query.playbookId);
   const nextCursor = query.cursor + rows.length < total ? query.cursor + rows.length : null;
   return {
     total,
     nextCursor,
-    items: rows.map(({ total: _total, ...row }) => ({ ...row, signal: classifyBullet(row) })),
+    items: rows.map((row) => ({ ...row, signal: classifyBullet(row) })),
   };
 }
 
@@ -247,12 +288,13 @@ export async function createFromDocument(
       });
       await repo.insertSections(tx, playbook.id, sections);
       await repo.insertBullets(tx, playbook.id, bullets.map(({ row }) => row));
-      await repo.insertVersion(tx, {
+      await historyRepo.insertVersion(tx, {
         playbookId: playbook.id,
         number: 1,
         author: actor,
         reason: options.reason,
-        operations: changes as unknown as Prisma.InputJsonArray,
+        changes,
+        deltaId: null,
       });
       return {
         playbookId: playbook.id,
@@ -326,9 +368,9 @@ async function mergeIntoPlaybook(
         if (!before) {
           const position = nextPosition.get(sectionId) ?? 0;
           nextPosition.set(sectionId, position + 1);
-          const row = bulletRowFromDoc(bullet, sectionId, position);
+          const row = bulletRowFromDoc(bullet, sectionId, position, playbook.version + 1);
           newBullets.push(row);
-          changes.push({ entity: "bullet", id: bullet.id, before: null, after: stateOfRow({ ...row, sectionId, position }) });
+          changes.push({ entity: "bullet", id: bullet.id, before: null, after: stateOfRow(row) });
           continue;
         }
         const after: BulletState = {
@@ -341,7 +383,7 @@ async function mergeIntoPlaybook(
         };
         if (after.sectionId !== before.sectionId) nextPosition.set(sectionId, after.position + 1);
         if (!bulletStateChanged(before, after)) continue;
-        await repo.updateBullet(tx, playbookId, bullet.id, stateUpdate(after));
+        await repo.updateBullet(tx, playbookId, bullet.id, stateUpdate(after, playbook.version + 1));
         changes.push({ entity: "bullet", id: bullet.id, before, after });
       }
     }
@@ -351,7 +393,7 @@ async function mergeIntoPlaybook(
       for (const before of states.values()) {
         if (inFile.has(before.externalId) || before.status === "archived") continue;
         const after: BulletState = { ...before, status: "archived", archivedReason: `Not in the file of: ${reason}` };
-        await repo.updateBullet(tx, playbookId, before.externalId, stateUpdate(after));
+        await repo.updateBullet(tx, playbookId, before.externalId, stateUpdate(after, playbook.version + 1));
         changes.push({ entity: "bullet", id: before.externalId, before, after });
       }
     }
@@ -370,12 +412,13 @@ async function mergeIntoPlaybook(
       throw new AppError("CONFLICT", "The playbook changed while the file was being imported. Nothing was imported; try again.");
     }
     const version = playbook.version + 1;
-    await repo.insertVersion(tx, {
+    await historyRepo.insertVersion(tx, {
       playbookId,
       number: version,
       author: actor,
       reason: `${reason}: ${describeCounts(counts)}`,
-      operations: changes as unknown as Prisma.InputJsonArray,
+      changes,
+      deltaId: null,
     });
     const active = activeCount + counts.bulletsAdded - counts.bulletsArchived;
     return resultOf(playbook, sections.length + newSections.length, active, version);
@@ -391,9 +434,15 @@ function resultOf(
   return { playbookId: playbook.id, name: playbook.name, format: fromDbFormat(playbook.sourceFormat), sectionCount, bulletCount, version };
 }
 
-function stateUpdate(state: BulletState): Prisma.BulletUpdateInput {
+/** `version`: the one this import writes; pending deltas that target the bullet become stale. */
+function stateUpdate(state: BulletState, version: number): Prisma.BulletUpdateInput {
   const { externalId: _id, sectionId, ...fields } = state;
-  return { ...fields, section: { connect: { id: sectionId } } };
+  return {
+    ...fields,
+    changedInVersion: version,
+    tokenCount: countBulletTokens(state),
+    section: { connect: { id: sectionId } },
+  };
 }
 
 function describeCounts(counts: ReturnType<typeof countChanges>): string {

@@ -4,7 +4,6 @@ import "server-only";
 import {
   dehydrate,
   HydrationBoundary,
-  type FetchInfiniteQueryOptions,
   type FetchQueryOptions,
   type QueryKey,
 } from "@tanstack/react-query";
@@ -35,11 +34,4 @@ export function prefetch<TQueryFnData, TError, TData, TQueryKey extends QueryKey
   options: FetchQueryOptions<TQueryFnData, TError, TData, TQueryKey>,
 ): void {
   void getQueryClient().prefetchQuery(options);
-}
-
-/** Same for an infinite query (its first page). */
-export function prefetchInfinite<TQueryFnData, TError, TData, TQueryKey extends QueryKey, TPageParam>(
-  options: FetchInfiniteQueryOptions<TQueryFnData, TError, TData, TQueryKey, TPageParam>,
-): void {
-  void getQueryClient().prefetchInfiniteQuery(options);
 }

@@ -193,7 +193,8 @@ function headerLine(name: string): string {
   return HEADER_PREFIX + name;
 }
 
-function bulletLines(bullet: BulletDoc, format: AceTextFormat): string[] {
+/** The text lines of one bullet, as the serializer writes them (compiled contexts count these). */
+export function bulletLines(bullet: Pick<BulletDoc, "id" | "content" | "counters">, format: AceTextFormat): string[] {
   if (!isValidBulletId(bullet.id)) {
     throw new Error(`Cannot write bullet id ${quote(bullet.id)} in text: ids have no whitespace and no "]".`);
   }

@@ -1,21 +1,10 @@
 import { ListSkeleton } from "@/components/playbooks/bullet-list";
 import { Skeleton } from "@/components/ui/skeleton";
 
-/** Mirrors the playbook page's layout box for box, so nothing jumps when it arrives. */
+/** Mirrors the bullets tab box for box (the header and tabs belong to the layout). */
 export default function Loading() {
   return (
     <div>
-      <div className="flex flex-col gap-4 pb-5 pt-6 md:flex-row md:items-start md:justify-between">
-        <div>
-          <Skeleton className="mb-2 h-3 w-32" />
-          <Skeleton className="h-8 w-72" />
-          <Skeleton className="mt-2.5 h-4 w-96 max-w-full" />
-        </div>
-        <div className="flex gap-2">
-          <Skeleton className="h-9 w-52" />
-          <Skeleton className="h-9 w-28" />
-        </div>
-      </div>
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-8">
         {Array.from({ length: 8 }, (_, i) => (
           <Skeleton key={i} className="h-[62px] rounded-lg" />

@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
-import { notFound } from "next/navigation";
-import { cache } from "react";
-import { bulletQueryInput, isUuid, nextBulletCursor, PARAM, parseFilters, toSearchParams } from "@/components/playbooks/filters";
+import { BULLET_PAGES } from "@/components/playbooks/bullet-pages";
+import { bulletQueryInput, PARAM, parseFilters, toSearchParams } from "@/components/playbooks/filters";
 import { PlaybookView } from "@/components/playbooks/playbook-view";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
+import { loadPlaybook, playbookTitle } from "./load-playbook";
 
 // Reads the database on every request; nothing is prerendered at build time.
 export const dynamic = "force-dynamic";
@@ -13,24 +13,8 @@ interface Props {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }
 
-function isNotFoundError(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && error.code === "NOT_FOUND";
-}
-
-/** The playbook, or a 404 for a malformed or unknown id. Shared by the metadata and the page. */
-const loadPlaybook = cache(async (playbookId: string) => {
-  if (!isUuid(playbookId)) notFound();
-  try {
-    return await getQueryClient().fetchQuery(trpc.playbook.get.queryOptions({ playbookId }));
-  } catch (error) {
-    if (isNotFoundError(error)) notFound();
-    throw error;
-  }
-});
-
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const playbook = await loadPlaybook((await params).playbookId);
-  return { title: playbook.name };
+  return { title: await playbookTitle(params) };
 }
 
 export default async function PlaybookPage({ params, searchParams }: Props) {
@@ -43,9 +27,7 @@ export default async function PlaybookPage({ params, searchParams }: Props) {
   await Promise.all([
     loadPlaybook(playbookId),
     queryClient.prefetchInfiniteQuery(
-      trpc.playbook.bullets.infiniteQueryOptions(bulletQueryInput(playbookId, parseFilters(query)), {
-        getNextPageParam: nextBulletCursor,
-      }),
+      trpc.playbook.bullets.infiniteQueryOptions(bulletQueryInput(playbookId, parseFilters(query)), BULLET_PAGES),
     ),
     bullet ? queryClient.prefetchQuery(trpc.playbook.bullet.queryOptions({ playbookId, externalId: bullet })) : null,
   ]);

@@ -1,0 +1,5 @@
+import { ReviewSkeleton } from "@/components/deltas/review-skeleton";
+
+export default function Loading() {
+  return <ReviewSkeleton />;
+}

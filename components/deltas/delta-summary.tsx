@@ -1,0 +1,182 @@
+// The top of a delta's detail: who proposed it, why, how sure, on which version, the evidence,
+// and, once decided, the decision.
+import { ExternalLink } from "lucide-react";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ExactTime, RelativeTime } from "@/components/playbooks/relative-time";
+import type { DeltaView } from "@/server/deltas/schemas";
+import { historyHref } from "@/components/history/history-url";
+import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
+import { formatConfidence, plural, shortId } from "./labels";
+
+export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPlaybook: boolean }) {
+  const behind = delta.currentVersion - delta.baseVersion;
+  return (
+    <div className="flex flex-col gap-4">
+      <div>
+        <div className="flex flex-wrap items-center gap-1.5">
+          <OriginBadge origin={delta.origin} />
+          <StateBadge delta={delta} />
+          <FlagBadges delta={delta} />
+          <span className="ml-auto font-mono text-xs text-ink-faint" title={delta.id}>
+            Δ {shortId(delta.id)}
+          </span>
+        </div>
+        <h2 className="mt-2 text-lg font-semibold tracking-tight text-ink">
+          {plural(delta.counts.total, "operation")} from {delta.author}
+        </h2>
+        <p className="mt-0.5 text-[13px] text-ink-muted">
+          Proposed <RelativeTime date={delta.createdAt} />
+          {showPlaybook ? (
+            <>
+              {" "}
+              to{" "}
+              <Link href={`/playbooks/${delta.playbookId}`} className="font-medium text-ink hover:underline">
+                {delta.playbookName}
+              </Link>
+            </>
+          ) : null}
+        </p>
+      </div>
+
+      {delta.rationale ? (
+        <p className="whitespace-pre-wrap break-words text-sm leading-relaxed text-ink">{delta.rationale}</p>
+      ) : (
+        <p className="text-sm italic text-ink-faint">No rationale given.</p>
+      )}
+
+      <dl className="grid grid-cols-[7rem_minmax(0,1fr)] gap-x-4 gap-y-2.5 text-[13px] sm:grid-cols-[8rem_minmax(0,1fr)]">
+        <Row term="Confidence">
+          {delta.confidence === null ? (
+            <span className="text-ink-faint">not given</span>
+          ) : (
+            <span className="flex items-center gap-2">
+              <span className="font-medium tabular-nums">{formatConfidence(delta.confidence)}</span>
+              <span aria-hidden className="h-1.5 w-24 overflow-hidden rounded-full bg-line">
+                <span className="block h-full rounded-full bg-accent" style={{ width: `${Math.round(delta.confidence * 100)}%` }} />
+              </span>
+            </span>
+          )}
+        </Row>
+        <Row term="Version">
+          Proposed on <span className="font-medium tabular-nums">v{delta.baseVersion}</span>
+          {delta.status === "pending" ? (
+            behind > 0 ? (
+              <span className="text-ink-muted">
+                {" "}
+                · the playbook is at <span className="font-medium tabular-nums text-ink">v{delta.currentVersion}</span> ({plural(behind, "version")} later)
+              </span>
+            ) : (
+              <span className="text-ink-muted"> · still the current version</span>
+            )
+          ) : null}
+        </Row>
+        <Evidence delta={delta} />
+        {delta.status !== "pending" ? <Decision delta={delta} /> : null}
+      </dl>
+    </div>
+  );
+}
+
+function Evidence({ delta }: { delta: DeltaView }) {
+  const { traceIds, runIds, links, notes } = delta.evidence;
+  if (traceIds.length === 0 && runIds.length === 0 && links.length === 0 && !notes) {
+    return <Row term="Evidence"><span className="text-ink-faint">none attached</span></Row>;
+  }
+  // Trace and run pages come later; the links are drawn now so the ids are one click from them.
+  return (
+    <>
+      {traceIds.length > 0 ? (
+        <Row term="Traces">
+          <IdLinks ids={traceIds} base="/traces" />
+        </Row>
+      ) : null}
+      {runIds.length > 0 ? (
+        <Row term="Runs">
+          <IdLinks ids={runIds} base="/runs" />
+        </Row>
+      ) : null}
+      {links.length > 0 ? (
+        <Row term="Links">
+          <ul className="flex flex-col gap-1">
+            {links.map((link) => (
+              <li key={link.url}>
+                <a href={link.url} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 text-accent-ink hover:underline">
+                  {link.label}
+                  <ExternalLink aria-hidden className="size-3" />
+                  <span className="sr-only">(opens in a new tab)</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </Row>
+      ) : null}
+      {notes ? (
+        <Row term="Notes">
+          <p className="whitespace-pre-wrap break-words leading-relaxed text-ink-muted">{notes}</p>
+        </Row>
+      ) : null}
+    </>
+  );
+}
+
+function IdLinks({ ids, base }: { ids: readonly string[]; base: string }) {
+  return (
+    <ul className="flex flex-wrap gap-1.5">
+      {ids.map((id) => (
+        <li key={id}>
+          <a
+            href={`${base}/${encodeURIComponent(id)}`}
+            className="inline-flex h-6 items-center rounded-md border border-line bg-subtle/60 px-2 font-mono text-xs text-accent-ink hover:border-accent/50 hover:bg-accent-soft"
+          >
+            {id}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Decision({ delta }: { delta: DeltaView }) {
+  const verb = delta.status === "rejected" ? "Rejected" : delta.status === "auto_applied" ? "Auto-applied" : "Approved";
+  return (
+    <>
+      <Row term={verb}>
+        <span>
+          {delta.decidedBy ? <span className="font-medium">{delta.decidedBy}</span> : null}
+          {delta.decidedAt ? (
+            <span className="text-ink-muted">
+              {delta.decidedBy ? " · " : ""}
+              <ExactTime date={delta.decidedAt} />
+            </span>
+          ) : null}
+        </span>
+      </Row>
+      {delta.reviewNote ? (
+        <Row term={delta.status === "rejected" ? "Reason" : "Note"}>
+          <p className="whitespace-pre-wrap break-words text-ink">{delta.reviewNote}</p>
+        </Row>
+      ) : null}
+      {delta.appliedVersion !== null ? (
+        <Row term="Applied as">
+          <Link
+            href={historyHref(delta.playbookId, { to: delta.appliedVersion })}
+            className="font-medium text-accent-ink hover:underline"
+          >
+            version {delta.appliedVersion}
+          </Link>
+          <span className="text-ink-muted"> · see the change in the history</span>
+        </Row>
+      ) : null}
+    </>
+  );
+}
+
+function Row({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <>
+      <dt className="font-medium text-ink-faint">{term}</dt>
+      <dd className="min-w-0 text-ink">{children}</dd>
+    </>
+  );
+}

@@ -1,0 +1,75 @@
+// Words, tones and icons for delta origins, statuses and operation types, in one place so the
+// queue, the history and the bullet sheet say the same thing.
+import { Bot, FileUp, History, Scissors, User, type LucideIcon } from "lucide-react";
+import type { BadgeTone } from "@/components/ui/badge";
+import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
+import type { ReviewStatus } from "./review-url";
+
+export const ORIGIN_META: Record<DeltaOrigin, { label: string; tone: BadgeTone; icon: LucideIcon }> = {
+  curator: { label: "Curator run", tone: "accent", icon: Bot },
+  pruning: { label: "Pruning", tone: "amber", icon: Scissors },
+  import: { label: "Import", tone: "gray", icon: FileUp },
+  person: { label: "Person", tone: "blue", icon: User },
+  rollback: { label: "Rollback", tone: "gray", icon: History },
+};
+
+export const STATUS_FILTER_LABELS: Record<ReviewStatus, string> = {
+  pending: "Pending",
+  stale: "Stale",
+  applied: "Applied",
+  auto_applied: "Auto-applied",
+  rejected: "Rejected",
+  all: "All",
+};
+
+/** "pending deltas", "delta" (for "all"): the words after a count in the queue. */
+export function deltasIn(status: ReviewStatus, count: number): string {
+  const noun = count === 1 ? "delta" : "deltas";
+  return status === "all" ? noun : `${STATUS_FILTER_LABELS[status].toLowerCase()} ${noun}`;
+}
+
+/** What a delta's badge says: "stale" is a pending delta whose targets changed since. */
+export type DeltaState = DeltaStatus | "stale";
+
+export const STATE_META: Record<DeltaState, { label: string; tone: BadgeTone }> = {
+  pending: { label: "Pending", tone: "blue" },
+  stale: { label: "Stale", tone: "amber" },
+  applied: { label: "Applied", tone: "green" },
+  auto_applied: { label: "Auto-applied", tone: "accent" },
+  rejected: { label: "Rejected", tone: "red" },
+};
+
+export function deltaState(delta: Pick<DeltaListItem, "status" | "flags">): DeltaState {
+  return delta.status === "pending" && delta.flags.stale ? "stale" : delta.status;
+}
+
+export const OPERATION_LABELS: Record<DeltaOperationType, string> = {
+  add: "Add",
+  update: "Update",
+  remove: "Archive",
+  restore: "Restore",
+  merge: "Merge",
+  tag: "Counters",
+  add_section: "Add section",
+  rename_section: "Rename section",
+  move_section: "Move section",
+};
+
+/** "2 add · 1 update" from the per-type counts the list returns. */
+export function describeTypes(types: Partial<Record<DeltaOperationType, number>>): string {
+  return Object.entries(types)
+    .map(([type, count]) => `${count} ${OPERATION_LABELS[type as DeltaOperationType].toLowerCase()}`)
+    .join(" · ");
+}
+
+export function formatConfidence(confidence: number | null): string {
+  return confidence === null ? "—" : confidence.toFixed(2);
+}
+
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}

@@ -1,0 +1,135 @@
+"use client";
+// What the engine and the queue found about one operation: problems that block approval,
+// near-duplicates (with the bullet they resemble and a one-click merge), limits, conflicts.
+import { useQuery } from "@tanstack/react-query";
+import { GitMerge, TriangleAlert } from "lucide-react";
+import Link from "next/link";
+import { Button } from "@/components/ui/button";
+import { Notice } from "@/components/ui/notice";
+import { Skeleton } from "@/components/ui/skeleton";
+import { useTRPC } from "@/components/trpc/client";
+import type { Finding, MergeOperation, OperationConflict } from "@/server/deltas/schemas";
+import { reviewHref } from "./review-url";
+
+/** "Operation 3 (update [str-00004]): the content…" → "The content…": the card already says which. */
+export function findingText(message: string): string {
+  const match = /^Operation \d+ \(.*?\): /.exec(message);
+  const rest = match ? message.slice(match[0].length) : message;
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
+}
+
+export function OperationFindings({
+  findings,
+  conflicts,
+  playbookId,
+  onUseSuggestion,
+  suggestionPending,
+}: {
+  findings: readonly Finding[];
+  conflicts: readonly OperationConflict[];
+  playbookId: string;
+  /** Set while the operation can still be changed. */
+  onUseSuggestion: ((suggestion: MergeOperation) => void) | null;
+  suggestionPending: boolean;
+}) {
+  if (findings.length === 0 && conflicts.length === 0) return null;
+  return (
+    <div className="flex flex-col gap-2">
+      {findings.map((finding, index) =>
+        finding.kind === "near_duplicate" && finding.matchedBulletId ? (
+          <NearDuplicate
+            key={index}
+            finding={finding}
+            matchedBulletId={finding.matchedBulletId}
+            playbookId={playbookId}
+            onUse={onUseSuggestion}
+            pending={suggestionPending}
+          />
+        ) : (
+          <Notice key={index} tone={finding.severity === "error" ? "danger" : "warning"} compact announce={false} title={finding.severity === "error" ? "Problem" : "Warning"}>
+            {findingText(finding.message)}
+          </Notice>
+        ),
+      )}
+      {conflicts.map((conflict, index) =>
+        conflict.kind === "pending_elsewhere" ? (
+          <Notice key={`c${index}`} tone="warning" compact announce={false} title="Also changed by another pending delta">
+            {conflict.message}{" "}
+            <Link href={reviewHref(playbookId, { deltaId: conflict.deltaId })} className="font-medium underline underline-offset-2">
+              Open the other delta
+            </Link>
+          </Notice>
+        ) : (
+          // The stale banner above explains what to do; here only which operation it concerns.
+          <p key={`c${index}`} className="flex items-start gap-1.5 text-[13px] text-amber-900">
+            <TriangleAlert aria-hidden className="mt-0.5 size-3.5 shrink-0 text-amber-700" />
+            <span>
+              <span className="font-medium">Changed since proposed: </span>
+              {conflict.message}
+            </span>
+          </p>
+        ),
+      )}
+    </div>
+  );
+}
+
+function NearDuplicate({
+  finding,
+  matchedBulletId,
+  playbookId,
+  onUse,
+  pending,
+}: {
+  finding: Finding;
+  matchedBulletId: string;
+  playbookId: string;
+  onUse: ((suggestion: MergeOperation) => void) | null;
+  pending: boolean;
+}) {
+  const trpc = useTRPC();
+  // The finding quotes only the start of the matched bullet; a reviewer compares whole texts.
+  const matched = useQuery(trpc.playbook.bullet.queryOptions({ playbookId, externalId: matchedBulletId }));
+  const percent = finding.similarity === undefined ? null : Math.floor(finding.similarity * 100);
+  return (
+    <Notice
+      tone="warning"
+      compact
+      announce={false}
+      title={
+        <>
+          Near-duplicate{percent === null ? "" : `: ${percent}% similar to`}{" "}
+          <Link href={`/playbooks/${playbookId}?bullet=${encodeURIComponent(matchedBulletId)}`} className="font-mono text-xs underline underline-offset-2">
+            [{matchedBulletId}]
+          </Link>
+        </>
+      }
+      actions={
+        finding.suggestion && onUse ? (
+          <>
+            <Button size="sm" variant="secondary" disabled={pending} onClick={() => finding.suggestion && onUse(finding.suggestion)}>
+              <GitMerge aria-hidden /> {pending ? "Merging…" : "Use suggested merge"}
+            </Button>
+            <span className="self-center text-xs text-amber-900">
+              Folds this wording into [{finding.suggestion.into}], which keeps its id and counters.
+            </span>
+          </>
+        ) : null
+      }
+    >
+      <blockquote className="mt-1.5 border-l-2 border-amber-300 pl-2.5 text-[13px] leading-relaxed text-ink-muted">
+        {matched.data ? (
+          <span className="whitespace-pre-wrap">{matched.data.content}</span>
+        ) : matched.isError ? (
+          findingText(finding.message)
+        ) : (
+          <span className="flex flex-col gap-1.5 py-0.5" role="status">
+            <span className="sr-only">Loading the matched bullet…</span>
+            <Skeleton className="h-3 w-full" />
+            <Skeleton className="h-3 w-2/3" />
+          </span>
+        )}
+      </blockquote>
+    </Notice>
+  );
+}

@@ -1,0 +1,158 @@
+"use client";
+// A bullet's lineage in its detail sheet: every version that changed it (what, who, when, why,
+// linked to that version's diff), and the deltas that still propose changes to it.
+import { useQuery } from "@tanstack/react-query";
+import { ArrowRight } from "lucide-react";
+import { useId } from "react";
+import Link from "next/link";
+import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { Notice } from "@/components/ui/notice";
+import { Skeleton } from "@/components/ui/skeleton";
+import { TextDiff } from "@/components/ui/text-diff";
+import { useTRPC } from "@/components/trpc/client";
+import { errorMessage } from "@/components/playbooks/errors";
+import { RelativeTime } from "@/components/playbooks/relative-time";
+import { OPERATION_LABELS, STATE_META } from "@/components/deltas/labels";
+import { reviewHref } from "@/components/deltas/review-url";
+import type { LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
+import type { SectionSummary } from "@/server/playbooks/schemas";
+import { historyHref } from "./history-url";
+
+const KIND_META: Record<LineageKind, { label: string; tone: BadgeTone }> = {
+  added: { label: "Added", tone: "green" },
+  edited: { label: "Edited", tone: "blue" },
+  moved: { label: "Moved", tone: "accent" },
+  reordered: { label: "Reordered", tone: "neutral" },
+  archived: { label: "Archived", tone: "red" },
+  merged_into: { label: "Merged away", tone: "red" },
+  restored: { label: "Restored", tone: "green" },
+  absorbed: { label: "Absorbed others", tone: "accent" },
+  counters: { label: "Counters", tone: "neutral" },
+};
+
+export function BulletLineage({
+  playbookId,
+  bulletId,
+  sections,
+}: {
+  playbookId: string;
+  bulletId: string;
+  /** The playbook's sections now, to name the ones a move went between. */
+  sections: readonly SectionSummary[];
+}) {
+  const trpc = useTRPC();
+  const headingId = useId();
+  const query = useQuery(trpc.history.lineage.queryOptions({ playbookId, bulletId }));
+  const sectionName = (id: string) => sections.find((section) => section.id === id)?.name ?? "a removed section";
+
+  return (
+    <section aria-labelledby={headingId} className="flex flex-col gap-3">
+      <h3 id={headingId} className="text-[13px] font-medium text-ink-faint">
+        History
+      </h3>
+      {query.isPending ? (
+        <div role="status" className="flex flex-col gap-3">
+          <span className="sr-only">Loading the history…</span>
+          {Array.from({ length: 2 }, (_, i) => (
+            <Skeleton key={i} className="h-16 w-full rounded-lg" />
+          ))}
+        </div>
+      ) : query.isError ? (
+        <Notice tone="danger" compact>
+          {errorMessage(query.error)}
+        </Notice>
+      ) : (
+        <>
+          <ProposalList deltas={query.data.deltas.filter((delta) => delta.status === "pending" || delta.status === "rejected")} playbookId={playbookId} />
+          <ol className="flex flex-col">
+            {[...query.data.entries].reverse().map((entry) => (
+              <LineageItem key={entry.version} entry={entry} playbookId={playbookId} sectionName={sectionName} />
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function LineageItem({ entry, playbookId, sectionName }: { entry: LineageEntry; playbookId: string; sectionName: (id: string) => string }) {
+  const { before, after } = entry;
+  return (
+    <li className="relative border-l border-line pb-4 pl-4 last:pb-0">
+      <span aria-hidden className="absolute -left-[4.5px] top-1.5 size-2 rounded-full border-2 border-surface bg-line-strong ring-1 ring-line-strong" />
+      <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px]">
+        <Link
+          href={historyHref(playbookId, { from: Math.max(1, entry.version - 1), to: entry.version })}
+          className="font-semibold tabular-nums text-accent-ink hover:underline"
+          aria-label={`Version ${entry.version}: see its changes`}
+        >
+          v{entry.version}
+        </Link>
+        {entry.kinds.map((kind) => (
+          <Badge key={kind} tone={KIND_META[kind].tone}>
+            {KIND_META[kind].label}
+          </Badge>
+        ))}
+        <span className="text-ink-muted">{entry.author}</span>
+        <RelativeTime date={entry.createdAt} className="text-xs text-ink-faint" />
+        {entry.deltaId && entry.deltaOrigin !== "rollback" ? (
+          <Link
+            href={reviewHref(playbookId, { deltaId: entry.deltaId, status: "all" })}
+            className="ml-auto text-xs font-medium text-accent-ink hover:underline"
+          >
+            Its delta
+          </Link>
+        ) : null}
+      </div>
+      {entry.reason ? <p className="mt-1 line-clamp-2 text-xs text-ink-muted">{entry.reason}</p> : null}
+      <div className="mt-1.5 flex flex-col gap-1.5 text-[13px]">
+        {entry.segments ? (
+          <TextDiff segments={entry.segments} className="rounded-md border border-line bg-subtle/40 px-2.5 py-2 text-[13px]" />
+        ) : !before && after ? (
+          <p className="line-clamp-3 text-ink-muted">{after.content}</p>
+        ) : null}
+        {before && after && before.sectionId !== after.sectionId ? (
+          <p className="flex flex-wrap items-center gap-1 text-ink-muted">
+            {sectionName(before.sectionId)} <ArrowRight aria-label="to" className="size-3" /> <span className="text-ink">{sectionName(after.sectionId)}</span>
+          </p>
+        ) : null}
+        {before && after && (before.helpful !== after.helpful || before.harmful !== after.harmful || before.neutral !== after.neutral) ? (
+          <p className="tabular-nums text-ink-muted">
+            {(["helpful", "harmful", "neutral"] as const)
+              .filter((key) => before[key] !== after[key])
+              .map((key) => `${key} ${before[key]} → ${after[key]}`)
+              .join(" · ")}
+          </p>
+        ) : null}
+        {after?.status === "archived" && before?.status === "active" ? (
+          <p className="text-ink-muted">
+            {after.mergedInto ? `Merged into [${after.mergedInto}]` : `Archived${after.archivedReason ? `: ${after.archivedReason}` : ""}`}
+          </p>
+        ) : null}
+        {entry.absorbed.length > 0 ? <p className="text-ink-muted">Absorbed {entry.absorbed.map((id) => `[${id}]`).join(", ")}</p> : null}
+      </div>
+    </li>
+  );
+}
+
+function ProposalList({ deltas, playbookId }: { deltas: LineageDelta[]; playbookId: string }) {
+  if (deltas.length === 0) return null;
+  return (
+    <ul className="flex flex-col gap-1.5 rounded-lg border border-line bg-subtle/40 p-2.5">
+      {deltas.map((delta) => (
+        <li key={delta.deltaId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px]">
+          <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge>
+          <span className="text-ink-muted">
+            {delta.operations.map((op) => OPERATION_LABELS[op.type].toLowerCase()).join(", ") || "change"} by {delta.author}
+          </span>
+          <Link
+            href={reviewHref(playbookId, { deltaId: delta.deltaId, status: delta.status === "pending" ? "pending" : "all" })}
+            className="ml-auto text-xs font-medium text-accent-ink hover:underline"
+          >
+            {delta.status === "pending" ? "Review" : "Open"}
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}

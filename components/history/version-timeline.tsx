@@ -1,0 +1,140 @@
+"use client";
+// Every version of the playbook, newest first: number, author, when, why, what it changed, and
+// the delta it came from. Choosing one shows what it did on the right.
+import { ExternalLink } from "lucide-react";
+import Link from "next/link";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { Skeleton } from "@/components/ui/skeleton";
+import { RelativeTime } from "@/components/playbooks/relative-time";
+import { ORIGIN_META } from "@/components/deltas/labels";
+import { reviewHref } from "@/components/deltas/review-url";
+import type { VersionListItem } from "@/server/history/schemas";
+import { historyHref, versionHref } from "./history-url";
+import { describeVersionCounts } from "./labels";
+
+export function VersionTimeline({
+  playbookId,
+  versions,
+  currentVersion,
+  from,
+  to,
+  onSelect,
+  hasNextPage,
+  fetchingNextPage,
+  onLoadMore,
+}: {
+  playbookId: string;
+  versions: VersionListItem[];
+  currentVersion: number;
+  from: number;
+  to: number;
+  onSelect: (version: number) => void;
+  hasNextPage: boolean;
+  fetchingNextPage: boolean;
+  onLoadMore: () => void;
+}) {
+  return (
+    <section aria-label="Versions" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
+      <ol className="divide-y divide-line">
+        {versions.map((version) => (
+          <li key={version.number}>
+            <VersionRow
+              playbookId={playbookId}
+              version={version}
+              current={version.number === currentVersion}
+              selected={version.number === to}
+              isFrom={version.number === from && from !== to}
+              onSelect={onSelect}
+            />
+          </li>
+        ))}
+      </ol>
+      {hasNextPage ? (
+        <div className="border-t border-line p-2">
+          <Button variant="ghost" size="sm" className="w-full" disabled={fetchingNextPage} onClick={onLoadMore}>
+            {fetchingNextPage ? "Loading…" : "Load older versions"}
+          </Button>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function VersionRow({
+  playbookId,
+  version,
+  current,
+  selected,
+  isFrom,
+  onSelect,
+}: {
+  playbookId: string;
+  version: VersionListItem;
+  current: boolean;
+  selected: boolean;
+  isFrom: boolean;
+  onSelect: (version: number) => void;
+}) {
+  const changes = describeVersionCounts(version.counts);
+  const origin = version.deltaOrigin ? ORIGIN_META[version.deltaOrigin] : null;
+  return (
+    <div
+      className={cn(
+        "group relative border-l-2 px-4 py-3 transition-colors",
+        selected ? "border-accent bg-accent-soft/50" : isFrom ? "border-line-strong bg-subtle/50" : "border-transparent hover:bg-subtle/60",
+      )}
+    >
+      <div className="flex flex-wrap items-center gap-1.5">
+        <a
+          href={historyHref(playbookId, { from: Math.max(1, version.number - 1), to: version.number })}
+          aria-current={selected ? "true" : undefined}
+          onClick={(event) => {
+            if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) return;
+            event.preventDefault();
+            onSelect(version.number);
+          }}
+          className="text-sm font-semibold tabular-nums text-ink outline-none after:absolute after:inset-0 focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-focus"
+        >
+          Version {version.number}
+        </a>
+        {current ? <Badge tone="green">Current</Badge> : null}
+        {isFrom ? <Badge tone="neutral">Compared from</Badge> : null}
+        {origin ? <Badge tone={origin.tone}>{origin.label}</Badge> : null}
+        <RelativeTime date={version.createdAt} className="ml-auto text-xs text-ink-faint" />
+      </div>
+      <p className="mt-1 line-clamp-2 break-words text-[13px] leading-snug text-ink-muted">{version.reason || "No reason recorded."}</p>
+      <div className="mt-1.5 flex flex-wrap items-center gap-x-2 gap-y-1 text-xs text-ink-faint">
+        <span className="font-medium text-ink-muted">{version.author}</span>
+        {changes.length > 0 ? <span aria-hidden>·</span> : null}
+        {changes.length > 0 ? <span>{changes.join(" · ")}</span> : null}
+      </div>
+      <div className="relative z-10 mt-2 flex flex-wrap gap-x-3 gap-y-1 text-xs">
+        <Link href={versionHref(playbookId, version.number)} className="font-medium text-accent-ink hover:underline">
+          View playbook at v{version.number}
+        </Link>
+        {version.deltaId && version.deltaOrigin !== "rollback" ? (
+          <Link href={reviewHref(playbookId, { deltaId: version.deltaId, status: "all" })} className="inline-flex items-center gap-1 font-medium text-accent-ink hover:underline">
+            Its delta <ExternalLink aria-hidden className="size-3" />
+          </Link>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+export function TimelineSkeleton() {
+  return (
+    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
+      <span className="sr-only">Loading versions…</span>
+      {Array.from({ length: 6 }, (_, i) => (
+        <div key={i} className="border-b border-line px-4 py-3 last:border-0">
+          <Skeleton className="h-4 w-32" />
+          <Skeleton className="mt-2 h-3.5 w-full" />
+          <Skeleton className="mt-2 h-3 w-40" />
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,280 @@
+"use client";
+// The settings tab: curation thresholds, limits and the pruning policy, saved as a version (the
+// history says who changed what), and a way to propose pruning now.
+import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
+import { Scissors } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { toast } from "sonner";
+import { Button } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { Input } from "@/components/ui/input";
+import { Notice } from "@/components/ui/notice";
+import { Switch } from "@/components/ui/switch";
+import { reviewHref } from "@/components/deltas/review-url";
+import { useTRPC } from "@/components/trpc/client";
+import { useInvalidateCuration } from "@/components/trpc/invalidate";
+import type { PlaybookDetail, PlaybookSettingsPatch } from "@/server/playbooks/schemas";
+import { errorMessage } from "./errors";
+import { draftFrom, NUMBER_FIELDS, parseField, type NumberKey, type SettingsDraft } from "./settings-fields";
+
+export function SettingsForm({ playbookId }: { playbookId: string }) {
+  const trpc = useTRPC();
+  const { data: playbook } = useSuspenseQuery(trpc.playbook.get.queryOptions({ playbookId }));
+  // Keyed by version: saved elsewhere (or here), the form starts again from what is stored.
+  return <SettingsFormBody key={playbook.version} playbook={playbook} />;
+}
+
+function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateCuration();
+  const saved = draftFrom(playbook.settings);
+  const [draft, setDraft] = useState<SettingsDraft>(saved);
+  const [errors, setErrors] = useState<Partial<Record<NumberKey, string>>>({});
+  const dirty = (Object.keys(saved) as (keyof SettingsDraft)[]).some((key) => saved[key] !== draft[key]);
+
+  const mutation = useMutation(
+    trpc.playbook.updateSettings.mutationOptions({
+      onSuccess: async (result) => {
+        if (result.changed.length === 0) toast.info("Nothing changed.");
+        else toast.success(`Settings saved as version ${result.version}`, { description: result.changed.join(" · ") });
+        await invalidate();
+      },
+    }),
+  );
+
+  function set<K extends keyof SettingsDraft>(key: K, value: SettingsDraft[K]) {
+    setDraft((previous) => ({ ...previous, [key]: value }));
+    if (key in errors) setErrors((previous) => ({ ...previous, [key]: undefined }));
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    const found: Partial<Record<NumberKey, string>> = {};
+    const values: Partial<Record<NumberKey, number | null>> = {};
+    for (const field of Object.values(NUMBER_FIELDS)) {
+      const parsed = parseField(field, draft[field.key]);
+      if ("error" in parsed) found[field.key] = parsed.error;
+      else values[field.key] = parsed.value;
+    }
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    mutation.mutate({ playbookId: playbook.id, settings: patchOf(values, draft, playbook) });
+  }
+
+  const field = (key: NumberKey) => (
+    <NumberRow key={key} fieldKey={key} value={draft[key]} error={errors[key]} onChange={(value) => set(key, value)} />
+  );
+
+  return (
+    <form onSubmit={submit} noValidate className="flex flex-col gap-6 pb-24">
+      <Group title="Auto-apply" description="Let confident proposals through without a reviewer.">
+        <SwitchRow
+          label="Apply confident deltas automatically"
+          help="Default off. Deltas applied this way are marked auto-applied in the queue and the history. Pruning, near-duplicates, limit breaches and stale deltas always wait for a person."
+          checked={draft.autoApply}
+          onChange={(value) => set("autoApply", value)}
+        />
+        {field("autoApplyConfidence")}
+      </Group>
+      <Group title="De-duplication and limits" description="Checked for every proposal and every edit.">
+        {field("similarityThreshold")}
+        {field("maxContentLength")}
+        {field("tokenBudget")}
+        {field("maxBullets")}
+      </Group>
+      <Group title="Pruning" description="Pruning only ever proposes: each removal waits in the queue for approval.">
+        <SwitchRow
+          label="Propose pruning by this policy"
+          help="Default off (auto_prune=False in the ACE middleware)."
+          checked={draft.pruningEnabled}
+          onChange={(value) => set("pruningEnabled", value)}
+        />
+        {field("pruning.harmfulShare")}
+        {field("pruning.harmfulMinVotes")}
+        {field("pruning.minSuccessRatio")}
+        {field("pruning.successMinObservations")}
+        <PruneNow playbook={playbook} dirty={dirty} />
+      </Group>
+      <Group title="Curator">{field("curatorFrequency")}</Group>
+
+      {mutation.isError ? (
+        <Notice tone="danger" title="The settings were not saved">
+          {errorMessage(mutation.error)}
+        </Notice>
+      ) : null}
+
+      <div
+        // Stays in view only while there is something to save.
+        className={cn(
+          "z-10 -mx-4 flex items-center justify-end gap-2 px-4 py-3 sm:mx-0 sm:px-5",
+          dirty && "sticky bottom-0 border-t border-line bg-canvas/95 backdrop-blur sm:rounded-card sm:border sm:shadow-card",
+        )}
+      >
+        <p className="mr-auto text-[13px] text-ink-muted" aria-live="polite">
+          {dirty ? "Unsaved changes. Saving records a version with what changed." : "Saved. Changes are recorded in the history."}
+        </p>
+        <Button
+          variant="secondary"
+          disabled={!dirty || mutation.isPending}
+          onClick={() => {
+            setDraft(saved);
+            setErrors({});
+            mutation.reset();
+          }}
+        >
+          Discard
+        </Button>
+        <Button type="submit" variant="primary" disabled={!dirty || mutation.isPending}>
+          {mutation.isPending ? "Saving…" : "Save changes"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** Only what changed: the server would otherwise record every field as set again. */
+function patchOf(values: Partial<Record<NumberKey, number | null>>, draft: SettingsDraft, playbook: PlaybookDetail): PlaybookSettingsPatch {
+  const stored = playbook.settings;
+  const patch: PlaybookSettingsPatch = {};
+  const pruning: NonNullable<PlaybookSettingsPatch["pruning"]> = {};
+  const changed = <T,>(value: T | undefined, before: T): value is T => value !== undefined && value !== before;
+  if (draft.autoApply !== stored.autoApply) patch.autoApply = draft.autoApply;
+  if (changed(values.autoApplyConfidence, stored.autoApplyConfidence)) patch.autoApplyConfidence = values.autoApplyConfidence as number;
+  if (changed(values.similarityThreshold, stored.similarityThreshold)) patch.similarityThreshold = values.similarityThreshold as number;
+  if (changed(values.maxContentLength, stored.maxContentLength)) patch.maxContentLength = values.maxContentLength as number;
+  if (changed(values.tokenBudget, stored.tokenBudget)) patch.tokenBudget = values.tokenBudget as number;
+  if (changed(values.maxBullets, stored.maxBullets)) patch.maxBullets = values.maxBullets ?? null;
+  if (changed(values.curatorFrequency, stored.curatorFrequency)) patch.curatorFrequency = values.curatorFrequency as number;
+  if (draft.pruningEnabled !== stored.pruning.enabled) pruning.enabled = draft.pruningEnabled;
+  if (changed(values["pruning.harmfulShare"], stored.pruning.harmfulShare)) pruning.harmfulShare = values["pruning.harmfulShare"] as number;
+  if (changed(values["pruning.harmfulMinVotes"], stored.pruning.harmfulMinVotes)) pruning.harmfulMinVotes = values["pruning.harmfulMinVotes"] as number;
+  if (changed(values["pruning.minSuccessRatio"], stored.pruning.minSuccessRatio)) pruning.minSuccessRatio = values["pruning.minSuccessRatio"] as number;
+  if (changed(values["pruning.successMinObservations"], stored.pruning.successMinObservations)) {
+    pruning.successMinObservations = values["pruning.successMinObservations"] as number;
+  }
+  if (Object.keys(pruning).length > 0) patch.pruning = pruning;
+  return patch;
+}
+
+function PruneNow({ playbook, dirty }: { playbook: PlaybookDetail; dirty: boolean }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const invalidate = useInvalidateCuration();
+  const mutation = useMutation(
+    trpc.delta.proposePruning.mutationOptions({
+      onSuccess: async (result) => {
+        await invalidate();
+        if (result.delta) {
+          toast.success(result.delta.message);
+          router.push(reviewHref(playbook.id, { deltaId: result.delta.deltaId }));
+        }
+      },
+    }),
+  );
+  const why = mutation.data && !mutation.data.delta ? mutation.data.reason : null;
+  return (
+    <div className="flex flex-col gap-2 px-4 py-4 sm:px-5">
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="secondary" disabled={mutation.isPending || dirty} onClick={() => mutation.mutate({ playbookId: playbook.id })}>
+          <Scissors aria-hidden /> {mutation.isPending ? "Looking for bullets to prune…" : "Propose pruning now"}
+        </Button>
+        <p className="text-xs text-ink-muted">
+          {dirty ? "Save your changes first: pruning uses the saved policy." : "Checks every active bullet against the saved policy and proposes one delta."}
+        </p>
+      </div>
+      {why ? (
+        <Notice tone="info" compact title="Nothing was proposed">
+          {why}
+        </Notice>
+      ) : null}
+      {mutation.isError ? (
+        <Notice tone="danger" compact>
+          {errorMessage(mutation.error)}
+        </Notice>
+      ) : null}
+    </div>
+  );
+}
+
+function Group({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
+  return (
+    <section aria-label={title} className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
+      <header className="border-b border-line px-4 py-3 sm:px-5">
+        <h2 className="text-sm font-semibold text-ink">{title}</h2>
+        {description ? <p className="mt-0.5 text-[13px] text-ink-muted">{description}</p> : null}
+      </header>
+      <div className="divide-y divide-line">{children}</div>
+    </section>
+  );
+}
+
+function Row({ id, label, help, error, control }: { id: string; label: string; help: string; error?: string; control: ReactNode }) {
+  return (
+    <div className="grid gap-2 px-4 py-4 sm:grid-cols-[minmax(0,1fr)_14rem] sm:gap-6 sm:px-5">
+      <div className="min-w-0">
+        <label htmlFor={id} className="text-sm font-medium text-ink">
+          {label}
+        </label>
+        <p id={`${id}-help`} className="mt-0.5 text-[13px] leading-relaxed text-ink-muted">
+          {help}
+        </p>
+      </div>
+      <div className="flex flex-col gap-1 sm:items-end">
+        {control}
+        {error ? (
+          <p id={`${id}-error`} className="text-xs font-medium text-danger sm:text-right">
+            {error}
+          </p>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+function NumberRow({ fieldKey, value, error, onChange }: { fieldKey: NumberKey; value: string; error?: string; onChange: (value: string) => void }) {
+  const id = useId();
+  const field = NUMBER_FIELDS[fieldKey];
+  return (
+    <Row
+      id={id}
+      label={field.label}
+      help={field.help}
+      error={error}
+      control={
+        <div className="flex w-full items-center gap-2 sm:w-auto">
+          <Input
+            id={id}
+            inputMode={field.kind === "ratio" ? "decimal" : "numeric"}
+            value={value}
+            placeholder={field.optional ? "No limit" : undefined}
+            onChange={(event) => onChange(event.target.value)}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`}
+            className="w-full text-right tabular-nums sm:w-32"
+          />
+          {field.unit ? <span className="w-20 shrink-0 text-xs text-ink-faint">{field.unit}</span> : <span className="w-20 shrink-0" aria-hidden />}
+        </div>
+      }
+    />
+  );
+}
+
+function SwitchRow({ label, help, checked, onChange }: { label: string; help: string; checked: boolean; onChange: (value: boolean) => void }) {
+  const id = useId();
+  return (
+    <Row
+      id={id}
+      label={label}
+      help={help}
+      control={
+        <div className="flex items-center gap-2">
+          <Switch id={id} checked={checked} onCheckedChange={onChange} aria-describedby={`${id}-help`} />
+          <span className="w-8 text-[13px] text-ink-muted" aria-hidden>
+            {checked ? "On" : "Off"}
+          </span>
+        </div>
+      }
+    />
+  );
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Bullet" ADD COLUMN     "tokenCount" INTEGER NOT NULL DEFAULT -1;

@@ -1,0 +1,684 @@
+import { describe, expect, it } from "vitest";
+import type { BulletState } from "../history";
+import type { SimilarityIndex } from "../similarity";
+import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
+import { orderedBullets } from "./state";
+import { MISTAKES, STRATEGIES, bullet, samplePlaybook, testOptions } from "./test-fixtures";
+import type { DeltaOperation, Finding, PlaybookState } from "./types";
+
+const apply = (ops: DeltaOperation[], state = samplePlaybook(), options = testOptions()) => applyDelta(state, ops, options);
+const findingsOf = (ops: DeltaOperation[], state = samplePlaybook(), options = testOptions()) =>
+  validateDelta(state, ops, options).findings;
+const kinds = (findings: Finding[]) => findings.map((finding) => `${finding.operationIndex}:${finding.severity}:${finding.kind}`);
+const get = (state: PlaybookState, id: string): BulletState => {
+  const found = state.bullets.get(id);
+  if (!found) throw new Error(`no bullet ${id}`);
+  return found;
+};
+const readingOrder = (state: PlaybookState, sectionId: string) =>
+  orderedBullets(state)
+    .filter((b) => b.sectionId === sectionId)
+    .map((b) => b.externalId);
+
+describe("add", () => {
+  it("appends a bullet at the end of its section with the next number of the playbook's one counter", () => {
+    const result = apply([{ type: "add", section: "strategies_and_insights", content: "Cache the access token per user." }]);
+    expect(result.addedIds).toEqual(["str-00006"]);
+    expect(get(result.state, "str-00006")).toEqual(
+      bullet("str-00006", "Cache the access token per user.", { position: 4 }),
+    );
+    expect(result.state.nextIdNumber).toBe(7);
+    expect(result.changes).toEqual([{ entity: "bullet", id: "str-00006", before: null, after: get(result.state, "str-00006") }]);
+  });
+
+  it("numbers bullets across sections from one counter, in delta order", () => {
+    const result = apply([
+      { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." },
+      { type: "add", section: "strategies_and_insights", content: "Confirm the task is complete before answering." },
+    ]);
+    expect(result.addedIds).toEqual(["mis-00006", "str-00007"]);
+    expect(get(result.state, "mis-00006").position).toBe(1);
+  });
+
+  it("accepts a section name written with other case and spaces, and trims the content", () => {
+    const result = apply([{ type: "add", section: "Strategies and Insights", content: "  Prefer exact dates.  " }]);
+    expect(get(result.state, "str-00006")).toMatchObject({ sectionId: STRATEGIES.id, content: "Prefer exact dates." });
+  });
+
+  it("adds to a section created earlier in the same delta, with that section's slug", () => {
+    const result = apply([
+      { type: "add_section", name: "Error recovery" },
+      { type: "add", section: "Error recovery", content: "Retry a timed-out request once." },
+    ]);
+    expect(result.addedIds).toEqual(["err-00006"]);
+    expect(get(result.state, "err-00006")).toMatchObject({ sectionId: "s-new-1", position: 0 });
+  });
+
+  it("rejects an unknown section, naming the sections there are", () => {
+    const [finding] = findingsOf([{ type: "add", section: "tips", content: "Anything." }]);
+    expect(finding).toMatchObject({ kind: "unknown_section", severity: "error", operationIndex: 0 });
+    expect(finding?.message).toBe(
+      'Operation 1 (add to "tips"): there is no section "tips"; add it first with add_section or use one of ' +
+        '"strategies_and_insights", "common_mistakes_to_avoid"',
+    );
+  });
+
+  it("rejects empty content and content over the length limit", () => {
+    const findings = findingsOf(
+      [
+        { type: "add", section: "strategies_and_insights", content: "   " },
+        { type: "add", section: "strategies_and_insights", content: "x".repeat(41) },
+        { type: "add", section: "strategies_and_insights", content: "y".repeat(40) },
+      ],
+      samplePlaybook(),
+      testOptions({ maxContentLength: 40 }),
+    );
+    expect(kinds(findings)).toEqual(["0:error:empty_content", "1:error:content_too_long"]);
+    expect(findings[1]?.message).toContain("41 characters, over the limit of 40");
+  });
+
+  it("limits content to 1000 characters by default", () => {
+    expect(kinds(findingsOf([{ type: "add", section: "str", content: "z".repeat(1001) }]))).toContain("0:error:content_too_long");
+    expect(findingsOf([{ type: "add", section: "strategies_and_insights", content: "z".repeat(1000) }])).toEqual([]);
+  });
+
+  it("rejects an id the counter would hand out twice when the counter is behind the bullets", () => {
+    const behind = { ...samplePlaybook(), nextIdNumber: 2 };
+    const [finding] = findingsOf([{ type: "add", section: "strategies_and_insights", content: "New." }], behind);
+    expect(finding).toMatchObject({ kind: "duplicate_id", severity: "error" });
+    expect(finding?.message).toContain("[str-00002]");
+  });
+});
+
+describe("update", () => {
+  it("replaces the content and keeps id, counters and place", () => {
+    const result = apply([{ type: "update", bulletId: "str-00001", content: "Read the docs of every endpoint first." }]);
+    expect(get(result.state, "str-00001")).toEqual({ ...get(samplePlaybook(), "str-00001"), content: "Read the docs of every endpoint first." });
+    expect(result.changes).toHaveLength(1);
+  });
+
+  it("moves a bullet to the end of another section", () => {
+    const result = apply([{ type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" }]);
+    expect(get(result.state, "str-00001")).toMatchObject({ sectionId: MISTAKES.id, position: 1 });
+    expect(readingOrder(result.state, MISTAKES.id)).toEqual(["mis-00004", "str-00001"]);
+  });
+
+  it("moves a bullet into another section at a position, shifting only the bullets after it", () => {
+    const result = apply([{ type: "update", bulletId: "str-00003", section: "common_mistakes_to_avoid", position: 0 }]);
+    expect(readingOrder(result.state, MISTAKES.id)).toEqual(["str-00003", "mis-00004"]);
+    expect(result.changes.map((change) => change.id)).toEqual(["mis-00004", "str-00003"]);
+  });
+
+  it("reorders within its section", () => {
+    const result = apply([{ type: "update", bulletId: "str-00003", position: 0 }]);
+    expect(readingOrder(result.state, STRATEGIES.id)).toEqual(["str-00003", "str-00001", "str-00002", "str-00005"]);
+  });
+
+  it("counts positions among active bullets and treats a position past the end as the end", () => {
+    const result = apply([{ type: "update", bulletId: "str-00001", position: 99 }]);
+    const active = readingOrder(result.state, STRATEGIES.id).filter((id) => get(result.state, id).status === "active");
+    expect(active).toEqual(["str-00002", "str-00003", "str-00001"]);
+  });
+
+  it("warns that an update to the same content and place changes nothing, and records no change", () => {
+    const current = get(samplePlaybook(), "str-00002");
+    const result = apply([{ type: "update", bulletId: "str-00002", content: current.content, position: 1 }]);
+    expect(kinds(result.warnings)).toEqual(["0:warning:no_change"]);
+    expect(result.changes).toEqual([]);
+  });
+
+  it("refuses an archived bullet with advice to restore it first", () => {
+    const [finding] = findingsOf([{ type: "update", bulletId: "str-00005", content: "Check the timezone first." }]);
+    expect(finding?.message).toBe(
+      "Operation 1 (update [str-00005]): the bullet [str-00005] is archived; restore it first or target another bullet",
+    );
+  });
+
+  it("allows restore then update of the same bullet", () => {
+    const result = apply([
+      { type: "restore", bulletId: "str-00005" },
+      { type: "update", bulletId: "str-00005", content: "Resolve relative dates in the user's timezone." },
+    ]);
+    expect(get(result.state, "str-00005")).toMatchObject({ status: "active", content: "Resolve relative dates in the user's timezone." });
+  });
+
+  it("rejects unknown bullets, unknown sections and positions that are not whole numbers from 0", () => {
+    const findings = findingsOf([
+      { type: "update", bulletId: "str-09999", content: "x" },
+      { type: "update", bulletId: "str-00001", section: "nowhere" },
+      { type: "update", bulletId: "str-00002", position: -1 },
+      { type: "update", bulletId: "str-00003", position: 1.5 },
+    ]);
+    expect(kinds(findings)).toEqual([
+      "0:error:unknown_bullet",
+      "1:error:unknown_section",
+      "2:error:invalid_position",
+      "3:error:invalid_position",
+    ]);
+  });
+});
+
+describe("remove and restore", () => {
+  it("remove archives the bullet with the reason and keeps it in the state", () => {
+    const result = apply([{ type: "remove", bulletId: "str-00002", reason: "Superseded by the paging helper." }]);
+    expect(get(result.state, "str-00002")).toMatchObject({ status: "archived", archivedReason: "Superseded by the paging helper." });
+  });
+
+  it("remove needs a reason and an active bullet", () => {
+    const findings = findingsOf([
+      { type: "remove", bulletId: "str-00002", reason: "  " },
+      { type: "remove", bulletId: "str-00005", reason: "Again." },
+    ]);
+    expect(kinds(findings)).toEqual(["0:error:empty_content", "1:error:archived_bullet"]);
+  });
+
+  it("restore makes an archived bullet active and clears its reason and merge target", () => {
+    const merged = samplePlaybook();
+    const state: PlaybookState = {
+      ...merged,
+      bullets: new Map(merged.bullets).set("str-00005", { ...get(merged, "str-00005"), mergedInto: "str-00001" }),
+    };
+    const result = apply([{ type: "restore", bulletId: "str-00005" }], state);
+    expect(get(result.state, "str-00005")).toMatchObject({ status: "active", archivedReason: null, mergedInto: null });
+  });
+
+  it("restore refuses an active bullet", () => {
+    expect(kinds(findingsOf([{ type: "restore", bulletId: "str-00001" }]))).toEqual(["0:error:not_archived"]);
+  });
+});
+
+describe("merge", () => {
+  it("gives the kept bullet the merged content and the counters summed over all, and archives the sources", () => {
+    const result = apply([
+      { type: "merge", bulletIds: ["str-00002", "mis-00004"], into: "str-00001", content: "Read the docs, then page through results." },
+    ]);
+    expect(get(result.state, "str-00001")).toMatchObject({
+      content: "Read the docs, then page through results.",
+      helpful: 6,
+      harmful: 4,
+      neutral: 2,
+      countersKnown: true,
+      status: "active",
+    });
+    for (const id of ["str-00002", "mis-00004"]) {
+      expect(get(result.state, id)).toMatchObject({ status: "archived", mergedInto: "str-00001", archivedReason: "Merged into [str-00001]" });
+    }
+    expect(result.changes.map((change) => change.id)).toEqual(["str-00001", "str-00002", "mis-00004"]);
+  });
+
+  it("accepts the kept bullet inside bulletIds and a custom reason", () => {
+    const result = apply([
+      { type: "merge", bulletIds: ["str-00001", "str-00002"], into: "str-00001", content: "Merged.", reason: "Same advice." },
+    ]);
+    expect(get(result.state, "str-00001").status).toBe("active");
+    expect(get(result.state, "str-00002")).toMatchObject({ archivedReason: "Same advice.", mergedInto: "str-00001" });
+  });
+
+  it("keeps counters unknown only when no merged bullet had known counters", () => {
+    const base = samplePlaybook();
+    const unknown = (id: string) => ({ ...get(base, id), countersKnown: false, helpful: 0, harmful: 0, neutral: 0 });
+    const state: PlaybookState = { ...base, bullets: new Map(base.bullets).set("str-00002", unknown("str-00002")) };
+    const allUnknown = apply([{ type: "merge", bulletIds: ["str-00002"], into: "str-00003", content: "Both." }], state);
+    expect(get(allUnknown.state, "str-00003").countersKnown).toBe(false);
+    const someKnown = apply([{ type: "merge", bulletIds: ["str-00001"], into: "str-00003", content: "Both." }], state);
+    expect(get(someKnown.state, "str-00003")).toMatchObject({ countersKnown: true, helpful: 4, harmful: 1, neutral: 2 });
+  });
+
+  it("warns about a bullet listed twice and merges it once", () => {
+    const result = apply([{ type: "merge", bulletIds: ["str-00002", "str-00002"], into: "str-00001", content: "Merged." }]);
+    expect(kinds(result.warnings)).toEqual(["0:warning:duplicate_id"]);
+    expect(get(result.state, "str-00001").helpful).toBe(6);
+  });
+
+  it("rejects unknown and archived bullets on either side", () => {
+    expect(kinds(findingsOf([{ type: "merge", bulletIds: ["str-00002"], into: "str-00005", content: "x" }]))).toEqual([
+      "0:error:archived_bullet",
+    ]);
+    expect(kinds(findingsOf([{ type: "merge", bulletIds: ["str-00009"], into: "str-00001", content: "x" }]))).toEqual([
+      "0:error:unknown_bullet",
+    ]);
+  });
+});
+
+describe("tag", () => {
+  it("adds the increments to the counters", () => {
+    const result = apply([{ type: "tag", bulletId: "str-00001", helpful: 2, harmful: -1, neutral: 1 }]);
+    expect(get(result.state, "str-00001")).toMatchObject({ helpful: 6, harmful: 0, neutral: 3 });
+  });
+
+  it("makes the counters of a bullet imported without them known", () => {
+    const result = apply([{ type: "tag", bulletId: "str-00003", harmful: 1 }]);
+    expect(get(result.state, "str-00003")).toMatchObject({ countersKnown: true, harmful: 1 });
+  });
+
+  it("rejects a tag that would take a counter below zero", () => {
+    const [finding] = findingsOf([{ type: "tag", bulletId: "str-00001", harmful: -2 }]);
+    expect(finding).toMatchObject({ kind: "negative_counter", severity: "error" });
+    expect(finding?.message).toBe(
+      "Operation 1 (tag [str-00001]): harmful would drop to -1 (it is 1); a counter cannot go below 0",
+    );
+  });
+
+  it("rejects increments that are not whole numbers and warns about a tag that changes nothing", () => {
+    expect(kinds(findingsOf([{ type: "tag", bulletId: "str-00001", helpful: 0.5 }]))).toEqual(["0:error:invalid_counter"]);
+    expect(kinds(findingsOf([{ type: "tag", bulletId: "str-00001" }]))).toEqual(["0:warning:no_change"]);
+  });
+
+  it("counts on archived bullets too", () => {
+    const result = apply([{ type: "tag", bulletId: "str-00005", harmful: 1 }]);
+    expect(get(result.state, "str-00005").harmful).toBe(1);
+  });
+});
+
+describe("sections", () => {
+  it("add_section appends a section with the injected id and the default slug", () => {
+    const result = apply([{ type: "add_section", name: "Error recovery" }]);
+    const added = { id: "s-new-1", name: "Error recovery", slug: "err", position: 2 };
+    expect(result.state.sections.at(-1)).toEqual(added);
+    expect(result.changes).toEqual([{ entity: "section", id: "s-new-1", before: null, after: added }]);
+  });
+
+  it("add_section takes the ACE slug of a default section name and a given slug", () => {
+    const result = apply([
+      { type: "add_section", name: "formulas_and_calculations" },
+      { type: "add_section", name: "Tool choice", slug: "tool" },
+    ]);
+    expect(result.state.sections.slice(2).map((section) => section.slug)).toEqual(["cal", "tool"]);
+  });
+
+  it("add_section rejects a name in use (in any case), an empty name and a slug ids cannot carry", () => {
+    const findings = findingsOf([
+      { type: "add_section", name: "Strategies And Insights" },
+      { type: "add_section", name: "  " },
+      { type: "add_section", name: "Odd", slug: "a]b" },
+    ]);
+    expect(kinds(findings)).toEqual(["0:error:section_exists", "1:error:invalid_name", "2:error:invalid_slug"]);
+  });
+
+  it("rename_section renames, refuses a name in use and warns when the name is the same", () => {
+    const result = apply([{ type: "rename_section", section: "common_mistakes_to_avoid", name: "Pitfalls" }]);
+    expect(result.state.sections[1]).toEqual({ ...MISTAKES, name: "Pitfalls" });
+    expect(kinds(findingsOf([{ type: "rename_section", section: "Pitfalls", name: "x" }]))).toEqual(["0:error:unknown_section"]);
+    expect(kinds(findingsOf([{ type: "rename_section", section: "s-mis", name: "strategies_and_insights" }]))).toEqual([
+      "0:error:section_exists",
+    ]);
+    expect(kinds(findingsOf([{ type: "rename_section", section: "s-mis", name: "common_mistakes_to_avoid" }]))).toEqual([
+      "0:warning:no_change",
+    ]);
+  });
+
+  it("move_section reorders sections, moving only the sections it must", () => {
+    const result = apply([
+      { type: "add_section", name: "Error recovery" },
+      { type: "move_section", section: "Error recovery", position: 0 },
+    ]);
+    expect(result.state.sections.map((section) => section.name)).toEqual([
+      "Error recovery",
+      "strategies_and_insights",
+      "common_mistakes_to_avoid",
+    ]);
+    expect(kinds(findingsOf([{ type: "move_section", section: "strategies_and_insights", position: 0 }]))).toEqual([
+      "0:warning:no_change",
+    ]);
+  });
+});
+
+describe("contradictions", () => {
+  const cases: { title: string; ops: DeltaOperation[] }[] = [
+    {
+      title: "update then remove of one bullet",
+      ops: [
+        { type: "update", bulletId: "str-00001", content: "Edited." },
+        { type: "remove", bulletId: "str-00001", reason: "Gone." },
+      ],
+    },
+    {
+      title: "remove then update of one bullet",
+      ops: [
+        { type: "remove", bulletId: "str-00001", reason: "Gone." },
+        { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
+      ],
+    },
+    {
+      title: "remove and merge of the same bullet as a source",
+      ops: [
+        { type: "remove", bulletId: "str-00002", reason: "Gone." },
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+      ],
+    },
+    {
+      title: "a merge whose kept bullet is also removed",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "remove", bulletId: "str-00001", reason: "Gone." },
+      ],
+    },
+    {
+      title: "remove and restore of one bullet",
+      ops: [
+        { type: "restore", bulletId: "str-00005" },
+        { type: "remove", bulletId: "str-00005", reason: "Again." },
+      ],
+    },
+    {
+      title: "two removes of one bullet",
+      ops: [
+        { type: "remove", bulletId: "str-00001", reason: "One." },
+        { type: "remove", bulletId: "str-00001", reason: "Two." },
+      ],
+    },
+    {
+      title: "two updates with different content",
+      ops: [
+        { type: "update", bulletId: "str-00001", content: "First." },
+        { type: "update", bulletId: "str-00001", content: "Second." },
+      ],
+    },
+    {
+      title: "two updates moving one bullet to different places",
+      ops: [
+        { type: "update", bulletId: "str-00001", position: 2 },
+        { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
+      ],
+    },
+    {
+      title: "an update of a merge source",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "update", bulletId: "str-00002", content: "Edited." },
+      ],
+    },
+    {
+      title: "an update of a merge's kept bullet's content",
+      ops: [
+        { type: "update", bulletId: "str-00001", content: "Edited." },
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+      ],
+    },
+    {
+      title: "a tag of a merge source",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "tag", bulletId: "str-00002", helpful: 1 },
+      ],
+    },
+    {
+      title: "a bullet merged away by two merges",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00003", content: "Merged too." },
+      ],
+    },
+    {
+      title: "a merge into a bullet another merge archives",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "merge", bulletIds: ["str-00001"], into: "str-00003", content: "Merged too." },
+      ],
+    },
+    {
+      title: "two merges into one bullet",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "merge", bulletIds: ["str-00003"], into: "str-00001", content: "Merged too." },
+      ],
+    },
+    {
+      title: "two renames of one section to different names",
+      ops: [
+        { type: "rename_section", section: "common_mistakes_to_avoid", name: "Pitfalls" },
+        { type: "rename_section", section: "common_mistakes_to_avoid", name: "Traps" },
+      ],
+    },
+    {
+      title: "two moves of one section to different positions",
+      ops: [
+        { type: "move_section", section: "common_mistakes_to_avoid", position: 0 },
+        { type: "move_section", section: "common_mistakes_to_avoid", position: 5 },
+      ],
+    },
+  ];
+
+  it.each(cases)("$title is a contradiction reported on the later operation", ({ ops }) => {
+    const contradictions = findingsOf(ops).filter((finding) => finding.kind === "contradiction");
+    expect(contradictions).toHaveLength(1);
+    expect(contradictions[0]).toMatchObject({ operationIndex: 1, relatedOperationIndex: 0, severity: "error" });
+    expect(contradictions[0]?.message).toMatch(/^Operation 2 \(.+\): contradicts operation 1 \(.+\): .+; keep one of them$/);
+    expect(() => apply(ops)).toThrow(DeltaValidationError);
+  });
+
+  const allowed: { title: string; ops: DeltaOperation[] }[] = [
+    {
+      title: "a tag and a remove of one bullet",
+      ops: [
+        { type: "tag", bulletId: "str-00001", harmful: 1 },
+        { type: "remove", bulletId: "str-00001", reason: "Harmful." },
+      ],
+    },
+    {
+      title: "a tag and a content update of one bullet",
+      ops: [
+        { type: "update", bulletId: "str-00001", content: "Edited." },
+        { type: "tag", bulletId: "str-00001", helpful: 1 },
+      ],
+    },
+    {
+      title: "a move of a merge's kept bullet",
+      ops: [
+        { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Merged." },
+        { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
+      ],
+    },
+    {
+      title: "a content update and a move of one bullet in two operations",
+      ops: [
+        { type: "update", bulletId: "str-00001", content: "Edited." },
+        { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
+      ],
+    },
+    {
+      title: "a rename and a move of one section",
+      ops: [
+        { type: "rename_section", section: "common_mistakes_to_avoid", name: "Pitfalls" },
+        { type: "move_section", section: "Pitfalls", position: 0 },
+      ],
+    },
+  ];
+
+  it.each(allowed)("$title is no contradiction", ({ ops }) => {
+    expect(findingsOf(ops).filter((finding) => finding.severity === "error")).toEqual([]);
+    expect(() => apply(ops)).not.toThrow();
+  });
+
+  it("two updates with the same content are no contradiction; the second is a no-op", () => {
+    const ops: DeltaOperation[] = [
+      { type: "update", bulletId: "str-00001", content: "Same." },
+      { type: "update", bulletId: "str-00001", content: "Same." },
+    ];
+    expect(kinds(findingsOf(ops))).toEqual(["1:warning:no_change"]);
+  });
+});
+
+describe("near-duplicates", () => {
+  const paging = "Paginate through every page of results until a page comes back empty!";
+
+  it("warns when an added bullet nearly repeats an active one and suggests merging into it; the delta still applies", () => {
+    const result = apply([{ type: "add", section: "common_mistakes_to_avoid", content: paging }]);
+    const [warning] = result.warnings;
+    expect(warning).toMatchObject({ kind: "near_duplicate", severity: "warning", matchedBulletId: "str-00002" });
+    expect(warning?.similarity).toBeGreaterThanOrEqual(0.85);
+    expect(warning?.suggestion).toEqual({ type: "merge", bulletIds: ["str-00002"], into: "str-00002", content: paging });
+    expect(warning?.message).toMatch(/^Operation 1 \(add to "common_mistakes_to_avoid"\): the content is \d+% similar to \[str-00002\]/);
+    expect(result.addedIds).toEqual(["mis-00006"]);
+  });
+
+  it("compares an updated bullet with the others but not with itself, and suggests merging the two", () => {
+    expect(findingsOf([{ type: "update", bulletId: "str-00002", content: paging }])).toEqual([]);
+    const [warning] = findingsOf([{ type: "update", bulletId: "str-00003", content: paging }]);
+    expect(warning?.suggestion).toEqual({ type: "merge", bulletIds: ["str-00003", "str-00002"], into: "str-00002", content: paging });
+  });
+
+  it("catches a duplicate of a bullet added earlier in the same delta", () => {
+    const content = "Log the request id of every failed call for later debugging.";
+    const findings = findingsOf([
+      { type: "add", section: "strategies_and_insights", content },
+      { type: "add", section: "common_mistakes_to_avoid", content: `${content} ` },
+    ]);
+    expect(findings).toMatchObject([{ operationIndex: 1, kind: "near_duplicate", matchedBulletId: "str-00006", similarity: 1 }]);
+  });
+
+  it("ignores archived bullets, bullets archived earlier in the delta and a merge's own sources", () => {
+    expect(findingsOf([{ type: "add", section: "strategies_and_insights", content: get(samplePlaybook(), "str-00005").content }])).toEqual([]);
+    expect(
+      findingsOf([
+        { type: "remove", bulletId: "str-00002", reason: "Old." },
+        { type: "add", section: "strategies_and_insights", content: paging },
+      ]),
+    ).toEqual([]);
+    expect(findingsOf([{ type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: paging }])).toEqual([]);
+  });
+
+  function fixedScoreIndex(score: number): SimilarityIndex {
+    const index: SimilarityIndex = {
+      size: 1,
+      add: () => undefined,
+      remove: () => undefined,
+      has: () => true,
+      query: (_content, { threshold }) => (score >= threshold ? [{ bulletId: "str-00001", score }] : []),
+      compare: () => 0,
+      empty: () => fixedScoreIndex(0),
+    };
+    return index;
+  }
+
+  it("counts a score exactly at the threshold as a duplicate and one just below as not", () => {
+    const op: DeltaOperation = { type: "add", section: "strategies_and_insights", content: "Anything at all." };
+    const at = findingsOf([op], samplePlaybook(), testOptions({ similarity: fixedScoreIndex(0.85) }));
+    expect(at).toMatchObject([{ kind: "near_duplicate", similarity: 0.85, matchedBulletId: "str-00001" }]);
+    const below = findingsOf([op], samplePlaybook(), testOptions({ similarity: fixedScoreIndex(0.8499999) }));
+    expect(below).toEqual([]);
+    const custom = findingsOf([op], samplePlaybook(), testOptions({ similarity: fixedScoreIndex(0.7), similarityThreshold: 0.7 }));
+    expect(kinds(custom)).toEqual(["0:warning:near_duplicate"]);
+  });
+});
+
+describe("token budget", () => {
+  const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+  it("flags the operation that takes the active bullets over the budget, once, without blocking", () => {
+    const options = testOptions({ tokenBudget: 46, countTokens: words });
+    // The sample's active bullets hold 42 words: 44, then 47, then 51.
+    const result = apply(
+      [
+        { type: "add", section: "strategies_and_insights", content: "Two words." },
+        { type: "add", section: "strategies_and_insights", content: "Three more words." },
+        { type: "add", section: "strategies_and_insights", content: "And four more words." },
+      ],
+      samplePlaybook(),
+      options,
+    );
+    expect(kinds(result.warnings)).toEqual(["1:warning:token_budget"]);
+    expect(result.warnings[0]?.message).toContain("47 tokens, over the playbook's budget of 46");
+  });
+
+  it("uses the caller's count of the state and credits removals", () => {
+    const options = testOptions({ tokenBudget: 100, countTokens: words, stateTokenCount: 99 });
+    const findings = findingsOf(
+      [
+        { type: "remove", bulletId: "str-00001", reason: "Old." },
+        { type: "add", section: "strategies_and_insights", content: "Five words fit in here." },
+      ],
+      samplePlaybook(),
+      options,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it("counts with the real tokenizer by default", () => {
+    const findings = findingsOf(
+      [{ type: "add", section: "strategies_and_insights", content: "One more bullet." }],
+      samplePlaybook(),
+      testOptions({ tokenBudget: 10 }),
+    );
+    expect(kinds(findings)).toEqual(["0:warning:token_budget"]);
+  });
+});
+
+describe("applying a delta", () => {
+  const delta: DeltaOperation[] = [
+    { type: "add_section", name: "Error recovery" },
+    { type: "add", section: "Error recovery", content: "Retry a timed-out request once before giving up." },
+    { type: "update", bulletId: "str-00003", section: "common_mistakes_to_avoid", position: 0 },
+    { type: "tag", bulletId: "str-00001", helpful: 1 },
+    { type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: "Read the docs, then page through every result." },
+    { type: "remove", bulletId: "mis-00004", reason: "Covered by the login checklist." },
+  ];
+
+  it("is deterministic: equal inputs give deep-equal results", () => {
+    expect(apply(delta)).toEqual(apply(delta));
+  });
+
+  it("does not change the input state", () => {
+    const state = samplePlaybook();
+    const before = structuredClone(state);
+    apply(delta, state);
+    expect(state).toEqual(before);
+  });
+
+  it("records sections first, then bullets in the order the delta first touched them, each once", () => {
+    const result = apply(delta);
+    expect(result.changes.map((change) => `${change.entity}:${change.id}`)).toEqual([
+      "section:s-new-1",
+      "bullet:err-00006",
+      "bullet:mis-00004",
+      "bullet:str-00003",
+      "bullet:str-00001",
+      "bullet:str-00002",
+    ]);
+    const first = result.changes.find((change) => change.id === "mis-00004");
+    expect(first?.before).toEqual(get(samplePlaybook(), "mis-00004"));
+    expect(first?.after).toMatchObject({ status: "archived", position: 1 });
+  });
+
+  it("is all or nothing: an invalid third operation throws, names operation 3 and leaves the input untouched", () => {
+    const state = samplePlaybook();
+    const before = structuredClone(state);
+    const ops: DeltaOperation[] = [
+      { type: "add", section: "strategies_and_insights", content: "First, a fine addition." },
+      { type: "tag", bulletId: "str-00002", helpful: 1 },
+      { type: "update", bulletId: "str-00005", content: "Archived, so this fails." },
+      { type: "remove", bulletId: "str-00001", reason: "Fine too." },
+    ];
+    let error: unknown;
+    try {
+      apply(ops, state);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(DeltaValidationError);
+    const failure = error as DeltaValidationError;
+    expect(failure.message).toMatch(/^Operation 3 \(update \[str-00005\]\): the bullet \[str-00005\] is archived/);
+    expect(failure.findings.filter((finding) => finding.severity === "error").map((finding) => finding.operationIndex)).toEqual([2]);
+    expect(failure.byOperation).toHaveLength(4);
+    expect(state).toEqual(before);
+  });
+
+  it("validates each operation against the playbook as the earlier valid ones leave it", () => {
+    const findings = findingsOf([
+      { type: "add_section", name: "strategies_and_insights" },
+      { type: "add", section: "Error recovery", content: "Retry once." },
+      { type: "add_section", name: "Error recovery" },
+      { type: "add", section: "Error recovery", content: "Retry once." },
+    ]);
+    expect(kinds(findings)).toEqual(["0:error:section_exists", "1:error:unknown_section"]);
+  });
+
+  it("counts errors in the message of the thrown error", () => {
+    expect(() =>
+      apply([
+        { type: "restore", bulletId: "str-00001" },
+        { type: "remove", bulletId: "str-00009", reason: "x" },
+      ]),
+    ).toThrow(/\(1 more problem in this delta\)$/);
+  });
+});

@@ -1,0 +1,175 @@
+// Validates and applies a delta. Both run the same walk over the operations: each is checked
+// against the playbook as the earlier ones left it and applied only if it has no error, so
+// validateDelta reports exactly what applyDelta would refuse. Deterministic: no clock, no
+// randomness; bullet ids come from the playbook's counter and section ids from options.newSectionId.
+import type { BulletState } from "../history";
+import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
+import { countTokens as defaultCountTokens } from "../tokens";
+import { findContradictions } from "./contradictions";
+import { makeFinding } from "./messages";
+import { checkOperation, type OperationContext } from "./operations";
+import {
+  DEFAULT_MAX_CONTENT_LENGTH,
+  DEFAULT_SIMILARITY_THRESHOLD,
+  type DeltaOperation,
+  type DeltaResult,
+  type DeltaValidation,
+  type EngineOptions,
+  type Finding,
+  type PlaybookState,
+} from "./types";
+import { WorkingState } from "./working";
+
+export class DeltaValidationError extends Error {
+  override readonly name = "DeltaValidationError";
+  readonly findings: Finding[];
+  readonly byOperation: Finding[][];
+
+  constructor(validation: DeltaValidation) {
+    const errors = validation.findings.filter((finding) => finding.severity === "error");
+    const more = errors.length > 1 ? ` (${errors.length - 1} more ${errors.length === 2 ? "problem" : "problems"} in this delta)` : "";
+    super(`${errors[0]?.message ?? "The delta is invalid"}${more}`);
+    this.findings = validation.findings;
+    this.byOperation = validation.byOperation;
+  }
+}
+
+export function validateDelta(state: PlaybookState, ops: readonly DeltaOperation[], options: EngineOptions): DeltaValidation {
+  return runDelta(state, ops, options).validation;
+}
+
+/** Throws DeltaValidationError, changing nothing, when any operation has an error. */
+export function applyDelta(state: PlaybookState, ops: readonly DeltaOperation[], options: EngineOptions): DeltaResult {
+  const { validation, working, addedIds } = runDelta(state, ops, options);
+  if (!validation.ok) throw new DeltaValidationError(validation);
+  const { state: next, changes } = working.finish();
+  return { state: next, changes, addedIds, warnings: validation.findings };
+}
+
+interface Run {
+  validation: DeltaValidation;
+  working: WorkingState;
+  addedIds: string[];
+}
+
+function runDelta(state: PlaybookState, ops: readonly DeltaOperation[], options: EngineOptions): Run {
+  const working = new WorkingState(state);
+  const contradictions = findContradictions(ops);
+  const byOperation: Finding[][] = [];
+  const addedIds: string[] = [];
+  const nearDuplicate = nearDuplicateFinder(state, working, options);
+  const budget = options.tokenBudget === undefined ? null : tokenBudgetTracker(state, working, options, options.tokenBudget);
+
+  for (const [index, op] of ops.entries()) {
+    const findings: Finding[] = [];
+    byOperation.push(findings);
+    const ctx: OperationContext = {
+      working,
+      maxContentLength: options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH,
+      newSectionId: options.newSectionId,
+      addedIds,
+      nearDuplicate,
+      report: (severity, kind, text, extra) => findings.push(makeFinding(index, op, severity, kind, text, extra)),
+    };
+    const apply = checkOperation(ctx, op);
+    // After the checks: a contradiction is about a second operation, the checks about this one.
+    findings.push(...contradictions.filter((finding) => finding.operationIndex === index));
+    if (!apply || findings.some((finding) => finding.severity === "error")) continue;
+    budget?.start();
+    apply();
+    const breach = budget?.finish();
+    if (breach) ctx.report("warning", "token_budget", breach);
+  }
+  const findings = byOperation.flat();
+  return { validation: { ok: !findings.some((finding) => finding.severity === "error"), findings, byOperation }, working, addedIds };
+}
+
+/**
+ * Near-duplicates among the active bullets as the delta leaves them. The index covers the input;
+ * bullets whose content or status this delta changed are "stale" there and skipped, and their
+ * current text sits in a small overlay index of the same kind, so two adds in one delta are caught too.
+ */
+function nearDuplicateFinder(
+  state: PlaybookState,
+  working: WorkingState,
+  options: EngineOptions,
+): OperationContext["nearDuplicate"] {
+  const threshold = options.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
+  let base: SimilarityIndex | undefined = options.similarity;
+  let overlay: SimilarityIndex | undefined;
+  const stale = new Set<string>();
+  const refresh = (bullet: BulletState) => {
+    if (!overlay) return;
+    if (bullet.status === "active") overlay.add(bullet.externalId, bullet.content);
+    else overlay.remove(bullet.externalId);
+  };
+  working.onBulletChange((before, after) => {
+    if (before && before.content === after.content && before.status === after.status) return;
+    const original = state.bullets.get(after.externalId);
+    const unchanged = original?.status === "active" && after.status === "active" && original.content === after.content;
+    if (unchanged) {
+      stale.delete(after.externalId);
+      overlay?.remove(after.externalId);
+    } else {
+      stale.add(after.externalId);
+      refresh(after);
+    }
+  });
+  return (content, exclude) => {
+    base ??= buildSimilarityIndex(state.bullets.values());
+    if (!overlay) {
+      overlay = base.empty();
+      for (const id of stale) {
+        const bullet = working.bullet(id);
+        if (bullet) refresh(bullet);
+      }
+    }
+    const skip = new Set(exclude);
+    const query = { threshold, limit: 1 };
+    const matches = [
+      ...base.query(content, { ...query, excludeIds: new Set([...stale, ...exclude]) }),
+      ...overlay.query(content, { ...query, excludeIds: skip }),
+    ];
+    matches.sort((a, b) => b.score - a.score || (a.bulletId < b.bulletId ? -1 : a.bulletId > b.bulletId ? 1 : 0));
+    return matches[0] ?? null;
+  };
+}
+
+/**
+ * Tracks the token count of the active bullets' content while the delta runs and names the first
+ * operation that takes it over the budget (or, when the playbook is over it already, the first that
+ * adds to it). The base count is taken only when an operation first changes content or status.
+ */
+function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options: EngineOptions, budget: number) {
+  const count = options.countTokens ?? defaultCountTokens;
+  const cache = new Map<string, number>();
+  const tokensOf = (bullet: BulletState | undefined) => {
+    if (bullet?.status !== "active") return 0;
+    let tokens = cache.get(bullet.content);
+    if (tokens === undefined) {
+      tokens = count(bullet.content);
+      cache.set(bullet.content, tokens);
+    }
+    return tokens;
+  };
+  let total: number | null = null;
+  let warned = false;
+  let change = 0;
+  working.onBulletChange((before, after) => {
+    if (before && before.content === after.content && before.status === after.status) return;
+    total ??= options.stateTokenCount ?? [...state.bullets.values()].reduce((sum, bullet) => sum + tokensOf(bullet), 0);
+    change += tokensOf(after) - tokensOf(before);
+  });
+  return {
+    start: () => {
+      change = 0;
+    },
+    finish: (): string | null => {
+      if (total === null) return null;
+      total += change;
+      if (warned || change <= 0 || total <= budget) return null;
+      warned = true;
+      return `the active bullets would hold ${total} tokens, over the playbook's budget of ${budget}; shorten, merge or remove bullets`;
+    },
+  };
+}

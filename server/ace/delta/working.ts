@@ -1,0 +1,120 @@
+// The playbook while a delta runs: changed bullets and sections sit in an overlay on top of the
+// untouched input, so validating never copies the 10,000 bullets and the input is never mutated.
+// finish() copies the bullet map once and records each touched entity's first and last state.
+import type { BulletState, SectionState, VersionChange } from "../history";
+import { bulletStateChanged } from "../history";
+import { compareBullets, compareSections } from "./state";
+import type { PlaybookState } from "./types";
+
+export type BulletListener = (before: BulletState | undefined, after: BulletState) => void;
+
+export class WorkingState {
+  private readonly bullets = new Map<string, BulletState>();
+  private sections: SectionState[];
+  private readonly touchedSections = new Map<string, SectionState | null>();
+  // Section id → ids of its bullets; built on first need in one pass, then kept up to date.
+  private members: Map<string, Set<string>> | null = null;
+  nextIdNumber: number;
+  private readonly listeners: BulletListener[] = [];
+
+  constructor(private readonly base: PlaybookState) {
+    this.sections = [...base.sections];
+    this.nextIdNumber = base.nextIdNumber;
+  }
+
+  /** Called after every bullet write with the bullet as it was before that write. */
+  onBulletChange(listener: BulletListener): void {
+    this.listeners.push(listener);
+  }
+
+  bullet(id: string): BulletState | undefined {
+    return this.bullets.get(id) ?? this.base.bullets.get(id);
+  }
+
+  putBullet(next: BulletState): void {
+    const before = this.bullet(next.externalId);
+    if (this.members && before?.sectionId !== next.sectionId) {
+      if (before) this.members.get(before.sectionId)?.delete(next.externalId);
+      this.membersOf(next.sectionId).add(next.externalId);
+    }
+    this.bullets.set(next.externalId, next);
+    for (const listener of this.listeners) listener(before, next);
+  }
+
+  /** The section's bullets (archived too) in reading order. */
+  sectionBullets(sectionId: string): BulletState[] {
+    const result: BulletState[] = [];
+    for (const id of this.membersOf(sectionId)) {
+      const bullet = this.bullet(id);
+      if (bullet) result.push(bullet);
+    }
+    return result.sort(compareBullets);
+  }
+
+  /** A position after every bullet of the section. */
+  endPosition(sectionId: string): number {
+    let end = 0;
+    for (const id of this.membersOf(sectionId)) end = Math.max(end, (this.bullet(id)?.position ?? -1) + 1);
+    return end;
+  }
+
+  private membersOf(sectionId: string): Set<string> {
+    if (!this.members) {
+      this.members = new Map();
+      for (const bullet of this.base.bullets.values()) this.addMember(bullet.sectionId, bullet.externalId);
+      for (const bullet of this.bullets.values()) {
+        const original = this.base.bullets.get(bullet.externalId);
+        if (original) this.members.get(original.sectionId)?.delete(bullet.externalId);
+        this.addMember(bullet.sectionId, bullet.externalId);
+      }
+    }
+    let set = this.members.get(sectionId);
+    if (!set) {
+      set = new Set();
+      this.members.set(sectionId, set);
+    }
+    return set;
+  }
+
+  private addMember(sectionId: string, id: string): void {
+    const set = this.members?.get(sectionId);
+    if (set) set.add(id);
+    else this.members?.set(sectionId, new Set([id]));
+  }
+
+  /** Sections in playbook order. */
+  orderedSections(): SectionState[] {
+    return [...this.sections].sort(compareSections);
+  }
+
+  sectionById(id: string): SectionState | undefined {
+    return this.sections.find((section) => section.id === id);
+  }
+
+  putSection(next: SectionState): void {
+    const index = this.sections.findIndex((section) => section.id === next.id);
+    if (!this.touchedSections.has(next.id)) this.touchedSections.set(next.id, index >= 0 ? (this.sections[index] ?? null) : null);
+    if (index >= 0) this.sections[index] = next;
+    else this.sections.push(next);
+  }
+
+  /** The new state and the version changes: touched sections, then bullets, in order of first touch. */
+  finish(): { state: PlaybookState; changes: VersionChange[] } {
+    const changes: VersionChange[] = [];
+    for (const [id, before] of this.touchedSections) {
+      const after = this.sectionById(id) ?? null;
+      if (!before || !after || sectionStateChanged(before, after)) changes.push({ entity: "section", id, before, after });
+    }
+    for (const [id, after] of this.bullets) {
+      const before = this.base.bullets.get(id) ?? null;
+      if (!before || bulletStateChanged(before, after)) changes.push({ entity: "bullet", id, before, after });
+    }
+    const bullets = new Map(this.base.bullets);
+    for (const [id, bullet] of this.bullets) bullets.set(id, bullet);
+    return { state: { sections: this.orderedSections(), bullets, nextIdNumber: this.nextIdNumber }, changes };
+  }
+}
+
+export function sectionStateChanged(before: SectionState, after: SectionState): boolean {
+  return (Object.keys(after) as (keyof SectionState)[]).some((key) => before[key] !== after[key]);
+}

@@ -1,0 +1,167 @@
+import { describe, expect, it } from "vitest";
+import { bullet } from "./delta/test-fixtures";
+import {
+  FEATURE_WEIGHTS,
+  buildSimilarityIndex,
+  cosine,
+  createSimilarityIndex,
+  normalizeForSimilarity,
+  syncSimilarityIndex,
+  vectorizeText,
+  type SparseVector,
+} from "./similarity";
+
+const score = (a: string, b: string) => createSimilarityIndex().compare(a, b);
+
+describe("normalisation", () => {
+  it("lower-cases, applies NFKC and turns punctuation and symbols into single spaces", () => {
+    expect(normalizeForSimilarity("  Ｃｈｅｃｋ the API—response (status_code)!! ")).toBe("check the api response status code");
+  });
+
+  it("gives every non-empty text a vector of length 1", () => {
+    for (const text of ["Retry.", "the", "Use pagination when listing results", "日本語のテキスト 🙂"]) {
+      const length = Math.sqrt([...vectorizeText(text).values()].reduce((sum, weight) => sum + weight * weight, 0));
+      expect(length).toBeCloseTo(1, 12);
+    }
+    expect(vectorizeText("?!").size).toBe(0);
+  });
+
+  it("weights words and 3-grams most and bigrams least", () => {
+    expect(FEATURE_WEIGHTS.word + FEATURE_WEIGHTS.bigram + FEATURE_WEIGHTS.trigram).toBeCloseTo(1, 12);
+    expect(FEATURE_WEIGHTS.bigram).toBeLessThan(FEATURE_WEIGHTS.word);
+  });
+});
+
+describe("scores", () => {
+  it("scores texts that differ only in case and punctuation as 1", () => {
+    expect(score("Always validate the API response before parsing it.", "always VALIDATE the api response before parsing it!!")).toBe(1);
+  });
+
+  it.each([
+    ["Always validate the API response before parsing it.", "Always validate API responses before parsing them."],
+    ["Use pagination when listing more than 100 items from the API.", "When listing more than 100 items from the API, use pagination."],
+    ["Retry failed network requests with exponential backoff.", "Retry failed network requests using exponential backoff."],
+  ])("scores the paraphrase %j / %j at or above 0.85", (a, b) => {
+    expect(score(a, b)).toBeGreaterThanOrEqual(0.85);
+  });
+
+  it.each([
+    ["Retry failed network requests with exponential backoff.", "Cache the user's preferences locally to avoid extra calls."],
+    ["Always validate the API response before parsing it.", "Double-check units before reporting a final numeric answer."],
+  ])("scores the unrelated %j / %j low", (a, b) => {
+    expect(score(a, b)).toBeLessThan(0.2);
+  });
+
+  it("is symmetric", () => {
+    const a = "Log in as the supervisor first.";
+    const b = "First log in as the supervisor, then act.";
+    expect(score(a, b)).toBe(score(b, a));
+  });
+});
+
+describe("the index", () => {
+  const unit = (entries: [string, number][]): SparseVector => new Map(entries);
+
+  it("counts a score exactly at the threshold as a match, and not a hair above it", () => {
+    // Injected vectors with an exactly representable cosine: (1, 0) · (0.6, 0.8) = 0.6.
+    const vectors: Record<string, SparseVector> = { a: unit([["x", 1]]), b: unit([["x", 0.6], ["y", 0.8]]) };
+    const index = createSimilarityIndex({ vectorize: (text) => vectors[text] ?? new Map() });
+    index.add("str-00001", "b");
+    expect(index.query("a", { threshold: 0.6 })).toEqual([{ bulletId: "str-00001", score: 0.6 }]);
+    expect(index.query("a", { threshold: 0.6 + 1e-12 })).toEqual([]);
+  });
+
+  it("finds exactly what scoring every bullet finds, at several thresholds", () => {
+    const corpus = syntheticBullets(500);
+    const index = createSimilarityIndex();
+    corpus.forEach((content, i) => index.add(`b-${i}`, content));
+    const vectors = corpus.map(vectorizeText);
+    const queries = [...corpus.slice(0, 20).map((content) => `${content} again`), ...syntheticBullets(20, 99)];
+    for (const threshold of [0.3, 0.6, 0.85]) {
+      for (const query of queries) {
+        const queryVector = vectorizeText(query);
+        const expected = new Map(
+          vectors
+            .map((vector, i): [string, number] => [`b-${i}`, cosine(queryVector, vector)])
+            .filter(([, score]) => score >= threshold),
+        );
+        const found = index.query(query, { threshold, limit: corpus.length });
+        expect(found.map((match) => match.bulletId).sort()).toEqual([...expected.keys()].sort());
+        for (const match of found) expect(match.score).toBeCloseTo(expected.get(match.bulletId) ?? -1, 12);
+      }
+    }
+  });
+
+  it("finds one-word bullets, which have no bigrams", () => {
+    const index = createSimilarityIndex();
+    syntheticBullets(50).forEach((content, i) => index.add(`b-${i}`, content));
+    index.add("one", "Retry");
+    expect(index.query("retry!", { threshold: 0.85 })).toEqual([{ bulletId: "one", score: 1 }]);
+  });
+
+  it("returns the best matches first, ties by id, up to the limit, without excluded ids", () => {
+    const index = createSimilarityIndex();
+    index.add("b", "Check the balance before paying.");
+    index.add("a", "Check the balance before paying.");
+    index.add("c", "Check the balance before paying the bill.");
+    index.add("d", "Something else entirely.");
+    expect(index.query("check the balance before paying", { threshold: 0.5 }).map((match) => match.bulletId)).toEqual(["a", "b", "c"]);
+    expect(index.query("check the balance before paying", { threshold: 0.5, limit: 1 }).map((match) => match.bulletId)).toEqual(["a"]);
+    expect(
+      index.query("check the balance before paying", { threshold: 0.5, excludeIds: new Set(["a", "b"]) }).map((match) => match.bulletId),
+    ).toEqual(["c"]);
+  });
+
+  it("forgets removed bullets and re-indexes changed content, also after compaction", () => {
+    const index = createSimilarityIndex();
+    for (let i = 0; i < 1_500; i += 1) index.add(`tmp-${i}`, `temporary bullet number ${i}`);
+    index.add("keep", "Confirm the payment went through before closing.");
+    for (let i = 0; i < 1_500; i += 1) index.remove(`tmp-${i}`);
+    expect(index.size).toBe(1);
+    expect(index.query("temporary bullet number 7", { threshold: 0.5 })).toEqual([]);
+    expect(index.query("Confirm the payment went through before closing", { threshold: 0.85 })).toEqual([{ bulletId: "keep", score: 1 }]);
+    index.add("keep", "Something different now.");
+    expect(index.query("Confirm the payment went through before closing", { threshold: 0.85 })).toEqual([]);
+    expect(index.has("keep")).toBe(true);
+  });
+
+  it("builds from active bullets only, and follows a version's changes", () => {
+    const active = bullet("str-00001", "Use the paging helper for long lists.");
+    const archived = bullet("str-00002", "Guess the date.", { status: "archived" });
+    const index = buildSimilarityIndex([active, archived]);
+    expect(index.size).toBe(1);
+    syncSimilarityIndex(index, [
+      { entity: "bullet", id: "str-00001", before: active, after: { ...active, status: "archived" } },
+      { entity: "bullet", id: "str-00002", before: archived, after: { ...archived, status: "active" } },
+      { entity: "bullet", id: "str-00003", before: null, after: bullet("str-00003", "New bullet.") },
+    ]);
+    expect(index.has("str-00001")).toBe(false);
+    expect(index.has("str-00002")).toBe(true);
+    expect(index.query("new bullet", { threshold: 0.85 })).toEqual([{ bulletId: "str-00003", score: 1 }]);
+  });
+
+  it("makes empty indexes that score the same way", () => {
+    const index = createSimilarityIndex();
+    index.add("x", "Anything.");
+    const fresh = index.empty();
+    expect(fresh.size).toBe(0);
+    expect(fresh.compare("a b c", "a b d")).toBe(index.compare("a b c", "a b d"));
+  });
+});
+
+/** Bullets from a small vocabulary, so many share words and bigrams: the hard case for the early stop. */
+function syntheticBullets(count: number, seed = 7): string[] {
+  const words = (
+    "check verify page index api response retry timeout token login supervisor balance amount date " +
+    "parse json field missing empty list sort filter total sum before after every first last"
+  ).split(" ");
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+  return Array.from({ length: count }, () => {
+    const length = 3 + Math.floor(random() * 10);
+    return Array.from({ length }, () => words[Math.floor(random() * words.length)]).join(" ");
+  });
+}

@@ -1,0 +1,377 @@
+// Near-duplicate detection for bullets. The engine only sees scores through SimilarityIndex, so a
+// model's embeddings can replace the local n-gram vectors later without touching the engine.
+import type { BulletState, VersionChange } from "./history";
+
+export interface SimilarityMatch {
+  bulletId: string;
+  /** Cosine similarity in [0, 1]; 1 means the same text after normalisation. */
+  score: number;
+}
+
+export interface SimilarityQuery {
+  /** Inclusive: a score equal to the threshold is a match. Must be above 0. */
+  threshold: number;
+  /** Best matches first; default 5. */
+  limit?: number;
+  excludeIds?: ReadonlySet<string>;
+}
+
+export interface SimilarityIndex {
+  readonly size: number;
+  /** Indexes (or re-indexes) one bullet's content under its id. */
+  add(bulletId: string, content: string): void;
+  remove(bulletId: string): void;
+  has(bulletId: string): boolean;
+  /** Indexed bullets whose score against `content` reaches the threshold, best first, ties by id. */
+  query(content: string, query: SimilarityQuery): SimilarityMatch[];
+  /** The same score for two texts outside the index. */
+  compare(a: string, b: string): number;
+  /** A new, empty index that scores the same way (the engine keeps a delta's new bullets in one). */
+  empty(): SimilarityIndex;
+}
+
+// ---- vectors -----------------------------------------------------------------------------------
+
+/** A unit-length sparse vector: feature → weight. */
+export type SparseVector = ReadonlyMap<string, number>;
+export type Vectorizer = (text: string) => SparseVector;
+
+/**
+ * Share of the score each feature family carries. Every family is normalised on its own and scaled
+ * by √weight, so the cosine of two vectors is Σ weight × (the family's own cosine):
+ * - word unigrams 0.4: the content words carry what a bullet says, in any order;
+ * - character 3-grams 0.4: survive inflection and typos ("retry"/"retries", "timeout"/"time-out"),
+ *   which word features alone score as different words;
+ * - word bigrams 0.2: phrase and order; they are sparse, so a paraphrase loses most of them, and a
+ *   larger weight would push honest paraphrases under 0.85. Being rare, they also let the index
+ *   stop early: a bullet sharing no bigram with the query scores at most 0.4 + 0.4 = 0.8.
+ * A family a text lacks (a one-word bullet has no bigrams) hands its weight to the others, so every
+ * vector has length 1 and identical texts score 1.
+ */
+export const FEATURE_WEIGHTS = { word: 0.4, bigram: 0.2, trigram: 0.4 } as const;
+type Family = keyof typeof FEATURE_WEIGHTS;
+
+// One-character family marks: the first character of every feature key.
+const MARK: Record<Family, string> = { word: "w", bigram: "b", trigram: "c" };
+
+/** Lower case, NFKC (full-width letters, ligatures), punctuation, symbols and controls as spaces. */
+export function normalizeForSimilarity(text: string): string {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}\p{C}]+/gu, " ")
+    .replace(/\s+/gu, " ")
+    .trim();
+}
+
+// Function words say little about what a bullet advises, yet two unrelated sentences share many of
+// them; word features skip them (character 3-grams still see them). Negations stay: "not" matters.
+const FUNCTION_WORDS = new Set(
+  (
+    "a an the this that these those it its they them their there is are was were be been being to of in on at " +
+    "by for from with as into than then so and or if when while which who whom whose what"
+  ).split(" "),
+);
+
+/** Content words, with a plural "s" dropped so "response" and "responses" are one word feature. */
+function contentWords(normalized: string): string[] {
+  const words: string[] = [];
+  for (const word of normalized.split(" ")) {
+    if (FUNCTION_WORDS.has(word)) continue;
+    words.push(word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word);
+  }
+  return words;
+}
+
+export function vectorizeText(text: string): SparseVector {
+  const normalized = normalizeForSimilarity(text);
+  const counts: Record<Family, Map<string, number>> = { word: new Map(), bigram: new Map(), trigram: new Map() };
+  if (normalized === "") return new Map();
+  const words = contentWords(normalized);
+  for (let index = 0; index < words.length; index += 1) {
+    increment(counts.word, MARK.word + words[index]);
+    if (index + 1 < words.length) increment(counts.bigram, `${MARK.bigram}${words[index]} ${words[index + 1]}`);
+  }
+  // Padded so word starts and ends are features too; code points, so astral characters stay whole.
+  const padded = ` ${normalized} `;
+  const chars = /[\uD800-\uDFFF]/u.test(padded) ? [...padded] : null;
+  const length = chars ? chars.length : padded.length;
+  for (let index = 0; index + 3 <= length; index += 1) {
+    const gram = chars ? chars.slice(index, index + 3).join("") : padded.slice(index, index + 3);
+    increment(counts.trigram, MARK.trigram + gram);
+  }
+  return combineFamilies(counts);
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+function combineFamilies(families: Record<Family, Map<string, number>>): SparseVector {
+  const present = (Object.keys(families) as Family[]).filter((family) => families[family].size > 0);
+  const total = present.reduce((sum, family) => sum + FEATURE_WEIGHTS[family], 0);
+  const vector = new Map<string, number>();
+  for (const family of present) {
+    let squares = 0;
+    for (const count of families[family].values()) squares += count * count;
+    const scale = Math.sqrt(FEATURE_WEIGHTS[family] / total / squares);
+    for (const [key, count] of families[family]) vector.set(key, count * scale);
+  }
+  return vector;
+}
+
+/** Dot product of two unit vectors, clamped to [0, 1] against rounding. */
+export function cosine(a: SparseVector, b: SparseVector): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let dot = 0;
+  for (const [key, weight] of small) dot += weight * (large.get(key) ?? 0);
+  return clamp(dot);
+}
+
+const clamp = (score: number) => Math.min(1, Math.max(0, score));
+
+// ---- the index ---------------------------------------------------------------------------------
+
+/**
+ * How a vectorizer's features group into blocks and the longest each block can be in a stored
+ * vector. The index uses it to stop reading postings early (see createSimilarityIndex).
+ */
+export interface VectorBlocks {
+  of(key: string): string;
+  /** Block → the largest length a block of a stored vector normally has. */
+  caps: Readonly<Record<string, number>>;
+}
+
+const NGRAM_BLOCKS: VectorBlocks = {
+  of: (key) => key.charAt(0),
+  caps: Object.fromEntries(
+    (Object.keys(MARK) as Family[]).map((family) => [MARK[family], Math.sqrt(FEATURE_WEIGHTS[family])]),
+  ),
+};
+// Any unit vector fits one block of length 1: plain Cauchy–Schwarz.
+const ONE_BLOCK: VectorBlocks = { of: () => "", caps: { "": 1 } };
+
+export interface LocalSimilarityOptions {
+  /** Default vectorizeText; must return unit-length vectors. */
+  vectorize?: Vectorizer;
+  /** Default: the n-gram families for vectorizeText, one block otherwise. */
+  blocks?: VectorBlocks;
+}
+
+interface StoredVector {
+  bulletId: string;
+  features: Int32Array;
+  weights: Float64Array;
+}
+
+interface QueryFeature {
+  /** Undefined when no stored vector has the feature. */
+  id: number | undefined;
+  weight: number;
+  block: string;
+}
+
+// Rounding slack for the early stop, so a bullet scoring exactly the threshold is never skipped.
+const STOP_EPSILON = 1e-9;
+
+/**
+ * The default index: local, deterministic, no network. Features are interned to numbers; an
+ * inverted index from feature to stored vectors generates candidates, which are then scored exactly.
+ * The query's features are read one posting list at a time, and reading stops once no unseen vector
+ * can reach the threshold: a vector sharing none of the features read so far scores at most, per
+ * block, the smaller of (unread length of the query's block × the block's cap) (Cauchy–Schwarz) and
+ * Σ |q_f| × the largest weight any vector gives f. With the n-gram blocks and a threshold above 0.8
+ * that mostly means reading bigrams and rare words, so common words and 3-grams are never walked.
+ * Vectors with a block over its cap (one-word bullets, which have no bigrams) are always scored,
+ * so no bullet at or above the threshold is missed.
+ */
+export function createSimilarityIndex(options: LocalSimilarityOptions = {}): SimilarityIndex {
+  const vectorize = options.vectorize ?? vectorizeText;
+  const blocks = options.blocks ?? (options.vectorize ? ONE_BLOCK : NGRAM_BLOCKS);
+  const featureIds = new Map<string, number>();
+  const featureBlocks: string[] = [];
+  // Postings hold slots; a removed or re-indexed bullet leaves its old slot empty until compaction.
+  const postings: number[][] = [];
+  // Per feature, the largest |weight| any stored vector within the caps gives it: a second bound.
+  const maxWeights: number[] = [];
+  const slots: (StoredVector | null)[] = [];
+  const slotOf = new Map<string, number>();
+  const alwaysScored = new Set<number>();
+  let emptySlots = 0;
+
+  function featureId(key: string): number {
+    let id = featureIds.get(key);
+    if (id === undefined) {
+      id = featureBlocks.length;
+      featureIds.set(key, id);
+      featureBlocks.push(blocks.of(key));
+      postings.push([]);
+      maxWeights.push(0);
+    }
+    return id;
+  }
+
+  function remove(bulletId: string): void {
+    const slot = slotOf.get(bulletId);
+    if (slot === undefined) return;
+    slotOf.delete(bulletId);
+    slots[slot] = null;
+    alwaysScored.delete(slot);
+    emptySlots += 1;
+    if (emptySlots > 1_000 && emptySlots > slotOf.size) compact();
+  }
+
+  function add(bulletId: string, content: string): void {
+    remove(bulletId);
+    const vector = vectorize(content);
+    const slot = slots.length;
+    const features = new Int32Array(vector.size);
+    const weights = new Float64Array(vector.size);
+    let index = 0;
+    for (const [key, weight] of vector) {
+      features[index] = featureId(key);
+      weights[index] = weight;
+      index += 1;
+    }
+    store(slot, { bulletId, features, weights });
+  }
+
+  function store(slot: number, stored: StoredVector): void {
+    slots[slot] = stored;
+    slotOf.set(stored.bulletId, slot);
+    stored.features.forEach((feature) => postings[feature]?.push(slot));
+    if (exceedsCaps(stored)) {
+      alwaysScored.add(slot);
+      return;
+    }
+    stored.features.forEach((feature, index) => {
+      maxWeights[feature] = Math.max(maxWeights[feature] ?? 0, Math.abs(stored.weights[index] ?? 0));
+    });
+  }
+
+  function exceedsCaps(stored: StoredVector): boolean {
+    const squares = new Map<string, number>();
+    stored.features.forEach((feature, index) => {
+      const block = featureBlocks[feature] ?? "";
+      squares.set(block, (squares.get(block) ?? 0) + (stored.weights[index] ?? 0) ** 2);
+    });
+    return [...squares].some(([block, sum]) => Math.sqrt(sum) > (blocks.caps[block] ?? 1) + STOP_EPSILON);
+  }
+
+  function compact(): void {
+    const live = slots.filter((stored): stored is StoredVector => stored !== null);
+    slots.length = 0;
+    slotOf.clear();
+    alwaysScored.clear();
+    for (const list of postings) list.length = 0;
+    maxWeights.fill(0);
+    emptySlots = 0;
+    live.forEach((stored, slot) => store(slot, stored));
+  }
+
+  // Per-query scratch: the query's weights by feature id (dense, so scoring a candidate is one pass
+  // over typed arrays) and a visit mark per slot; both reset after each query.
+  let queryWeights = new Float64Array(1024);
+  let visited = new Uint32Array(1024);
+  let visit = 0;
+
+  /** Slots that may reach the threshold: the early stop described above. */
+  function candidates(query: readonly QueryFeature[], threshold: number): number[] {
+    // Cheapest bound reduction first: features no stored vector has cost nothing, then the most
+    // |q_f| × maxWeight_f per posting read; a bigram such as "page index" that thousands of bullets
+    // share is read after a rare word that lowers the bound as much.
+    const ordered = [...query].sort((a, b) => readingPriority(b) - readingPriority(a));
+    // Per block, the unread part of the query: its squared length and Σ |q_f| × maxWeight_f.
+    const unread = new Map<string, { squares: number; maxDot: number }>();
+    const account = ({ id, weight, block }: QueryFeature, sign: 1 | -1) => {
+      const entry = unread.get(block) ?? { squares: 0, maxDot: 0 };
+      entry.squares += sign * weight * weight;
+      entry.maxDot += sign * Math.abs(weight) * (id === undefined ? 0 : (maxWeights[id] ?? 0));
+      unread.set(block, entry);
+    };
+    ordered.forEach((feature) => account(feature, 1));
+    const bound = () => {
+      let sum = 0;
+      for (const [block, { squares, maxDot }] of unread) {
+        sum += Math.min(Math.sqrt(Math.max(0, squares)) * (blocks.caps[block] ?? 1), Math.max(0, maxDot));
+      }
+      return sum;
+    };
+    if (visited.length < slots.length) visited = new Uint32Array(slots.length * 2);
+    visit += 1;
+    const found: number[] = [];
+    const take = (slot: number) => {
+      if (visited[slot] === visit) return;
+      visited[slot] = visit;
+      found.push(slot);
+    };
+    alwaysScored.forEach(take);
+    for (const feature of ordered) {
+      if (bound() < threshold - STOP_EPSILON) break;
+      if (feature.id !== undefined) postings[feature.id]?.forEach(take);
+      account(feature, -1);
+    }
+    return found;
+  }
+
+  function readingPriority({ id, weight }: QueryFeature): number {
+    if (id === undefined) return Number.MAX_VALUE;
+    return (Math.abs(weight) * (maxWeights[id] ?? 0)) / ((postings[id]?.length ?? 0) + 1);
+  }
+
+  function query(content: string, { threshold, limit = 5, excludeIds }: SimilarityQuery): SimilarityMatch[] {
+    const features = [...vectorize(content)].map(([key, weight]): QueryFeature => {
+      return { id: featureIds.get(key), weight, block: blocks.of(key) };
+    });
+    if (queryWeights.length < featureBlocks.length) queryWeights = new Float64Array(featureBlocks.length * 2);
+    for (const { id, weight } of features) if (id !== undefined) queryWeights[id] = weight;
+    const matches: SimilarityMatch[] = [];
+    for (const slot of candidates(features, threshold)) {
+      const stored = slots[slot];
+      if (!stored || excludeIds?.has(stored.bulletId)) continue;
+      let dot = 0;
+      for (let index = 0; index < stored.features.length; index += 1) {
+        dot += (queryWeights[stored.features[index] ?? 0] ?? 0) * (stored.weights[index] ?? 0);
+      }
+      const score = clamp(dot);
+      if (score >= threshold) matches.push({ bulletId: stored.bulletId, score });
+    }
+    for (const { id } of features) if (id !== undefined) queryWeights[id] = 0;
+    matches.sort((a, b) => b.score - a.score || (a.bulletId < b.bulletId ? -1 : a.bulletId > b.bulletId ? 1 : 0));
+    return matches.slice(0, limit);
+  }
+
+  return {
+    get size() {
+      return slotOf.size;
+    },
+    add,
+    remove,
+    has: (bulletId) => slotOf.has(bulletId),
+    query,
+    compare: (a, b) => cosine(vectorize(a), vectorize(b)),
+    empty: () => createSimilarityIndex(options),
+  };
+}
+
+/** An index of the active bullets (archived ones are not duplicates a curator should merge with). */
+export function buildSimilarityIndex(
+  bullets: Iterable<BulletState>,
+  create: () => SimilarityIndex = createSimilarityIndex,
+): SimilarityIndex {
+  const index = create();
+  for (const bullet of bullets) if (bullet.status === "active") index.add(bullet.externalId, bullet.content);
+  return index;
+}
+
+/** Keeps a cached index in step with a version's changes, so services need not rebuild it per delta. */
+export function syncSimilarityIndex(index: SimilarityIndex, changes: readonly VersionChange[]): void {
+  for (const change of changes) {
+    if (change.entity !== "bullet") continue;
+    const { before, after } = change;
+    if (!after || after.status !== "active") index.remove(change.id);
+    else if (!before || before.status !== "active" || before.content !== after.content || !index.has(change.id)) {
+      index.add(change.id, after.content);
+    }
+  }
+}

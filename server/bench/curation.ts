@@ -1,0 +1,317 @@
+// The curation benchmarks: a 50-operation delta applied to 10,000 bullets (approved, and as a
+// person's direct edit), the diff between two versions, and one new bullet checked for
+// near-duplicates. Database figures go through the deltas and history services with input parsed by
+// the procedures' zod schemas; the pure parts (diffStates, the similarity index) run in-process once.
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { applyDelta, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";
+import { diffStates, type PlaybookDiff } from "@/server/ace/diff";
+import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { countTokens } from "@/server/ace/tokens";
+import { approveDeltaInput, editDeltaInput, proposeDeltaInput, type DeltaOutcome } from "@/server/deltas/schemas";
+import * as deltaService from "@/server/deltas/service";
+import { diffVersionsInput } from "@/server/history/schemas";
+import * as historyService from "@/server/history/service";
+import { playbookSettingsSchema } from "@/server/playbooks/schemas";
+import { getPlaybook } from "@/server/playbooks/service";
+import {
+  deltaSource,
+  DELTA_MIX,
+  expectedDiff,
+  newBullets,
+  OPERATIONS_PER_DELTA,
+  type CurationCorpus,
+  type NewBullet,
+} from "./curation-data";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import type { BenchEngine } from "./engines";
+import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
+import { formatMs, type Target } from "./report";
+import { percentile, summarize } from "./stats";
+
+export const CURATION_TARGETS = {
+  apply: { maxMs: 100, aim: "aim 30 ms" },
+  diff: { maxMs: 200 },
+  duplicateCheck: { maxMs: 5 },
+} satisfies Record<string, Target>;
+
+/** The diff compares version 1 (the import) with the version this many deltas later. */
+const DIFF_SPAN = 20;
+/** The duplicate check: new bullets timed (rewordings of existing ones among them), after untimed ones. */
+export const DUPLICATE_CHECK = { warmup: 40, runs: 240, rewordings: 40 } as const;
+/** Where the pure benchmarks run: in this process, on no database. */
+const IN_PROCESS = "in-process (no database)";
+/** A new playbook's settings, as the synthetic import has them. */
+const SETTINGS = playbookSettingsSchema.parse({});
+/** What the delta engine asks the index: the best match at the playbook's threshold. */
+const SIMILARITY_QUERY = { threshold: SETTINGS.similarityThreshold, limit: 1 } as const;
+
+const APPLY = `Apply ${OPERATIONS_PER_DELTA} operations to 10k bullets`;
+
+function checkDiff(diff: PlaybookDiff, deltas: number): void {
+  const expected = expectedDiff(deltas);
+  for (const [kind, count] of Object.entries(expected) as [keyof typeof expected, number][]) {
+    check(diff.totals[kind] === count, `expected ${count} bullets ${kind} over ${deltas} deltas, the diff has ${diff.totals[kind]}`);
+  }
+}
+
+function changedBullets(diff: PlaybookDiff): number {
+  const { added, removed, edited, moved, merged, restored, counters } = diff.totals;
+  return added + removed + edited + moved + merged + restored + counters;
+}
+
+/** On one engine, after the other benchmarks: the synthetic playbook is still as imported (version 1). */
+export async function curationBenchmarks(
+  engine: BenchEngine,
+  corpus: CurationCorpus,
+  playbookId: string,
+  plan: RunPlan,
+  record: RecordResult,
+): Promise<void> {
+  const { db } = engine;
+  const deltas = deltaSource(corpus);
+  let version = 1;
+  let applied = 0;
+  const expectApplied = (outcome: DeltaOutcome) => {
+    check(
+      outcome.status === "applied" && outcome.appliedVersion === version + 1,
+      `expected the delta applied as version ${version + 1}, got ${outcome.status} at ${outcome.appliedVersion}`,
+    );
+    check(outcome.addedIds.length === DELTA_MIX.add, `expected ${DELTA_MIX.add} bullets added, got ${outcome.addedIds.length}`);
+    version = outcome.appliedVersion;
+    applied += 1;
+  };
+  const edit = async () => {
+    const operations = deltas.next();
+    expectApplied(
+      await deltaService.editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })),
+    );
+  };
+
+  // Nothing before this loaded the playbook into the deltas service's state cache (the page and export read rows).
+  const cold = `${APPLY}: first delta.edit after opening, once`;
+  const warmed = await guarded(record, cold, engine.name, async () => {
+    const ms = await timeOnce(edit, CALL_TIMEOUT_MS, cold);
+    record({
+      kind: "measured",
+      benchmark: cold,
+      engine: engine.name,
+      summary: summarize([ms]),
+      note:
+        "Loads the 10,000 bullets, builds the near-duplicate index and counts the active bullets' tokens (for the " +
+        "token budget) before it applies; every later apply finds all three in the service's cache.",
+    });
+  });
+  if (!warmed) return;
+
+  const approve = `${APPLY}: delta.approve`;
+  await guarded(record, approve, engine.name, async () => {
+    const samples = await measurePrepared(
+      async () => {
+        const proposed = await deltaService.proposeDelta(
+          db,
+          ACTOR,
+          proposeDeltaInput.parse({
+            playbookId,
+            origin: "curator",
+            rationale: `Benchmark proposal ${deltas.made + 1}`,
+            operations: deltas.next().map((operation) => ({ operation })),
+          }),
+        );
+        check(proposed.status === "pending", `expected the proposal to wait for review, it is ${proposed.status}`);
+        check(!proposed.findings.some((finding) => finding.severity === "error"), "the proposed delta has errors");
+        return proposed.deltaId;
+      },
+      async (deltaId) => expectApplied(await deltaService.approveDelta(db, ACTOR, approveDeltaInput.parse({ deltaId }))),
+      plan,
+      CALL_TIMEOUT_MS,
+      approve,
+    );
+    record({
+      kind: "measured",
+      benchmark: approve,
+      engine: engine.name,
+      summary: summarize(samples),
+      target: CURATION_TARGETS.apply,
+      note: "Each run approves a curator delta proposed just before it; the proposal is not timed.",
+    });
+  });
+
+  const direct = `${APPLY}: delta.edit`;
+  await guarded(record, direct, engine.name, async () => {
+    const samples = await measure(edit, plan, CALL_TIMEOUT_MS, direct);
+    const { summary } = await getPlaybook(db, playbookId);
+    const active = corpus.bullets.length + applied * (DELTA_MIX.add - DELTA_MIX.remove - DELTA_MIX.merge);
+    check(summary.active === active, `expected ${active} active bullets after ${applied} deltas, found ${summary.active}`);
+    record({ kind: "measured", benchmark: direct, engine: engine.name, summary: summarize(samples), target: CURATION_TARGETS.apply });
+  });
+
+  const diffName = `history.diff, 10k bullets: version 1 → ${1 + DIFF_SPAN} (${DIFF_SPAN} deltas)`;
+  await guarded(record, diffName, engine.name, async () => {
+    while (version < 1 + DIFF_SPAN) await edit(); // a quick run applies fewer deltas than the diff spans
+    const input = diffVersionsInput.parse({ playbookId, from: 1, to: 1 + DIFF_SPAN });
+    const first = await historyService.diffVersions(db, input);
+    checkDiff(first, DIFF_SPAN);
+    const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, diffName);
+    record({
+      kind: "measured",
+      benchmark: diffName,
+      engine: engine.name,
+      summary: summarize(samples),
+      target: CURATION_TARGETS.diff,
+      note:
+        `${changedBullets(first).toLocaleString("en")} bullet changes. The playbook is at version ${version}: both states are ` +
+        `rebuilt by undoing the recorded changes of versions 2–${version} from the cached current state, then diffStates compares them.`,
+    });
+  });
+
+  if (version - DIFF_SPAN <= 1) return; // the latest versions are the ones just measured
+  const latest = `· history.diff: version ${version - DIFF_SPAN} → ${version} (the latest ${DIFF_SPAN} deltas)`;
+  await guarded(record, latest, engine.name, async () => {
+    const input = diffVersionsInput.parse({ playbookId, from: version - DIFF_SPAN, to: version });
+    checkDiff(await historyService.diffVersions(db, input), DIFF_SPAN);
+    const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, latest);
+    record({ kind: "measured", benchmark: latest, engine: engine.name, summary: summarize(samples) });
+  });
+}
+
+// ---- in-process: the similarity index and diffStates -----------------------------------------
+
+/** Milliseconds of each query, in order. Synchronous work timed directly: no promise in the way. */
+function timeQueries(index: SimilarityIndex, bullets: readonly NewBullet[]): { ms: number[]; found: number; matchedNew: number } {
+  const ms: number[] = [];
+  let found = 0;
+  let matchedNew = 0;
+  for (const bullet of bullets) {
+    const start = performance.now();
+    const matches = index.query(bullet.content, SIMILARITY_QUERY);
+    ms.push(performance.now() - start);
+    if (bullet.rewords !== null && matches[0]?.bulletId === bullet.rewords) found += 1;
+    if (bullet.rewords === null && matches.length > 0) matchedNew += 1;
+  }
+  return { ms, found, matchedNew };
+}
+
+async function duplicateCheckBenchmark(corpus: CurationCorpus, record: RecordResult): Promise<SimilarityIndex | null> {
+  const build = "Near-duplicate index of 10k bullets: build, once";
+  let index: SimilarityIndex | undefined;
+  await guarded(record, build, IN_PROCESS, async () => {
+    const ms = await timeOnce(async () => (index = buildSimilarityIndex(corpus.state.bullets.values())), CALL_TIMEOUT_MS, build);
+    record({ kind: "measured", benchmark: build, engine: IN_PROCESS, summary: summarize([ms]) });
+  });
+  if (!index) return null;
+  const built = index;
+
+  const name = "Duplicate check: one new bullet against 10k (index query)";
+  await guarded(record, name, IN_PROCESS, async () => {
+    const { warmup, runs, rewordings } = DUPLICATE_CHECK;
+    timeQueries(built, newBullets(corpus, { count: warmup, rewordings: Math.round((warmup * rewordings) / runs), seed: 0xd0b1 }));
+    const bullets = newBullets(corpus, { count: runs, rewordings, seed: 0xd0b2 });
+    const { ms, found, matchedNew } = timeQueries(built, bullets);
+    check(found >= rewordings * 0.9, `only ${found} of ${rewordings} rewordings found the bullet they reword`);
+    const p95Of = (keep: (bullet: NewBullet) => boolean) => {
+      const kept = ms.filter((_, i) => keep(bullets[i] as NewBullet));
+      return kept.length ? formatMs(percentile(kept, 95)) : "—";
+    };
+    record({
+      kind: "measured",
+      benchmark: name,
+      engine: IN_PROCESS,
+      summary: summarize(ms),
+      target: CURATION_TARGETS.duplicateCheck,
+      note:
+        `${runs} different bullets, each timed alone: ${rewordings} reword a bullet of the playbook (${found} found it, p95 ` +
+        `${p95Of((b) => b.rewords !== null)}), ${runs - rewordings} are new lessons in its vocabulary (${matchedNew} matched ` +
+        `anything, p95 ${p95Of((b) => b.rewords === null)}). By length: p95 ${p95Of((b) => b.content.length < 200)} under 200 ` +
+        `characters, ${p95Of((b) => b.content.length >= 300)} at 300 or more.`,
+    });
+  });
+  return built;
+}
+
+type IndexedOptions = EngineOptions & { similarity: SimilarityIndex };
+
+/** Applies `count` deltas from `next` in turn, keeping the options' index in step as the service does. */
+function applyDeltas(state: PlaybookState, options: IndexedOptions, next: () => DeltaOperation[], count: number): PlaybookState {
+  let current = state;
+  for (let i = 0; i < count; i++) {
+    const result = applyDelta(current, next(), options);
+    syncSimilarityIndex(options.similarity, result.changes);
+    current = result.state;
+  }
+  return current;
+}
+
+/** Once per run, not per engine: nothing here touches a database. */
+export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: RunPlan, record: RecordResult): Promise<void> {
+  // First, while the index still holds exactly the import's 10,000 bullets.
+  const index = await duplicateCheckBenchmark(corpus, record);
+  if (!index) return;
+
+  const deltas = deltaSource(corpus);
+  let later: PlaybookState | undefined;
+  const diffName = `diffStates: two 10k-bullet states ${DIFF_SPAN} deltas apart`;
+  await guarded(record, diffName, IN_PROCESS, async () => {
+    const to = applyDeltas(corpus.state, { similarity: index, newSectionId: randomUUID }, deltas.next, DIFF_SPAN);
+    later = to;
+    checkDiff(diffStates(corpus.state, to), DIFF_SPAN);
+    const samples = await measure(async () => diffStates(corpus.state, to), plan, CALL_TIMEOUT_MS, diffName);
+    record({ kind: "measured", benchmark: diffName, engine: IN_PROCESS, summary: summarize(samples), target: CURATION_TARGETS.diff });
+  });
+  if (!later) return;
+
+  // The engine alone, as delta.edit runs it (engineOptions in server/deltas/service.ts): to tell the
+  // database's share of an apply from the engine's.
+  let state: PlaybookState = later;
+  const engineName = `· applyDelta alone: ${OPERATIONS_PER_DELTA} operations on 10k bullets (warm index)`;
+  await guarded(record, engineName, IN_PROCESS, async () => {
+    let stateTokenCount = 0;
+    for (const bullet of state.bullets.values()) if (bullet.status === "active") stateTokenCount += countTokens(bullet.content);
+    const options: IndexedOptions = {
+      maxContentLength: SETTINGS.maxContentLength,
+      similarityThreshold: SETTINGS.similarityThreshold,
+      similarity: index,
+      tokenBudget: SETTINGS.tokenBudget,
+      // Taken once: the tracker's cost is counting the changed bullets, whatever the total it adds them to.
+      stateTokenCount,
+      newSectionId: randomUUID,
+    };
+    const samples = await measure(
+      async () => (state = applyDeltas(state, options, deltas.next, 1)),
+      plan,
+      CALL_TIMEOUT_MS,
+      engineName,
+    );
+    record({
+      kind: "measured",
+      benchmark: engineName,
+      engine: IN_PROCESS,
+      summary: summarize(samples),
+      note:
+        "The engine's part of delta.edit: validation with the near-duplicate search and the token budget, and the new " +
+        "state; no database.",
+    });
+  });
+}
+
+/** Lines for "How these were measured". */
+export function curationNotes(plan: RunPlan): string[] {
+  const mix = Object.entries(DELTA_MIX)
+    .map(([kind, count]) => `${count} ${kind}${count === 1 ? "" : "s"}`)
+    .join(", ");
+  return [
+    `Curation apply (target p95 ≤ ${formatMs(CURATION_TARGETS.apply.maxMs)}, ${CURATION_TARGETS.apply.aim}): on the synthetic ` +
+      `playbook once the other benchmarks are done with it, deltas of ${OPERATIONS_PER_DELTA} operations (${mix}; ` +
+      `edits and additions are 15-word sentences, moves go to another section), each on bullets no earlier delta ` +
+      `touched, drawn in a seeded random order across the sections. The first delta.edit after opening the database is timed ` +
+      `once; then delta.approve (${plan.warmup} warm-up + ${plan.runs} timed, each of a delta proposed just before, untimed) and ` +
+      `delta.edit (${plan.warmup} + ${plan.runs}), every run a fresh delta and a new version.`,
+    `history.diff (target p95 ≤ ${formatMs(CURATION_TARGETS.diff.maxMs)}): version 1 (the import) against version ` +
+      `${1 + DIFF_SPAN}, after the apply benchmarks (so later versions exist too); ${plan.warmup} + ${plan.runs} runs. ` +
+      `diffStates: the same comparison in-process on two states built by the delta engine, without the database and the undo.`,
+    `Duplicate check (target p95 ≤ ${formatMs(CURATION_TARGETS.duplicateCheck.maxMs)}): the local similarity index ` +
+      `(server/ace/similarity.ts) built once over the 10,000 active bullets; ${DUPLICATE_CHECK.warmup} untimed queries, then ` +
+      `${DUPLICATE_CHECK.runs} different new bullets timed one query each (threshold ${SIMILARITY_QUERY.threshold}, best match, ` +
+      `as the delta engine asks), ${DUPLICATE_CHECK.rewordings} of them a word dropped, added or swapped in an existing bullet.`,
+  ];
+}

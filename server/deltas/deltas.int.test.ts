@@ -1,0 +1,583 @@
+// The curation queue through createCaller, against embedded PGlite and PostgreSQL.
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { createCaller } from "@/server/trpc/root";
+import type { OperationInput } from "./schemas";
+
+/** Four bullets in two sections, with counters; version 1 after the import. */
+const PLAYBOOK = [
+  "## strategies_and_insights",
+  "[str-00001] helpful=3 harmful=0 :: Always verify data types before processing numeric fields.",
+  "[str-00002] helpful=1 harmful=4 :: Retry failed API calls immediately without any backoff.",
+  "[str-00003] helpful=0 harmful=0 :: Paginate through every page of results before answering.",
+  "## common_mistakes_to_avoid",
+  "[mis-00004] helpful=2 harmful=0 :: Don't forget timezone conversions when comparing dates.",
+  "",
+].join("\n");
+
+type Caller = ReturnType<typeof createCaller>;
+
+function expectAppError(promise: Promise<unknown>, code: TRPCError["code"], message: RegExp) {
+  return expect(promise).rejects.toSatisfy((error: unknown) => {
+    expect(error).toBeInstanceOf(TRPCError);
+    expect((error as TRPCError).code).toBe(code);
+    expect((error as TRPCError).message).toMatch(message);
+    return true;
+  });
+}
+
+describe.each(testEngines())("delta procedures on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: Caller;
+  let alice: Caller;
+  let bob: Caller;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    caller = createCaller({ db: database.db, actor: "curator-model" });
+    alice = createCaller({ db: database.db, actor: "alice" });
+    bob = createCaller({ db: database.db, actor: "bob" });
+  });
+  afterAll(async () => database?.close());
+  beforeEach(async () => database.reset());
+
+  async function playbook(name = "support") {
+    const { playbookId } = await caller.playbook.import({ content: PLAYBOOK, format: "ace", target: { kind: "new", name } });
+    return playbookId;
+  }
+
+  async function bullet(playbookId: string, externalId: string) {
+    return caller.playbook.bullet({ playbookId, externalId });
+  }
+
+  async function propose(playbookId: string, operations: OperationInput[], extra: { confidence?: number; rationale?: string } = {}) {
+    return caller.delta.propose({
+      playbookId,
+      origin: "curator",
+      rationale: extra.rationale ?? "Lessons from the last reflection",
+      confidence: extra.confidence ?? 0.5,
+      evidence: { traceIds: ["trace-17"], runIds: ["run-3"] },
+      operations: operations.map((operation) => ({ operation })),
+    });
+  }
+
+  async function versionNumbers(playbookId: string) {
+    const page = await caller.history.versions({ playbookId, limit: 100 });
+    return page.items.map((item) => item.number).reverse();
+  }
+
+  it("approving a delta adds its bullet, bumps the version and records who approved what", async () => {
+    const playbookId = await playbook();
+    const proposed = await propose(playbookId, [
+      { type: "add", section: "strategies_and_insights", content: "Cache the list of supported currencies per session." },
+      { type: "tag", bulletId: "str-00001", helpful: 1 },
+    ]);
+    expect(proposed).toMatchObject({ status: "pending", playbookVersion: 1, appliedVersion: null, autoApplied: false });
+
+    const queue = await caller.delta.list({ playbookId });
+    expect(queue.items).toHaveLength(1);
+    expect(queue.items[0]).toMatchObject({
+      id: proposed.deltaId,
+      playbookName: "support",
+      origin: "curator",
+      author: "curator-model",
+      counts: { total: 2, pending: 2 },
+      types: { add: 1, tag: 1 },
+      flags: { stale: false, hasErrors: false },
+    });
+
+    const approved = await alice.delta.approve({ deltaId: proposed.deltaId, note: "Good catch" });
+    expect(approved).toMatchObject({ status: "applied", playbookVersion: 2, appliedVersion: 2, addedIds: ["str-00005"] });
+    expect((await bullet(playbookId, "str-00005")).content).toBe("Cache the list of supported currencies per session.");
+    expect((await bullet(playbookId, "str-00005")).origin).toBe("curator");
+    expect((await bullet(playbookId, "str-00001")).helpful).toBe(4);
+
+    const view = await caller.delta.get({ deltaId: proposed.deltaId });
+    expect(view).toMatchObject({ status: "applied", decidedBy: "alice", reviewNote: "Good catch", appliedVersion: 2 });
+    expect(view.operations.map((op) => op.status)).toEqual(["approved", "approved"]);
+    expect(view.evidence).toMatchObject({ traceIds: ["trace-17"], runIds: ["run-3"] });
+    const versions = await caller.history.versions({ playbookId });
+    expect(versions.items[0]).toMatchObject({ number: 2, author: "alice", deltaId: proposed.deltaId, deltaOrigin: "curator" });
+    expect(versions.items[0]?.reason).toMatch(/Approved curator delta by curator-model/);
+    await expectAppError(bob.delta.approve({ deltaId: proposed.deltaId }), "CONFLICT", /already applied by alice/);
+  });
+
+  it("rejecting a delta records the reason and leaves the playbook unchanged", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [{ type: "remove", bulletId: "str-00003", reason: "Too slow" }]);
+    await expectAppError(alice.delta.reject({ deltaId, reason: "  " }), "BAD_REQUEST", /Say why/);
+    const rejected = await alice.delta.reject({ deltaId, reason: "Pagination is required for correctness" });
+    expect(rejected).toMatchObject({ status: "rejected", playbookVersion: 1 });
+    expect((await bullet(playbookId, "str-00003")).status).toBe("active");
+    expect(await versionNumbers(playbookId)).toEqual([1]);
+    const view = await caller.delta.get({ deltaId });
+    expect(view).toMatchObject({ status: "rejected", reviewNote: "Pagination is required for correctness", decidedBy: "alice" });
+    expect((await caller.delta.list({ playbookId })).items).toHaveLength(0);
+    expect((await caller.delta.list({ playbookId, status: "rejected" })).items.map((d) => d.id)).toEqual([deltaId]);
+  });
+
+  it("edit-then-approve applies the reviewer's wording and keeps the proposed one", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [
+      { type: "update", bulletId: "str-00002", content: "Retry failed API calls with backoff." },
+    ]);
+    const view = await caller.delta.get({ deltaId });
+    const op = view.operations[0];
+    expect(op?.preview.content?.segments).toEqual(
+      expect.arrayContaining([
+        { kind: "removed", text: expect.stringContaining("immediately") },
+        { kind: "added", text: expect.stringContaining("with") },
+      ]),
+    );
+    expect(op?.targets[0]).toMatchObject({ externalId: "str-00002", helpful: 1, harmful: 4, sectionName: "strategies_and_insights" });
+
+    await expectAppError(
+      alice.delta.approve({ deltaId, edits: [{ operationId: op?.id ?? "", operation: { type: "remove", bulletId: "str-00002", reason: "x" } }] }),
+      "BAD_REQUEST",
+      /keeps its type/,
+    );
+    const edited = "Retry failed API calls with exponential backoff and jitter, at most 5 times.";
+    const approved = await alice.delta.approve({
+      deltaId,
+      edits: [{ operationId: op?.id ?? "", operation: { type: "update", bulletId: "str-00002", content: edited } }],
+    });
+    expect(approved.status).toBe("applied");
+    expect((await bullet(playbookId, "str-00002")).content).toBe(edited);
+    const after = await caller.delta.get({ deltaId });
+    expect(after.operations[0]).toMatchObject({
+      status: "approved",
+      editedBy: "alice",
+      payload: { content: edited },
+      originalPayload: { content: "Retry failed API calls with backoff." },
+    });
+  });
+
+  it("updateOperation edits a pending operation and re-validates the delta", async () => {
+    const playbookId = await playbook();
+    const { deltaId, findings } = await propose(playbookId, [{ type: "update", bulletId: "str-09999", content: "Typo in the id" }]);
+    expect(findings[0]).toMatchObject({ severity: "error", kind: "unknown_bullet" });
+    expect((await caller.delta.list({ playbookId })).items[0]?.flags.hasErrors).toBe(true);
+    const [op] = (await caller.delta.get({ deltaId })).operations;
+    const fixed = await alice.delta.updateOperation({
+      deltaId,
+      operationId: op?.id ?? "",
+      operation: { type: "update", bulletId: "str-00003", content: "Paginate through every page before answering." },
+    });
+    expect(fixed.findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect((await caller.delta.list({ playbookId })).items[0]?.flags.hasErrors).toBe(false);
+    await alice.delta.approve({ deltaId });
+    expect((await bullet(playbookId, "str-00003")).content).toBe("Paginate through every page before answering.");
+  });
+
+  it("approving only some operations applies those and rejects the rest", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [
+      { type: "add", section: "common_mistakes_to_avoid", content: "Never hardcode the current date in a query." },
+      { type: "remove", bulletId: "str-00003", reason: "Slow" },
+      { type: "tag", bulletId: "mis-00004", helpful: 2 },
+    ]);
+    const ops = (await caller.delta.get({ deltaId })).operations;
+    const approved = await alice.delta.approve({ deltaId, operationIds: [ops[0]?.id ?? "", ops[2]?.id ?? ""] });
+    expect(approved.message).toMatch(/2 operations approved, 1 rejected/);
+    const view = await caller.delta.get({ deltaId });
+    expect(view.operations.map((op) => op.status)).toEqual(["approved", "rejected", "approved"]);
+    expect((await bullet(playbookId, "str-00003")).status).toBe("active");
+    expect((await bullet(playbookId, "mis-00005")).content).toBe("Never hardcode the current date in a query.");
+    expect((await bullet(playbookId, "mis-00004")).helpful).toBe(4);
+  });
+
+  it("rejecting some operations keeps the delta pending with the rest", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [
+      { type: "tag", bulletId: "str-00001", helpful: 1 },
+      { type: "tag", bulletId: "str-00003", harmful: 1 },
+    ]);
+    const ops = (await caller.delta.get({ deltaId })).operations;
+    const partial = await alice.delta.reject({ deltaId, reason: "Not cited in that trace", operationIds: [ops[1]?.id ?? ""] });
+    expect(partial).toMatchObject({ status: "pending" });
+    const approved = await alice.delta.approve({ deltaId });
+    expect(approved.status).toBe("applied");
+    expect((await bullet(playbookId, "str-00003")).harmful).toBe(0);
+    expect((await bullet(playbookId, "str-00001")).helpful).toBe(4);
+  });
+
+  it("a delta with an invalid operation names it, and applying it writes nothing", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [
+      { type: "add", section: "strategies_and_insights", content: "Log every tool call with its arguments." },
+      { type: "update", bulletId: "str-09999", content: "No such bullet" },
+      { type: "tag", bulletId: "str-00001", helpful: -10 },
+    ]);
+    await expectAppError(alice.delta.approve({ deltaId }), "BAD_REQUEST", /^Operation 2 \(update \[str-09999\]\): there is no bullet.*\(and 1 more problem\).*Nothing was changed/);
+    expect(await versionNumbers(playbookId)).toEqual([1]);
+    expect((await caller.playbook.bullets({ playbookId })).total).toBe(4);
+    expect((await caller.delta.get({ deltaId })).status).toBe("pending");
+
+    // The same through a direct edit: nothing is written, not even the delta.
+    await expectAppError(
+      alice.delta.edit({
+        playbookId,
+        reason: "cleanup",
+        operations: [
+          { type: "tag", bulletId: "str-00001", helpful: 1 },
+          { type: "add", section: "strategies_and_insights", content: "x".repeat(1_001) },
+        ],
+      }),
+      "BAD_REQUEST",
+      /^Operation 2 \(add to "strategies_and_insights"\): the content has 1001 characters, over the limit of 1000/,
+    );
+    expect(await versionNumbers(playbookId)).toEqual([1]);
+    expect((await bullet(playbookId, "str-00001")).helpful).toBe(3);
+    expect((await caller.delta.list({ playbookId, status: "all" })).total).toBe(1);
+  });
+
+  it("a near-duplicate add is flagged with the matched bullet and a suggested merge", async () => {
+    const playbookId = await playbook();
+    const outcome = await propose(playbookId, [
+      { type: "add", section: "common_mistakes_to_avoid", content: "Don't forget the timezone conversions when comparing dates." },
+    ]);
+    const duplicate = outcome.findings.find((f) => f.kind === "near_duplicate");
+    expect(duplicate).toMatchObject({
+      severity: "warning",
+      matchedBulletId: "mis-00004",
+      suggestion: { type: "merge", into: "mis-00004", bulletIds: ["mis-00004"] },
+    });
+    expect(duplicate?.similarity).toBeGreaterThanOrEqual(0.85);
+    expect((await caller.delta.list({ playbookId })).items[0]?.flags).toMatchObject({ hasDuplicates: true, hasErrors: false });
+    const view = await caller.delta.get({ deltaId: outcome.deltaId });
+    expect(view.operations[0]?.findings[0]?.kind).toBe("near_duplicate");
+
+    // The reviewer takes the suggestion: edit the operation into the merge, then approve.
+    const suggestion = duplicate?.suggestion;
+    expect(suggestion).toBeDefined();
+    const approveWithMerge = await alice.delta.approve({
+      deltaId: outcome.deltaId,
+      edits: [{ operationId: view.operations[0]?.id ?? "", operation: { type: "add", section: "common_mistakes_to_avoid", content: "Convert timezones before comparing dates." } }],
+    });
+    expect(approveWithMerge.status).toBe("applied");
+  });
+
+  it("auto-applies confident deltas when the playbook allows it, never pruning or flagged ones", async () => {
+    const playbookId = await playbook();
+    const off = await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }], { confidence: 0.95 });
+    expect(off.status).toBe("pending");
+
+    const settings = await alice.playbook.updateSettings({ playbookId, settings: { autoApply: true } });
+    expect(settings).toMatchObject({ version: 2, changed: ["autoApply off → on"] });
+    expect(settings.settings.autoApplyConfidence).toBe(0.7);
+    const versions = await caller.history.versions({ playbookId });
+    expect(versions.items[0]).toMatchObject({ number: 2, author: "alice", reason: "Settings changed: autoApply off → on" });
+
+    const confident = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.7 });
+    expect(confident).toMatchObject({ status: "auto_applied", autoApplied: true, appliedVersion: 3 });
+    expect((await bullet(playbookId, "str-00003")).helpful).toBe(1);
+    const unsure = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.69 });
+    expect(unsure.status).toBe("pending");
+    const duplicate = await propose(
+      playbookId,
+      [{ type: "add", section: "common_mistakes_to_avoid", content: "Don't forget timezone conversions when comparing dates!" }],
+      { confidence: 0.99 },
+    );
+    expect(duplicate.status).toBe("pending");
+    const auto = await caller.delta.list({ playbookId, status: "auto_applied" });
+    expect(auto.items.map((d) => d.id)).toEqual([confident.deltaId]);
+    expect(auto.items[0]?.decidedBy).toBe("auto-apply");
+  });
+
+  it("a delta whose target changed after it was proposed is stale until re-based", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00003", content: "Paginate through all result pages." }]);
+    const untouched = await propose(playbookId, [{ type: "tag", bulletId: "mis-00004", helpful: 1 }]);
+    await bob.delta.edit({ playbookId, reason: "Clarify", operations: [{ type: "update", bulletId: "str-00003", content: "Paginate until the API returns an empty page." }] });
+
+    const queue = await caller.delta.list({ playbookId });
+    expect(queue.items.find((d) => d.id === deltaId)?.flags.stale).toBe(true);
+    expect(queue.items.find((d) => d.id === untouched.deltaId)?.flags.stale).toBe(false);
+    expect((await caller.delta.list({ playbookId, status: "stale" })).items.map((d) => d.id)).toEqual([deltaId]);
+    const view = await caller.delta.get({ deltaId });
+    expect(view.flags.stale).toBe(true);
+    expect(view.staleReasons[0]).toMatch(/\[str-00003\] changed in version 2, after version 1/);
+    expect(view.operations[0]?.conflicts[0]).toMatchObject({ kind: "changed_since_proposal", target: "str-00003", version: 2 });
+    expect(view.operations[0]?.preview.content?.before).toBe("Paginate until the API returns an empty page.");
+
+    await expectAppError(alice.delta.approve({ deltaId }), "CONFLICT", /stale.*Re-base it.*or reject it/);
+    expect((await bullet(playbookId, "str-00003")).content).toBe("Paginate until the API returns an empty page.");
+    await alice.delta.approve({ deltaId: untouched.deltaId });
+
+    const rebased = await alice.delta.rebase({ deltaId });
+    expect(rebased).toMatchObject({ stale: false, playbookVersion: 3 });
+    expect((await caller.delta.get({ deltaId })).baseVersion).toBe(3);
+    await alice.delta.approve({ deltaId });
+    expect((await bullet(playbookId, "str-00003")).content).toBe("Paginate through all result pages.");
+  });
+
+  it("a re-base that no longer applies keeps the delta stale and says why", async () => {
+    const playbookId = await playbook();
+    const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00003", content: "Paginate through all result pages." }]);
+    await bob.delta.edit({ playbookId, reason: "Obsolete", operations: [{ type: "remove", bulletId: "str-00003", reason: "Obsolete" }] });
+    const rebased = await alice.delta.rebase({ deltaId });
+    expect(rebased.stale).toBe(true);
+    expect(rebased.message).toMatch(/no longer applies.*archived.*Edit the operations or reject/);
+  });
+
+  it("an edit made on an older version is refused when its bullet changed since", async () => {
+    const playbookId = await playbook();
+    await alice.delta.edit({ playbookId, reason: "Tighten", operations: [{ type: "update", bulletId: "str-00001", content: "Verify data types first." }] });
+    await expectAppError(
+      bob.delta.edit({ playbookId, reason: "Mine", expectedVersion: 1, operations: [{ type: "update", bulletId: "str-00001", content: "Bob's words" }] }),
+      "CONFLICT",
+      /\[str-00001\] was changed in version 2, after version 1 you were editing.*not applied/,
+    );
+    // An edit of another bullet on the same old version is fine: nothing it touches changed.
+    const other = await bob.delta.edit({ playbookId, reason: "Mine", expectedVersion: 1, operations: [{ type: "tag", bulletId: "str-00002", harmful: 1 }] });
+    expect(other.appliedVersion).toBe(3);
+    expect((await bullet(playbookId, "str-00001")).content).toBe("Verify data types first.");
+  });
+
+  it("an import into the playbook makes proposals on the bullets it changed stale, and later edits see its bullets", async () => {
+    const playbookId = await playbook();
+    const proposal = await propose(playbookId, [{ type: "update", bulletId: "str-00001", content: "Verify types." }]);
+    await alice.delta.edit({ playbookId, reason: "warm the cache", operations: [{ type: "tag", bulletId: "mis-00004", neutral: 1 }] });
+    const file = [
+      "## strategies_and_insights",
+      "[str-00001] helpful=3 harmful=0 :: Verify data types, units and currencies before processing numeric fields.",
+      "[str-00009] helpful=0 harmful=0 :: Imported lesson about idempotent writes.",
+      "",
+    ].join("\n");
+    const imported = await caller.playbook.import({ content: file, format: "ace", target: { kind: "existing", playbookId, mode: "merge" } });
+    expect(imported.version).toBe(3);
+    expect((await caller.delta.get({ deltaId: proposal.deltaId })).staleReasons).toEqual([
+      "[str-00001] changed in version 3, after version 1 this delta was proposed against.",
+    ]);
+    const tagged = await alice.delta.edit({ playbookId, reason: "Used", operations: [{ type: "tag", bulletId: "str-00009", helpful: 1 }] });
+    expect(tagged.appliedVersion).toBe(4);
+    const added = await alice.delta.edit({ playbookId, reason: "Next id", operations: [{ type: "add", section: "strategies_and_insights", content: "Ids continue after the import." }] });
+    expect(added.addedIds).toEqual(["str-00010"]);
+    const at3 = await caller.history.at({ playbookId, version: 3 });
+    expect(at3.sections[0]?.bullets.map((b) => b.externalId)).toEqual(["str-00001", "str-00002", "str-00003", "str-00009"]);
+  });
+
+  it("two people approving conflicting deltas at once: exactly one wins and nothing is lost", async () => {
+    const playbookId = await playbook();
+    const first = await propose(playbookId, [{ type: "update", bulletId: "str-00001", content: "Check numeric types before arithmetic." }]);
+    const second = await propose(playbookId, [
+      { type: "update", bulletId: "str-00001", content: "Validate field types when parsing." },
+      { type: "add", section: "strategies_and_insights", content: "Prefer idempotent writes so a retry is safe." },
+    ]);
+    const results = await Promise.allSettled([alice.delta.approve({ deltaId: first.deltaId }), bob.delta.approve({ deltaId: second.deltaId })]);
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    const error = lost[0]?.reason as TRPCError;
+    expect(error).toBeInstanceOf(TRPCError);
+    expect(error.code).toBe("CONFLICT");
+    expect(error.message).toMatch(/changed by someone else a moment ago; your approval was not applied|stale/);
+
+    const winner = results[0]?.status === "fulfilled" ? first : second;
+    const loser = winner === first ? second : first;
+    expect((await caller.delta.get({ deltaId: loser.deltaId })).status).toBe("pending");
+    expect((await caller.delta.get({ deltaId: winner.deltaId })).status).toBe("applied");
+    expect(await versionNumbers(playbookId)).toEqual([1, 2]);
+    const content = (await bullet(playbookId, "str-00001")).content;
+    expect(content).toBe(winner === first ? "Check numeric types before arithmetic." : "Validate field types when parsing.");
+    // The loser's add was not half-written either.
+    expect((await caller.playbook.bullets({ playbookId })).total).toBe(winner === first ? 4 : 5);
+  });
+
+  it("concurrent approvals of deltas that touch different bullets both apply, in consecutive versions", async () => {
+    const playbookId = await playbook();
+    const deltas = await Promise.all(
+      ["str-00001", "str-00002", "str-00003", "mis-00004"].map((bulletId) => propose(playbookId, [{ type: "tag", bulletId, neutral: 1 }])),
+    );
+    const results = await Promise.all(deltas.map((d, i) => (i % 2 ? alice : bob).delta.approve({ deltaId: d.deltaId })));
+    expect(results.map((r) => r.appliedVersion).sort()).toEqual([2, 3, 4, 5]);
+    expect(await versionNumbers(playbookId)).toEqual([1, 2, 3, 4, 5]);
+    for (const id of ["str-00001", "str-00002", "str-00003", "mis-00004"]) expect((await bullet(playbookId, id)).neutral).toBe(1);
+  });
+
+  it("a failure in the middle of an apply leaves the previous version and every bullet intact", async () => {
+    const playbookId = await playbook();
+    const before = await caller.playbook.export({ playbookId, format: "json" });
+    const { deltaId } = await propose(playbookId, [
+      { type: "add_section", name: "verification_checklist" },
+      { type: "add", section: "verification_checklist", content: "Re-read the task before submitting." },
+      { type: "update", bulletId: "str-00001", content: "Verify types." },
+      { type: "update", bulletId: "str-00003", content: "This write fails." },
+      { type: "tag", bulletId: "mis-00004", helpful: 1 },
+    ]);
+    // A test-only trigger in the test database: the database refuses to update one bullet.
+    await database.db.$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION ace_test_fail_update() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW."externalId" = 'str-00003' THEN RAISE EXCEPTION 'injected failure'; END IF;
+        RETURN NEW;
+      END $$`);
+    await database.db.$executeRawUnsafe(
+      `CREATE TRIGGER ace_test_fail_update BEFORE UPDATE ON "Bullet" FOR EACH ROW EXECUTE FUNCTION ace_test_fail_update()`,
+    );
+    try {
+      await expectAppError(alice.delta.approve({ deltaId }), "INTERNAL_SERVER_ERROR", /./);
+    } finally {
+      await database.db.$executeRawUnsafe(`DROP TRIGGER IF EXISTS ace_test_fail_update ON "Bullet"`);
+      await database.db.$executeRawUnsafe(`DROP FUNCTION IF EXISTS ace_test_fail_update()`);
+    }
+    expect(await versionNumbers(playbookId)).toEqual([1]);
+    expect((await caller.playbook.get({ playbookId })).version).toBe(1);
+    const after = await caller.playbook.export({ playbookId, format: "json" });
+    expect(after.content).toBe(before.content);
+    expect((await caller.delta.get({ deltaId })).status).toBe("pending");
+
+    // The same delta applies once the database accepts it: the cached state was not advanced by the failure.
+    const approved = await alice.delta.approve({ deltaId });
+    expect(approved).toMatchObject({ appliedVersion: 2, addedIds: ["ver-00005"] });
+    expect((await bullet(playbookId, "str-00003")).content).toBe("This write fails.");
+  });
+
+  it("every browser edit is a delta by that person, applied at once and shown in the history", async () => {
+    const playbookId = await playbook();
+    const edit = (operations: OperationInput[], reason: string, expectedVersion?: number) =>
+      alice.delta.edit({ playbookId, reason, operations, ...(expectedVersion === undefined ? {} : { expectedVersion }) });
+
+    const added = await edit([{ type: "add", section: "strategies_and_insights", content: "Summarise long tool outputs before reasoning." }], "Add a lesson", 1);
+    expect(added).toMatchObject({ status: "applied", appliedVersion: 2, addedIds: ["str-00005"] });
+    await edit([{ type: "update", bulletId: "str-00005", content: "Summarise long tool outputs before reasoning over them." }], "Edit in place", 2);
+    await edit([{ type: "update", bulletId: "str-00005", section: "common_mistakes_to_avoid" }], "Move to mistakes");
+    await edit([{ type: "update", bulletId: "str-00005", position: 0 }], "First in its section");
+    await edit([{ type: "remove", bulletId: "str-00002", reason: "Harmful advice" }], "Archive");
+    await edit([{ type: "restore", bulletId: "str-00002" }], "Restore");
+    await edit([{ type: "tag", bulletId: "str-00002", helpful: 2, harmful: -1 }], "Counters were miscounted in run 12");
+    await edit([{ type: "add_section", name: "verification_checklist", slug: "ver" }], "New section");
+    await edit([{ type: "rename_section", section: "verification_checklist", name: "Verification checklist" }], "Rename");
+    const last = await edit([{ type: "move_section", section: "Verification checklist", position: 0 }], "Reorder sections");
+    expect(last.appliedVersion).toBe(11);
+
+    const detail = await caller.playbook.get({ playbookId });
+    expect(detail.version).toBe(11);
+    expect(detail.sections.map((s) => s.name)).toEqual(["Verification checklist", "strategies_and_insights", "common_mistakes_to_avoid"]);
+    const mistakes = await caller.playbook.bullets({ playbookId, sectionIds: [detail.sections[2]?.id ?? ""] });
+    expect(mistakes.items.map((b) => b.externalId)).toEqual(["str-00005", "mis-00004"]);
+    expect(await bullet(playbookId, "str-00002")).toMatchObject({ status: "active", helpful: 3, harmful: 3 });
+
+    const versions = await caller.history.versions({ playbookId, limit: 20 });
+    expect(versions.items.map((v) => v.reason)).toEqual([
+      "Reorder sections",
+      "Rename",
+      "New section",
+      "Counters were miscounted in run 12",
+      "Restore",
+      "Archive",
+      "First in its section",
+      "Move to mistakes",
+      "Edit in place",
+      "Add a lesson",
+      expect.stringMatching(/^Imported/),
+    ]);
+    expect(versions.items.every((v) => v.number === 1 || (v.author === "alice" && v.deltaOrigin === "person"))).toBe(true);
+    const applied = await caller.delta.list({ playbookId, status: "applied", limit: 100 });
+    expect(applied.total).toBe(10);
+    expect(applied.items.every((d) => d.origin === "person" && d.author === "alice" && d.decidedBy === "alice")).toBe(true);
+  });
+
+  it("one edit can swap two section names and reuse a name it frees", async () => {
+    const playbookId = await playbook();
+    await alice.delta.edit({
+      playbookId,
+      reason: "Swap and reuse",
+      operations: [
+        { type: "rename_section", section: "strategies_and_insights", name: "tmp" },
+        { type: "rename_section", section: "common_mistakes_to_avoid", name: "strategies_and_insights" },
+        { type: "rename_section", section: "tmp", name: "Mistakes" },
+        { type: "add_section", name: "common_mistakes_to_avoid", slug: "cma" },
+      ],
+    });
+    const detail = await caller.playbook.get({ playbookId });
+    expect(detail.sections.map((s) => [s.name, s.bulletCount])).toEqual([
+      ["Mistakes", 3],
+      ["strategies_and_insights", 1],
+      ["common_mistakes_to_avoid", 0],
+    ]);
+  });
+
+  it("pruning is proposed as a pending delta of removals with reasons, and only when the policy is on", async () => {
+    const playbookId = await playbook();
+    const off = await alice.delta.proposePruning({ playbookId });
+    expect(off).toMatchObject({ delta: null, reason: expect.stringMatching(/Pruning is off/) });
+
+    await alice.playbook.updateSettings({ playbookId, settings: { pruning: { enabled: true }, autoApply: true } });
+    const pruned = await alice.delta.proposePruning({ playbookId });
+    expect(pruned.delta).toMatchObject({ status: "pending", autoApplied: false });
+    const view = await caller.delta.get({ deltaId: pruned.delta?.deltaId ?? "" });
+    expect(view.origin).toBe("pruning");
+    expect(view.operations.map((op) => op.payload)).toEqual([
+      { type: "remove", bulletId: "str-00002", reason: expect.stringMatching(/harmful in 4 of 5 votes/i) },
+    ]);
+    expect(view.operations[0]?.preview.archives).toEqual(["str-00002"]);
+    expect((await bullet(playbookId, "str-00002")).status).toBe("active");
+
+    const again = await alice.delta.proposePruning({ playbookId });
+    expect(again).toMatchObject({ delta: null, candidates: 1, reason: expect.stringMatching(/already in a pending pruning delta/) });
+  });
+
+  it("bulk approve and reject report each delta; one failure does not undo the others", async () => {
+    const playbookId = await playbook();
+    const ok1 = await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }]);
+    const broken = await propose(playbookId, [{ type: "tag", bulletId: "str-04040", helpful: 1 }]);
+    const ok2 = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", harmful: 1 }]);
+    const result = await alice.delta.bulk({ action: "approve", deltaIds: [ok1.deltaId, broken.deltaId, ok2.deltaId] });
+    expect(result).toMatchObject({ succeeded: 2, failed: 1 });
+    expect(result.results.map((r) => [r.ok, r.status, r.appliedVersion])).toEqual([
+      [true, "applied", 2],
+      [false, null, null],
+      [true, "applied", 3],
+    ]);
+    expect(result.results[1]?.error).toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/Operation 1 \(tag \[str-04040\]\)/) });
+
+    await expectAppError(alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId] }), "BAD_REQUEST", /Say why/);
+    const rejected = await alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId, ok1.deltaId], reason: "Unknown bullet" });
+    expect(rejected.results.map((r) => r.ok)).toEqual([true, false]);
+    expect(rejected.results[1]?.error?.message).toMatch(/already applied/);
+    expect((await caller.delta.get({ deltaId: broken.deltaId })).status).toBe("rejected");
+  });
+
+  it("the queue lists deltas across playbooks, newest first, in pages", async () => {
+    const one = await playbook("one");
+    const two = await playbook("two");
+    const ids: string[] = [];
+    for (const [index, playbookId] of [one, two, one, two, one].entries()) {
+      ids.push((await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: index + 1 }])).deltaId);
+    }
+    const first = await caller.delta.list({ limit: 2 });
+    expect(first.total).toBe(5);
+    expect(first.items.map((d) => d.id)).toEqual([ids[4], ids[3]]);
+    expect(first.items.map((d) => d.playbookName)).toEqual(["one", "two"]);
+    expect(first.nextCursor).toBe(2);
+    const rest = await caller.delta.list({ cursor: 2, limit: 10 });
+    expect(rest.items.map((d) => d.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(rest.nextCursor).toBeNull();
+    expect((await caller.delta.list({ playbookId: two })).total).toBe(2);
+    expect((await caller.delta.list({ origin: "person" })).total).toBe(0);
+    await expectAppError(caller.delta.get({ deltaId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /delta was not found/);
+  });
+
+  it("the view shows every operation against the current bullet, with pending conflicts elsewhere", async () => {
+    const playbookId = await playbook();
+    const other = await propose(playbookId, [{ type: "remove", bulletId: "str-00001", reason: "Redundant" }]);
+    const { deltaId } = await propose(playbookId, [
+      { type: "merge", bulletIds: ["str-00001", "str-00003"], into: "str-00001", content: "Verify types and paginate fully." },
+      { type: "tag", bulletId: "mis-00004", harmful: 2 },
+      { type: "rename_section", section: "common_mistakes_to_avoid", name: "Mistakes" },
+    ]);
+    const view = await caller.delta.get({ deltaId });
+    const [merge, tag, rename] = view.operations;
+    expect(merge?.preview).toMatchObject({
+      archives: ["str-00003"],
+      counters: { before: { helpful: 3, harmful: 0, neutral: 0 }, after: { helpful: 3, harmful: 0, neutral: 0 } },
+    });
+    expect(merge?.targets.map((t) => t.externalId).sort()).toEqual(["str-00001", "str-00003"]);
+    expect(merge?.conflicts).toEqual([expect.objectContaining({ kind: "pending_elsewhere", target: "str-00001", deltaId: other.deltaId })]);
+    expect(tag?.preview.counters).toEqual({ before: { helpful: 2, harmful: 0, neutral: 0 }, after: { helpful: 2, harmful: 2, neutral: 0 } });
+    expect(rename?.preview.section).toEqual({ from: "common_mistakes_to_avoid", to: "Mistakes" });
+  });
+});

@@ -1,0 +1,458 @@
+// Every database call of the curation queue and of applying changes to a playbook. Plain rows out;
+// the rules (stale, conflicts, auto-apply) live in service.ts.
+import { randomUUID } from "node:crypto";
+import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import { countBulletTokens } from "@/server/ace/tokens";
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import type { z } from "zod";
+import type { DeltaOrigin, DeltaStatus, listDeltasInput } from "./schemas";
+
+type DbOrTx = Db | Tx;
+
+// ---- Playbook state ----------------------------------------------------------------------
+
+export function findPlaybookHead(db: DbOrTx, playbookId: string) {
+  return db.playbook.findUnique({
+    where: { id: playbookId },
+    select: { id: true, name: true, version: true, settings: true, nextBulletNumber: true },
+  });
+}
+export type PlaybookHead = NonNullable<Awaited<ReturnType<typeof findPlaybookHead>>>;
+
+export function currentVersion(db: DbOrTx, playbookId: string) {
+  return db.playbook.findUnique({ where: { id: playbookId }, select: { version: true } });
+}
+
+export function loadSectionStates(db: DbOrTx, playbookId: string): Promise<SectionState[]> {
+  return db.section.findMany({
+    where: { playbookId },
+    orderBy: [{ position: "asc" }, { id: "asc" }],
+    select: { id: true, name: true, slug: true, position: true },
+  });
+}
+
+// ---- Writing a version's changes -----------------------------------------------------------
+
+/** Provenance of bullets a delta adds (not part of the version record). */
+export interface NewBulletProvenance {
+  origin: "manual" | "curator" | "import";
+  justification: string | null;
+  sourceTraceId: string | null;
+  sourceRunId: string | null;
+}
+
+export async function insertSections(tx: Tx, playbookId: string, sections: SectionState[], version: number) {
+  if (sections.length === 0) return;
+  await tx.section.createMany({
+    data: sections.map((section) => ({
+      ...section,
+      playbookId,
+      changedInVersion: version,
+      blankLinesBefore: section.position === 0 ? 0 : 1,
+    })),
+  });
+}
+
+/**
+ * Updates sections in two steps when names change, so swapping two names (or renaming onto a name
+ * another row leaves in the same version) never trips the (playbookId, name) unique index midway.
+ */
+export async function updateSections(
+  tx: Tx,
+  playbookId: string,
+  updates: { before: SectionState; after: SectionState }[],
+  version: number,
+) {
+  const renamed = updates.filter(({ before, after }) => before.name !== after.name);
+  for (const { after } of renamed) {
+    await tx.section.updateMany({ where: { id: after.id, playbookId }, data: { name: `~renaming~${after.id}` } });
+  }
+  for (const { before, after } of updates) {
+    const identityChanged = before.name !== after.name || before.slug !== after.slug;
+    await tx.section.updateMany({
+      where: { id: after.id, playbookId },
+      data: {
+        name: after.name,
+        slug: after.slug,
+        position: after.position,
+        ...(identityChanged ? { changedInVersion: version } : {}),
+      },
+    });
+  }
+}
+
+export function deleteSections(tx: Tx, playbookId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve({ count: 0 });
+  return tx.section.deleteMany({ where: { playbookId, id: { in: ids } } });
+}
+
+/** Rows per statement: 20 parameters each stays far below PostgreSQL's 65,535. */
+const WRITE_CHUNK = 1_000;
+
+export interface BulletWrite {
+  state: BulletState;
+  /** A new bullet carries its provenance; an existing one keeps what it has. */
+  provenance: NewBulletProvenance | null;
+  /** Whether the change counts for stale detection (anything but a shift among neighbours). */
+  bump: boolean;
+}
+
+/**
+ * Writes new and changed bullets in one statement per 1,000 rows (an upsert on the stable id), and
+ * checks that exactly the expected rows were new: a write never silently creates or misses a bullet.
+ */
+export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite[], version: number) {
+  for (let start = 0; start < rows.length; start += WRITE_CHUNK) {
+    const chunk = rows.slice(start, start + WRITE_CHUNK);
+    const values = chunk.map(({ state: b, provenance: p, bump }) => {
+      const origin = p?.origin ?? "manual";
+      return Prisma.sql`(${randomUUID()}::uuid, ${playbookId}::uuid, ${b.sectionId}::uuid, ${b.externalId}::text, ${b.content}::text,
+        ${b.helpful}::int, ${b.harmful}::int, ${b.neutral}::int, ${b.countersKnown}::boolean, ${b.status}::"BulletStatus",
+        ${b.archivedReason}::text, ${b.mergedInto}::text, ${b.position}::int, ${origin}::"BulletOrigin",
+        ${p?.sourceTraceId ?? null}::uuid, ${p?.sourceRunId ?? null}::text, ${p?.justification ?? null}::text,
+        ${bump || p ? version : 0}::int, ${countBulletTokens(b)}::int, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
+    });
+    const written = await tx.$queryRaw<{ inserted: boolean }[]>`
+      INSERT INTO "Bullet" AS b (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
+        "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
+        justification, "changedInVersion", "tokenCount", "createdAt", "updatedAt")
+      VALUES ${Prisma.join(values)}
+      ON CONFLICT ("playbookId", "externalId") DO UPDATE SET
+        "sectionId" = EXCLUDED."sectionId", content = EXCLUDED.content, helpful = EXCLUDED.helpful,
+        harmful = EXCLUDED.harmful, neutral = EXCLUDED.neutral, "countersKnown" = EXCLUDED."countersKnown",
+        status = EXCLUDED.status, "archivedReason" = EXCLUDED."archivedReason", "mergedInto" = EXCLUDED."mergedInto",
+        position = EXCLUDED.position, "tokenCount" = EXCLUDED."tokenCount", "changedInVersion" = GREATEST(b."changedInVersion", EXCLUDED."changedInVersion"),
+        "updatedAt" = EXCLUDED."updatedAt"
+      RETURNING (xmax = 0) AS inserted`;
+    const inserted = written.filter((row) => row.inserted).length;
+    const expected = chunk.filter((row) => row.provenance !== null).length;
+    if (written.length !== chunk.length || inserted !== expected) {
+      throw new Error(
+        `Expected ${expected} new and ${chunk.length - expected} changed bullets, wrote ${inserted} new of ${written.length}: ` +
+          "the playbook changed underneath.",
+      );
+    }
+  }
+}
+
+// ---- Deltas ---------------------------------------------------------------------------------
+
+export interface NewOperationRow {
+  id: string;
+  position: number;
+  type: Prisma.DeltaOperationCreateManyInput["type"];
+  status: "pending" | "approved" | "rejected";
+  payload: unknown;
+  flags: unknown;
+  rationale: string;
+  targetIds: string[];
+  targetSectionIds: string[];
+}
+
+export interface NewDeltaRow {
+  id: string;
+  playbookId: string;
+  status: DeltaStatus;
+  origin: DeltaOrigin;
+  author: string;
+  rationale: string;
+  confidence: number | null;
+  baseVersion: number;
+  appliedVersion: number | null;
+  evidence: unknown;
+  reviewNote: string | null;
+  decidedBy: string | null;
+  /** Decided at insertion (a direct edit, an auto-apply, a rollback): decidedAt is the database's now. */
+  decided: boolean;
+}
+
+export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOperationRow[]) {
+  await tx.$executeRaw`
+    INSERT INTO "Delta" (id, "playbookId", status, origin, author, rationale, confidence, "baseVersion", "appliedVersion",
+      evidence, "reviewNote", "decidedBy", "decidedAt", "createdAt", "updatedAt")
+    VALUES (${delta.id}::uuid, ${delta.playbookId}::uuid, ${delta.status}::"DeltaStatus", ${delta.origin}::"DeltaOrigin",
+      ${delta.author}::text, ${delta.rationale}::text, ${delta.confidence}::float8, ${delta.baseVersion}::int,
+      ${delta.appliedVersion}::int, ${JSON.stringify(delta.evidence)}::jsonb, ${delta.reviewNote}::text, ${delta.decidedBy}::text,
+      CASE WHEN ${delta.decided}::boolean THEN (now() AT TIME ZONE 'UTC') END, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
+  // Raw SQL for the same reason as insertVersion (server/history/repository.ts); a delta holds up to 500 operations.
+  for (let start = 0; start < operations.length; start += WRITE_CHUNK) {
+    const values = operations.slice(start, start + WRITE_CHUNK).map(
+      (op) => Prisma.sql`(${op.id}::uuid, ${delta.id}::uuid, ${op.position}::int, ${op.type}::"OperationType",
+        ${op.status}::"OperationStatus", ${JSON.stringify(op.payload)}::jsonb, ${JSON.stringify(op.flags)}::jsonb,
+        ${op.rationale}::text, ${op.targetIds}::text[], ${op.targetSectionIds}::text[])`,
+    );
+    await tx.$executeRaw`
+      INSERT INTO "DeltaOperation" (id, "deltaId", position, type, status, payload, flags, rationale, "targetIds", "targetSectionIds")
+      VALUES ${Prisma.join(values)}`;
+  }
+}
+
+const operationFields = {
+  id: true,
+  position: true,
+  type: true,
+  status: true,
+  payload: true,
+  flags: true,
+  rationale: true,
+  targetIds: true,
+  targetSectionIds: true,
+  originalPayload: true,
+  editedBy: true,
+} satisfies Prisma.DeltaOperationSelect;
+
+export function findDelta(db: DbOrTx, deltaId: string) {
+  return db.delta.findUnique({
+    where: { id: deltaId },
+    select: {
+      id: true,
+      playbookId: true,
+      status: true,
+      origin: true,
+      author: true,
+      rationale: true,
+      confidence: true,
+      baseVersion: true,
+      appliedVersion: true,
+      evidence: true,
+      reviewNote: true,
+      decidedBy: true,
+      decidedAt: true,
+      createdAt: true,
+      playbook: { select: { name: true, version: true } },
+      operations: { orderBy: { position: "asc" }, select: operationFields },
+    },
+  });
+}
+export type DeltaRecord = NonNullable<Awaited<ReturnType<typeof findDelta>>>;
+export type OperationRecord = DeltaRecord["operations"][number];
+
+/** Moves a pending delta to its decision; 0 when someone decided it first. */
+export async function decideDelta(
+  tx: Tx,
+  deltaId: string,
+  data: {
+    status: DeltaStatus;
+    appliedVersion?: number | null;
+    reviewNote?: string | null;
+    decidedBy: string;
+    decidedAt: Date;
+  },
+): Promise<number> {
+  const { count } = await tx.delta.updateMany({ where: { id: deltaId, status: "pending" }, data });
+  return count;
+}
+
+export function setOperationStatus(tx: Tx, deltaId: string, ids: string[], status: "approved" | "rejected") {
+  if (ids.length === 0) return Promise.resolve({ count: 0 });
+  return tx.deltaOperation.updateMany({ where: { deltaId, id: { in: ids } }, data: { status } });
+}
+
+export function updateOperation(
+  tx: DbOrTx,
+  operationId: string,
+  data: {
+    payload?: unknown;
+    originalPayload?: unknown;
+    editedBy?: string;
+    rationale?: string;
+    flags?: unknown;
+    targetIds?: string[];
+    targetSectionIds?: string[];
+  },
+) {
+  const { payload, originalPayload, flags, ...rest } = data;
+  return tx.deltaOperation.update({
+    where: { id: operationId },
+    data: {
+      ...rest,
+      ...(payload === undefined ? {} : { payload: payload as Prisma.InputJsonObject }),
+      ...(originalPayload === undefined ? {} : { originalPayload: originalPayload as Prisma.InputJsonObject }),
+      ...(flags === undefined ? {} : { flags: flags as Prisma.InputJsonArray }),
+    },
+    select: { id: true },
+  });
+}
+
+/** Re-based: a new base version for a still-pending delta. */
+export async function rebaseDelta(tx: Tx, deltaId: string, baseVersion: number): Promise<number> {
+  const { count } = await tx.delta.updateMany({ where: { id: deltaId, status: "pending" }, data: { baseVersion } });
+  return count;
+}
+
+export async function lockPendingDelta(tx: Tx, deltaId: string): Promise<boolean> {
+  // A no-op write takes the row lock, so two reviewers editing one delta queue up instead of interleaving.
+  const { count } = await tx.delta.updateMany({ where: { id: deltaId, status: "pending" }, data: { updatedAt: new Date() } });
+  return count === 1;
+}
+
+// ---- The queue ------------------------------------------------------------------------------
+
+/** A pending delta is stale when a bullet or section it targets changed after its base version. */
+const STALE_SQL = Prisma.sql`(d.status = 'pending' AND p.version > d."baseVersion" AND (
+  EXISTS (SELECT 1 FROM "DeltaOperation" o
+          JOIN "Bullet" b ON b."playbookId" = d."playbookId" AND b."externalId" = ANY(o."targetIds")
+          WHERE o."deltaId" = d.id AND o.status = 'pending' AND b."changedInVersion" > d."baseVersion")
+  OR EXISTS (SELECT 1 FROM "DeltaOperation" o
+          JOIN "Section" s ON s."playbookId" = d."playbookId" AND s.id::text = ANY(o."targetSectionIds")
+          WHERE o."deltaId" = d.id AND o.status = 'pending' AND s."changedInVersion" > d."baseVersion")))`;
+
+export interface DeltaListRow {
+  id: string;
+  playbookId: string;
+  playbookName: string;
+  status: DeltaStatus;
+  origin: DeltaOrigin;
+  author: string;
+  rationale: string;
+  confidence: number | null;
+  baseVersion: number;
+  appliedVersion: number | null;
+  currentVersion: number;
+  reviewNote: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  total: number;
+  pending: number;
+  approved: number;
+  rejected: number;
+  types: Record<string, number> | null;
+  hasErrors: boolean;
+  hasDuplicates: boolean;
+  hasWarnings: boolean;
+  stale: boolean;
+}
+
+function deltaFilter(query: z.output<typeof listDeltasInput>): Prisma.Sql {
+  const where: Prisma.Sql[] = [];
+  if (query.playbookId) where.push(Prisma.sql`d."playbookId" = ${query.playbookId}::uuid`);
+  if (query.origin) where.push(Prisma.sql`d.origin = ${query.origin}::"DeltaOrigin"`);
+  switch (query.status) {
+    case "pending":
+      where.push(Prisma.sql`d.status = 'pending'`);
+      break;
+    case "stale":
+      where.push(STALE_SQL);
+      break;
+    case "applied":
+      where.push(Prisma.sql`d.status IN ('applied', 'auto_applied')`);
+      break;
+    case "auto_applied":
+      where.push(Prisma.sql`d.status = 'auto_applied'`);
+      break;
+    case "rejected":
+      where.push(Prisma.sql`d.status = 'rejected'`);
+      break;
+    case "decided":
+      where.push(Prisma.sql`d.status IN ('applied', 'auto_applied', 'rejected')`);
+      break;
+    case "all":
+      break;
+  }
+  return where.length > 0 ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty;
+}
+
+/**
+ * A page of deltas, newest first, with the counts and flags of each. The per-delta subqueries run
+ * for the page's rows only (the total is counted separately, without them).
+ */
+export function listDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>): Promise<DeltaListRow[]> {
+  return db.$queryRaw<DeltaListRow[]>`
+    SELECT page.*,
+           ops.total, ops.pending, ops.approved, ops.rejected, ops."hasErrors", ops."hasDuplicates", ops."hasWarnings",
+           (SELECT jsonb_object_agg(t.type, t.n) FROM (
+              SELECT o.type::text AS type, count(*)::int AS n FROM "DeltaOperation" o WHERE o."deltaId" = page.id GROUP BY o.type
+           ) t) AS types
+    FROM (
+      SELECT d.id, d."playbookId", p.name AS "playbookName", d.status::text AS status, d.origin::text AS origin,
+             d.author, d.rationale, d.confidence, d."baseVersion", d."appliedVersion", p.version AS "currentVersion",
+             d."reviewNote", d."decidedBy", d."decidedAt", d."createdAt", ${STALE_SQL} AS stale
+      FROM "Delta" d
+      JOIN "Playbook" p ON p.id = d."playbookId"
+      ${deltaFilter(query)}
+      ORDER BY d."createdAt" DESC, d.id DESC
+      LIMIT ${query.limit} OFFSET ${query.cursor}
+    ) page
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS total,
+             (count(*) FILTER (WHERE o.status = 'pending'))::int AS pending,
+             (count(*) FILTER (WHERE o.status = 'approved'))::int AS approved,
+             (count(*) FILTER (WHERE o.status = 'rejected'))::int AS rejected,
+             COALESCE(bool_or(o.flags @> '[{"severity": "error"}]') FILTER (WHERE o.status <> 'rejected'), false) AS "hasErrors",
+             COALESCE(bool_or(o.flags @> '[{"kind": "near_duplicate"}]') FILTER (WHERE o.status <> 'rejected'), false) AS "hasDuplicates",
+             COALESCE(bool_or(o.flags @> '[{"severity": "warning"}]') FILTER (WHERE o.status <> 'rejected'), false) AS "hasWarnings"
+      FROM "DeltaOperation" o WHERE o."deltaId" = page.id
+    ) ops
+    ORDER BY page."createdAt" DESC, page.id DESC`;
+}
+
+export async function countDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>): Promise<number> {
+  const [row] = await db.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM "Delta" d JOIN "Playbook" p ON p.id = d."playbookId" ${deltaFilter(query)}`;
+  return row?.count ?? 0;
+}
+
+/** Targets changed after `baseVersion`, with the version that changed them. */
+export async function changedTargets(
+  db: DbOrTx,
+  playbookId: string,
+  baseVersion: number,
+  bulletIds: string[],
+  sectionIds: string[],
+) {
+  const [bullets, sections] = await Promise.all([
+    bulletIds.length === 0
+      ? Promise.resolve([])
+      : db.bullet.findMany({
+          where: { playbookId, externalId: { in: bulletIds }, changedInVersion: { gt: baseVersion } },
+          select: { externalId: true, changedInVersion: true },
+        }),
+    sectionIds.length === 0
+      ? Promise.resolve([])
+      : db.section.findMany({
+          where: { playbookId, id: { in: sectionIds }, changedInVersion: { gt: baseVersion } },
+          select: { id: true, name: true, changedInVersion: true },
+        }),
+  ]);
+  return { bullets, sections };
+}
+
+/** Other pending deltas of the playbook whose operations target any of these bullets. */
+export function pendingOverlaps(db: DbOrTx, playbookId: string, deltaId: string, bulletIds: string[]) {
+  if (bulletIds.length === 0) return Promise.resolve([]);
+  return db.deltaOperation.findMany({
+    where: {
+      status: "pending",
+      targetIds: { hasSome: bulletIds },
+      delta: { playbookId, status: "pending", id: { not: deltaId } },
+    },
+    select: { deltaId: true, targetIds: true },
+  });
+}
+
+export function bulletSnapshots(db: DbOrTx, playbookId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.bullet.findMany({
+    where: { playbookId, externalId: { in: ids } },
+    select: {
+      externalId: true,
+      sectionId: true,
+      content: true,
+      helpful: true,
+      harmful: true,
+      neutral: true,
+      countersKnown: true,
+      status: true,
+      changedInVersion: true,
+      section: { select: { name: true } },
+    },
+  });
+}
+
+export function pendingPruningTargets(db: DbOrTx, playbookId: string) {
+  return db.deltaOperation.findMany({
+    where: { status: "pending", type: "remove", delta: { playbookId, status: "pending", origin: "pruning" } },
+    select: { targetIds: true },
+  });
+}

@@ -1,0 +1,153 @@
+// Every database call of the playbook history. Versions record each touched section and bullet
+// with its state before and after; every domain that changes a playbook writes them through
+// insertVersion here, and these queries read them (lineage through the GIN index).
+import { randomUUID } from "node:crypto";
+import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import type { DeltaOrigin } from "@/server/deltas/schemas";
+import type { VersionCounts } from "./schemas";
+
+type DbOrTx = Db | Tx;
+
+export interface VersionRow extends VersionCounts {
+  number: number;
+  author: string;
+  reason: string;
+  createdAt: Date;
+  deltaId: string | null;
+  deltaOrigin: DeltaOrigin | null;
+}
+
+const BULLET = Prisma.sql`e->>'entity' = 'bullet'`;
+const BOTH = Prisma.sql`jsonb_typeof(e->'before') = 'object' AND jsonb_typeof(e->'after') = 'object'`;
+// Field names are constants of this file, never input.
+const differs = (field: keyof BulletState | keyof SectionState) =>
+  Prisma.raw(`(e->'before'->'${field}') IS DISTINCT FROM (e->'after'->'${field}')`);
+const archivedNow = Prisma.sql`e->'before'->>'status' = 'active' AND e->'after'->>'status' = 'archived'`;
+const restoredNow = Prisma.sql`e->'before'->>'status' = 'archived' AND e->'after'->>'status' = 'active'`;
+const mergedNow = Prisma.sql`jsonb_typeof(e->'after'->'mergedInto') = 'string'`;
+
+/** A page of versions, newest first, each with its changes counted in SQL (imports hold thousands). */
+export function listVersions(db: DbOrTx, playbookId: string, cursor: number, limit: number): Promise<VersionRow[]> {
+  return db.$queryRaw<VersionRow[]>`
+    SELECT v.number, v.author, v.reason, v."createdAt", v."deltaId", d.origin::text AS "deltaOrigin", c.*
+    FROM "PlaybookVersion" v
+    LEFT JOIN "Delta" d ON d.id = v."deltaId"
+    CROSS JOIN LATERAL (
+      SELECT
+        (count(*) FILTER (WHERE ${BULLET} AND jsonb_typeof(e->'before') = 'null'))::int AS "bulletsAdded",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH} AND ${differs("content")}))::int AS "bulletsEdited",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH} AND ${differs("sectionId")}))::int AS "bulletsMoved",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH} AND ${archivedNow} AND NOT ${mergedNow}))::int AS "bulletsArchived",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH} AND ${restoredNow}))::int AS "bulletsRestored",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH} AND ${archivedNow} AND ${mergedNow}))::int AS "bulletsMerged",
+        (count(*) FILTER (WHERE ${BULLET} AND ${BOTH}
+          AND (${differs("helpful")} OR ${differs("harmful")} OR ${differs("neutral")})))::int AS "countersChanged",
+        (count(*) FILTER (WHERE e->>'entity' = 'section' AND jsonb_typeof(e->'before') = 'null'))::int AS "sectionsAdded",
+        (count(*) FILTER (WHERE e->>'entity' = 'section' AND ${BOTH} AND ${differs("name")}))::int AS "sectionsRenamed",
+        (count(*) FILTER (WHERE e->>'entity' = 'section' AND ${BOTH} AND ${differs("position")}))::int AS "sectionsMoved",
+        (count(*) FILTER (WHERE e->>'entity' = 'section' AND jsonb_typeof(e->'after') = 'null'))::int AS "sectionsRemoved"
+      FROM jsonb_array_elements(v.operations) e
+    ) c
+    WHERE v."playbookId" = ${playbookId}::uuid
+    ORDER BY v.number DESC
+    LIMIT ${limit} OFFSET ${cursor}`;
+}
+
+export function countVersions(db: DbOrTx, playbookId: string) {
+  return db.playbookVersion.count({ where: { playbookId } });
+}
+
+export function findVersion(db: DbOrTx, playbookId: string, number: number) {
+  return db.playbookVersion.findUnique({
+    where: { playbookId_number: { playbookId, number } },
+    select: { number: true, author: true, reason: true, createdAt: true, deltaId: true },
+  });
+}
+
+/** Versions after `after` up to `upTo`, oldest first, with their recorded changes. */
+export async function versionChanges(db: DbOrTx, playbookId: string, after: number, upTo: number) {
+  const rows = await db.playbookVersion.findMany({
+    where: { playbookId, number: { gt: after, lte: upTo } },
+    orderBy: { number: "asc" },
+    select: { number: true, operations: true },
+  });
+  return rows.map((row) => ({ number: row.number, changes: row.operations as unknown as VersionChange[] }));
+}
+
+/** Raw SQL: an ORM create costs a few milliseconds more per call, and this runs on every apply. */
+export async function insertVersion(
+  tx: Tx,
+  row: { playbookId: string; number: number; author: string; reason: string; changes: VersionChange[]; deltaId: string | null },
+) {
+  await tx.$executeRaw`
+    INSERT INTO "PlaybookVersion" (id, "playbookId", number, author, reason, operations, "deltaId", "createdAt")
+    VALUES (${randomUUID()}::uuid, ${row.playbookId}::uuid, ${row.number}::int, ${row.author}::text, ${row.reason}::text,
+            ${JSON.stringify(row.changes)}::jsonb, ${row.deltaId}::uuid, (now() AT TIME ZONE 'UTC'))`;
+}
+
+export function findVersionChanges(db: DbOrTx, playbookId: string, number: number) {
+  return db.playbookVersion.findUnique({
+    where: { playbookId_number: { playbookId, number } },
+    select: { operations: true },
+  });
+}
+
+export interface LineageRow {
+  version: number;
+  author: string;
+  reason: string;
+  createdAt: Date;
+  deltaId: string | null;
+  deltaOrigin: DeltaOrigin | null;
+  change: VersionChange;
+  absorbed: string[];
+}
+
+/** Every version that recorded the bullet (jsonb containment, served by the GIN index), oldest first. */
+export function bulletLineage(db: DbOrTx, playbookId: string, bulletId: string): Promise<LineageRow[]> {
+  const containment = JSON.stringify([{ entity: "bullet", id: bulletId }]);
+  return db.$queryRaw<LineageRow[]>`
+    SELECT v.number AS version, v.author, v.reason, v."createdAt", v."deltaId", d.origin::text AS "deltaOrigin",
+           own.change,
+           ARRAY(SELECT e2->>'id' FROM jsonb_array_elements(v.operations) e2
+                 WHERE e2->>'entity' = 'bullet' AND e2->'after'->>'mergedInto' = ${bulletId}
+                   AND (e2->'before'->>'mergedInto') IS DISTINCT FROM ${bulletId}) AS absorbed
+    FROM "PlaybookVersion" v
+    LEFT JOIN "Delta" d ON d.id = v."deltaId"
+    CROSS JOIN LATERAL (
+      SELECT e AS change FROM jsonb_array_elements(v.operations) e
+      WHERE e->>'entity' = 'bullet' AND e->>'id' = ${bulletId} LIMIT 1
+    ) own
+    WHERE v."playbookId" = ${playbookId}::uuid AND v.operations @> ${containment}::jsonb
+    ORDER BY v.number ASC`;
+}
+
+/** Deltas whose operations target the bullet, or that made one of the listed versions. */
+export function deltasTouching(db: DbOrTx, playbookId: string, bulletId: string, deltaIds: string[]) {
+  return db.delta.findMany({
+    where: {
+      playbookId,
+      OR: [{ operations: { some: { targetIds: { has: bulletId } } } }, ...(deltaIds.length ? [{ id: { in: deltaIds } }] : [])],
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: {
+      id: true,
+      status: true,
+      origin: true,
+      author: true,
+      rationale: true,
+      createdAt: true,
+      decidedBy: true,
+      appliedVersion: true,
+      operations: {
+        orderBy: { position: "asc" },
+        select: { position: true, type: true, status: true, payload: true, targetIds: true },
+      },
+    },
+  });
+}
+
+export function sectionName(db: DbOrTx, sectionId: string) {
+  return db.section.findUnique({ where: { id: sectionId }, select: { name: true } });
+}

@@ -54,7 +54,13 @@ export function readAcePlaybook(file: string): { sections: string[]; ids: string
  */
 export async function openPlaybook(page: Page, playbookId: string): Promise<void> {
   await page.goto(`/playbooks/${playbookId}`);
+  await waitForApp(page);
+}
+
+/** The page is loaded and React has hydrated it (see components/trpc/client.tsx). */
+export async function waitForApp(page: Page): Promise<void> {
   await page.waitForLoadState("networkidle");
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
 
 /** The API as a named user (the x-ace-user header), e.g. the curator model proposing deltas. */
@@ -103,5 +109,5 @@ export async function proposeDelta(
 /** Opens a page of a playbook (its review queue, history …) and waits until it is interactive. */
 export async function openPlaybookTab(page: Page, playbookId: string, tab: "review" | "history"): Promise<void> {
   await page.goto(`/playbooks/${playbookId}/${tab}`);
-  await page.waitForLoadState("networkidle");
+  await waitForApp(page);
 }

@@ -4,7 +4,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import superjson from "superjson";
 import type { AppRouter } from "@/server/trpc/root";
 import { makeQueryClient } from "./query-client";
@@ -28,6 +28,10 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
       links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
     }),
   );
+  // A marker end-to-end tests wait for: clicks before hydration would be lost to React.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>

@@ -191,30 +191,18 @@ export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise
  * One page of the filtered, sorted list. The sort runs over ids and keys only; content is read
  * for the page alone, so a 10,000-bullet playbook never sorts its megabytes of text.
  */
-export async function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
-  const page = await db.$queryRaw<{ id: string }[]>`
-    SELECT b.id FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
-    WHERE ${bulletFilter(query)}
-    ORDER BY ${orderBy(query)}
-    LIMIT ${query.limit} OFFSET ${query.cursor}`;
-  if (page.length === 0) return [];
-  const rows = await db.bullet.findMany({
-    where: { id: { in: page.map((row) => row.id) } },
-    select: {
-      id: true,
-      externalId: true,
-      sectionId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      countersKnown: true,
-      status: true,
-      updatedAt: true,
-    },
-  });
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return page.flatMap((row) => byId.get(row.id) ?? []);
+export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
+  return db.$queryRaw<BulletListRow[]>`
+    WITH page AS MATERIALIZED (
+      SELECT b.id, ROW_NUMBER() OVER (ORDER BY ${orderBy(query)}) AS n
+      FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
+      WHERE ${bulletFilter(query)}
+      ORDER BY n
+      LIMIT ${query.limit} OFFSET ${query.cursor})
+    SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
+           b."countersKnown", b.status::text AS status, b."updatedAt"
+    FROM page JOIN "Bullet" b ON b.id = page.id
+    ORDER BY page.n`;
 }
 
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {

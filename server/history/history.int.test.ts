@@ -1,32 +1,15 @@
 // The playbook history through createCaller, against embedded PGlite and PostgreSQL.
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parsePlaybook } from "@/server/ace/formats";
 import type { OperationInput } from "@/server/deltas/schemas";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
 import type { PlaybookAtVersion } from "./schemas";
 
-const PLAYBOOK = [
-  "## strategies_and_insights",
-  "[str-00001] helpful=3 harmful=0 :: Always verify data types before processing numeric fields.",
-  "[str-00002] helpful=1 harmful=4 :: Retry failed API calls immediately without any backoff.",
-  "[str-00003] helpful=0 harmful=0 :: Paginate through every page of results before answering.",
-  "## common_mistakes_to_avoid",
-  "[mis-00004] helpful=2 harmful=0 :: Don't forget timezone conversions when comparing dates.",
-  "",
-].join("\n");
 
 type Caller = ReturnType<typeof createCaller>;
 
-function expectAppError(promise: Promise<unknown>, code: TRPCError["code"], message: RegExp) {
-  return expect(promise).rejects.toSatisfy((error: unknown) => {
-    expect(error).toBeInstanceOf(TRPCError);
-    expect((error as TRPCError).code).toBe(code);
-    expect((error as TRPCError).message).toMatch(message);
-    return true;
-  });
-}
 
 /** Sections with their bullets, as an export file or a rebuilt version says them. */
 function fromExport(content: string) {
@@ -74,7 +57,7 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
   beforeEach(async () => database.reset());
 
   async function playbook() {
-    const { playbookId } = await caller.playbook.import({ content: PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
+    const { playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
     return playbookId;
   }
 

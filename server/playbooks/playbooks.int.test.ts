@@ -2,10 +2,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { expectAppError } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
 import { seedDemoPlaybooks } from "./seed";
 
@@ -42,14 +42,6 @@ function countersPlaybook(): string {
   });
 }
 
-function expectAppError(promise: Promise<unknown>, code: TRPCError["code"], message: RegExp) {
-  return expect(promise).rejects.toSatisfy((error: unknown) => {
-    expect(error).toBeInstanceOf(TRPCError);
-    expect((error as TRPCError).code).toBe(code);
-    expect((error as TRPCError).message).toMatch(message);
-    return true;
-  });
-}
 
 describe.each(testEngines())("playbook procedures on %s", (engine) => {
   let database: TestDatabase;

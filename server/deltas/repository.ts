@@ -5,7 +5,7 @@ import type { BulletState, SectionState, VersionChange } from "@/server/ace/hist
 import { countBulletTokens } from "@/server/ace/tokens";
 import { Prisma, type Db, type Tx } from "@/server/db/client";
 import type { z } from "zod";
-import type { DeltaOrigin, DeltaStatus, listDeltasInput } from "./schemas";
+import type { DeltaFlags, DeltaListItem, DeltaOrigin, DeltaStatus, listDeltasInput, OperationCounts } from "./schemas";
 
 type DbOrTx = Db | Tx;
 
@@ -297,32 +297,10 @@ const STALE_SQL = Prisma.sql`(d.status = 'pending' AND p.version > d."baseVersio
           JOIN "Section" s ON s."playbookId" = d."playbookId" AND s.id::text = ANY(o."targetSectionIds")
           WHERE o."deltaId" = d.id AND o.status = 'pending' AND s."changedInVersion" > d."baseVersion")))`;
 
-export interface DeltaListRow {
-  id: string;
-  playbookId: string;
-  playbookName: string;
-  status: DeltaStatus;
-  origin: DeltaOrigin;
-  author: string;
-  rationale: string;
-  confidence: number | null;
-  baseVersion: number;
-  appliedVersion: number | null;
-  currentVersion: number;
-  reviewNote: string | null;
-  decidedBy: string | null;
-  decidedAt: Date | null;
-  createdAt: Date;
-  total: number;
-  pending: number;
-  approved: number;
-  rejected: number;
-  types: Record<string, number> | null;
-  hasErrors: boolean;
-  hasDuplicates: boolean;
-  hasWarnings: boolean;
-  stale: boolean;
-}
+/** A list item as the query returns it: operation counts and flags flat, types as a raw JSON object. */
+export type DeltaListRow = Omit<DeltaListItem, "counts" | "types" | "flags"> &
+  OperationCounts &
+  DeltaFlags & { types: Record<string, number> | null };
 
 function deltaFilter(query: z.output<typeof listDeltasInput>): Prisma.Sql {
   const where: Prisma.Sql[] = [];

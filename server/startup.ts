@@ -4,6 +4,7 @@ import { databaseConfigFromEnv, describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
 import { setLockUrl } from "@/server/db/lock";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
+import { startRunWorker } from "@/server/runs/worker";
 
 /** ACE_DEMO_SEED: "auto" (default: seed an empty embedded database), "always" (any empty database), "off". */
 function shouldSeed(kind: "pglite" | "postgres"): boolean {
@@ -22,4 +23,6 @@ export async function startServer(): Promise<void> {
     const seeded = await seedDemoPlaybooks(db);
     if (seeded.length > 0) console.log(`[ace-studio] first run: seeded ${seeded.join(", ")}`);
   }
+  const worker = await startRunWorker(db);
+  if (worker) console.log(`[ace-studio] reflector and curator runs: worker ${worker.workerId} started`);
 }

@@ -1,11 +1,12 @@
 // Words, tones and icons for delta origins, statuses and operation types, in one place so the
 // queue, the history and the bullet sheet say the same thing.
-import { Bot, FileUp, History, Scissors, User, type LucideIcon } from "lucide-react";
+import { Bot, FileUp, History, ScanSearch, Scissors, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
 import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
 import type { ReviewStatus } from "./review-url";
 
 export const ORIGIN_META: Record<DeltaOrigin, { label: string; tone: BadgeTone; icon: LucideIcon }> = {
+  reflector: { label: "Reflector tags", tone: "accent", icon: ScanSearch },
   curator: { label: "Curator run", tone: "accent", icon: Bot },
   pruning: { label: "Pruning", tone: "amber", icon: Scissors },
   import: { label: "Import", tone: "gray", icon: FileUp },

@@ -8,6 +8,7 @@ import {
   normalizeForSimilarity,
   syncSimilarityIndex,
   vectorizeText,
+  type SimilarityIndex,
   type SparseVector,
 } from "./similarity";
 
@@ -75,20 +76,55 @@ describe("the index", () => {
     const corpus = syntheticBullets(500);
     const index = createSimilarityIndex();
     corpus.forEach((content, i) => index.add(`b-${i}`, content));
-    const vectors = corpus.map(vectorizeText);
     const queries = [...corpus.slice(0, 20).map((content) => `${content} again`), ...syntheticBullets(20, 99)];
     for (const threshold of [0.3, 0.6, 0.85]) {
-      for (const query of queries) {
-        const queryVector = vectorizeText(query);
-        const expected = new Map(
-          vectors
-            .map((vector, i): [string, number] => [`b-${i}`, cosine(queryVector, vector)])
-            .filter(([, score]) => score >= threshold),
-        );
-        const found = index.query(query, { threshold, limit: corpus.length });
-        expect(found.map((match) => match.bulletId).sort()).toEqual([...expected.keys()].sort());
-        for (const match of found) expect(match.score).toBeCloseTo(expected.get(match.bulletId) ?? -1, 12);
+      for (const query of queries) expectBruteForce(index, corpus, query, threshold);
+    }
+  });
+
+  it("finds exactly what scoring every bullet finds when every word is common and bullets are long", () => {
+    // The duplicate check's hard case: thousands of candidates share a word, so most are dropped
+    // while reading; a bullet scoring exactly the threshold must survive that.
+    const corpus = syntheticBullets(1_500, 11, { minWords: 4, maxWords: 60 });
+    const index = createSimilarityIndex();
+    corpus.forEach((content, i) => index.add(`b-${i}`, content));
+    const random = lcg(5);
+    const queries = [
+      ...corpus.slice(0, 30).map((content) => reword(content, random)),
+      ...syntheticBullets(20, 123, { minWords: 4, maxWords: 60 }),
+    ];
+    let nearThreshold = 0;
+    for (const query of queries) {
+      const queryVector = vectorizeText(query);
+      const scores = corpus.map((content) => cosine(queryVector, vectorizeText(content))).sort((a, b) => b - a);
+      // The best, the third and the tenth score as thresholds (inclusive: they must be found), then fixed ones.
+      const thresholds = [0, 2, 9].map((rank) => (scores[rank] ?? 1) - 1e-12).filter((threshold) => threshold > 0);
+      for (const threshold of [...thresholds, 0.5, 0.7, 0.8, 0.85, 0.9]) {
+        nearThreshold += expectBruteForce(index, corpus, query, threshold);
       }
+    }
+    // Matches a hair above the threshold are what an early stop would lose: the fixture has plenty.
+    expect(nearThreshold).toBeGreaterThan(100);
+  });
+
+  it("finds exactly what scoring every bullet finds after removals, re-indexing and one-word bullets", () => {
+    const corpus = syntheticBullets(1_200, 17, { minWords: 1, maxWords: 40 });
+    const index = createSimilarityIndex();
+    corpus.forEach((content, i) => index.add(`b-${i}`, content));
+    // Removed and re-indexed bullets leave empty slots in the posting lists (no compaction at this size).
+    const current = [...corpus];
+    for (let i = 0; i < current.length; i += 7) {
+      index.remove(`b-${i}`);
+      current[i] = "";
+    }
+    for (let i = 3; i < current.length; i += 11) {
+      current[i] = `${corpus[(i * 5) % corpus.length] ?? ""} retry`;
+      index.add(`b-${i}`, current[i] ?? "");
+    }
+    const random = lcg(3);
+    const queries = [...current.filter((content) => content !== "").slice(0, 25).map((content) => reword(content, random)), "retry"];
+    for (const query of queries) {
+      for (const threshold of [0.6, 0.8, 0.85, 0.95]) expectBruteForce(index, current, query, threshold);
     }
   });
 
@@ -149,19 +185,59 @@ describe("the index", () => {
   });
 });
 
-/** Bullets from a small vocabulary, so many share words and bigrams: the hard case for the early stop. */
-function syntheticBullets(count: number, seed = 7): string[] {
+/**
+ * Checks a query against scoring every bullet of `contents` (ids b-<i>; "" is not indexed) and
+ * returns how many matches score within 0.01 above the threshold.
+ */
+function expectBruteForce(index: SimilarityIndex, contents: readonly string[], query: string, threshold: number): number {
+  const queryVector = vectorizeText(query);
+  const expected = new Map(
+    contents
+      .map((content, i): [string, number] => [`b-${i}`, content === "" ? -1 : cosine(queryVector, vectorizeText(content))])
+      .filter(([, score]) => score >= threshold),
+  );
+  const found = index.query(query, { threshold, limit: contents.length });
+  expect(found.map((match) => match.bulletId).sort()).toEqual([...expected.keys()].sort());
+  for (const match of found) expect(match.score).toBeCloseTo(expected.get(match.bulletId) ?? -1, 12);
+  return [...expected.values()].filter((score) => score < threshold + 0.01).length;
+}
+
+function lcg(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+}
+
+/** A light rewording, as a curator makes: a word dropped, one added, or two swapped. */
+function reword(content: string, random: () => number): string {
+  const words = content.split(" ");
+  const at = Math.floor(random() * words.length);
+  const kind = Math.floor(random() * 3);
+  if (kind === 0 && words.length > 3) words.splice(at, 1);
+  else if (kind === 1 || words.length < 2) words.splice(at, 0, "always");
+  else [words[at], words[(at + 1) % words.length]] = [words[(at + 1) % words.length] ?? "", words[at] ?? ""];
+  return words.join(" ");
+}
+
+/**
+ * Bullets from a small vocabulary, so many share words and bigrams: the hard case for the early stop.
+ * Compound tokens ("page_index") give bigrams that every bullet using them shares.
+ */
+function syntheticBullets(count: number, seed = 7, { minWords = 3, maxWords = 12 } = {}): string[] {
   const words = (
     "check verify page index api response retry timeout token login supervisor balance amount date " +
     "parse json field missing empty list sort filter total sum before after every first last"
   ).split(" ");
-  let state = seed;
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state / 2_147_483_648;
-  };
+  const compounds = ["page_index", "apis.api_docs.show_api_doc", "access_token", "complete_task"];
+  const random = lcg(seed);
   return Array.from({ length: count }, () => {
-    const length = 3 + Math.floor(random() * 10);
-    return Array.from({ length }, () => words[Math.floor(random() * words.length)]).join(" ");
+    const length = minWords + Math.floor(random() * (maxWords - minWords + 1));
+    return Array.from({ length }, () => {
+      // Drawn after the word, so the default fixtures keep the words they always had.
+      const word = words[Math.floor(random() * words.length)] ?? "";
+      return maxWords > 12 && random() < 0.05 ? (compounds[Math.floor(random() * compounds.length)] ?? word) : word;
+    }).join(" ");
   });
 }

@@ -173,15 +173,25 @@ interface QueryFeature {
 
 // Rounding slack for the early stop, so a bullet scoring exactly the threshold is never skipped.
 const STOP_EPSILON = 1e-9;
+// Once no unseen vector can reach the threshold, a posting list is still read, to drop candidates,
+// while it is no longer than this many entries per candidate left: scoring a candidate in full
+// costs about as much as reading that many postings.
+const POSTINGS_PER_CANDIDATE = 64;
 
 /**
  * The default index: local, deterministic, no network. Features are interned to numbers; an
- * inverted index from feature to stored vectors generates candidates, which are then scored exactly.
- * The query's features are read one posting list at a time, and reading stops once no unseen vector
- * can reach the threshold: a vector sharing none of the features read so far scores at most, per
- * block, the smaller of (unread length of the query's block × the block's cap) (Cauchy–Schwarz) and
- * Σ |q_f| × the largest weight any vector gives f. With the n-gram blocks and a threshold above 0.8
- * that mostly means reading bigrams and rare words, so common words and 3-grams are never walked.
+ * inverted index from feature to stored vectors (and the weight each gives the feature) generates
+ * candidates, which are then scored exactly.
+ * The query's features are read one posting list at a time, and new candidates stop being taken once
+ * no unseen vector can reach the threshold: a vector sharing none of the features read so far scores
+ * at most, per block, the smaller of (unread length of the query's block × the block's cap)
+ * (Cauchy–Schwarz) and Σ |q_f| × the largest weight any vector gives f. With the n-gram blocks and a
+ * threshold above 0.8 that mostly means reading bigrams and rare words.
+ * A candidate's score is its dot product over the features read (summed while reading) plus at most
+ * that same bound over the unread ones. With a small vocabulary even the rarest words are common, so
+ * the candidates run into thousands, most sharing one word and little else: reading goes on through
+ * the cheaper remaining lists, only adding to the candidates' sums, and drops every candidate whose
+ * sum plus the bound falls under the threshold. The few left are scored in full.
  * Vectors with a block over its cap (one-word bullets, which have no bigrams) are always scored,
  * so no bullet at or above the threshold is missed.
  */
@@ -190,8 +200,10 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
   const blocks = options.blocks ?? (options.vectorize ? ONE_BLOCK : NGRAM_BLOCKS);
   const featureIds = new Map<string, number>();
   const featureBlocks: string[] = [];
-  // Postings hold slots; a removed or re-indexed bullet leaves its old slot empty until compaction.
+  // Postings hold slots, and beside them the weight the slot's vector gives the feature; a removed or
+  // re-indexed bullet leaves its old slot empty until compaction.
   const postings: number[][] = [];
+  const postingWeights: number[][] = [];
   // Per feature, the largest |weight| any stored vector within the caps gives it: a second bound.
   const maxWeights: number[] = [];
   const slots: (StoredVector | null)[] = [];
@@ -206,6 +218,7 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
       featureIds.set(key, id);
       featureBlocks.push(blocks.of(key));
       postings.push([]);
+      postingWeights.push([]);
       maxWeights.push(0);
     }
     return id;
@@ -237,16 +250,22 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
   }
 
   function store(slot: number, stored: StoredVector): void {
+    const { features, weights } = stored;
     slots[slot] = stored;
     slotOf.set(stored.bulletId, slot);
-    stored.features.forEach((feature) => postings[feature]?.push(slot));
+    for (let index = 0; index < features.length; index += 1) {
+      const feature = features[index] ?? 0;
+      postings[feature]?.push(slot);
+      postingWeights[feature]?.push(weights[index] ?? 0);
+    }
     if (exceedsCaps(stored)) {
       alwaysScored.add(slot);
       return;
     }
-    stored.features.forEach((feature, index) => {
-      maxWeights[feature] = Math.max(maxWeights[feature] ?? 0, Math.abs(stored.weights[index] ?? 0));
-    });
+    for (let index = 0; index < features.length; index += 1) {
+      const feature = features[index] ?? 0;
+      maxWeights[feature] = Math.max(maxWeights[feature] ?? 0, Math.abs(weights[index] ?? 0));
+    }
   }
 
   function exceedsCaps(stored: StoredVector): boolean {
@@ -264,18 +283,21 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
     slotOf.clear();
     alwaysScored.clear();
     for (const list of postings) list.length = 0;
+    for (const list of postingWeights) list.length = 0;
     maxWeights.fill(0);
     emptySlots = 0;
     live.forEach((stored, slot) => store(slot, stored));
   }
 
   // Per-query scratch: the query's weights by feature id (dense, so scoring a candidate is one pass
-  // over typed arrays) and a visit mark per slot; both reset after each query.
+  // over typed arrays), and per slot a visit mark and the dot product over the features read so far
+  // (meaningful only while the mark is this query's). queryWeights is reset after each query.
   let queryWeights = new Float64Array(1024);
   let visited = new Uint32Array(1024);
+  let partial = new Float64Array(1024);
   let visit = 0;
 
-  /** Slots that may reach the threshold: the early stop described above. */
+  /** Slots that may reach the threshold: the reading and dropping described above. */
   function candidates(query: readonly QueryFeature[], threshold: number): number[] {
     // Cheapest bound reduction first: features no stored vector has cost nothing, then the most
     // |q_f| × maxWeight_f per posting read; a bigram such as "page index" that thousands of bullets
@@ -297,21 +319,53 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
       }
       return sum;
     };
-    if (visited.length < slots.length) visited = new Uint32Array(slots.length * 2);
+    const floor = threshold - STOP_EPSILON;
+    if (visited.length < slots.length) {
+      visited = new Uint32Array(slots.length * 2);
+      partial = new Float64Array(slots.length * 2);
+    }
     visit += 1;
+    // Marked as seen, so reading never makes them candidates to drop: the bound does not hold for them.
+    const always = [...alwaysScored];
+    for (const slot of always) visited[slot] = visit;
     const found: number[] = [];
-    const take = (slot: number) => {
-      if (visited[slot] === visit) return;
-      visited[slot] = visit;
-      found.push(slot);
-    };
-    alwaysScored.forEach(take);
-    for (const feature of ordered) {
-      if (bound() < threshold - STOP_EPSILON) break;
-      if (feature.id !== undefined) postings[feature.id]?.forEach(take);
+    let next = 0;
+    for (; next < ordered.length && bound() >= floor; next += 1) {
+      const feature = ordered[next] as QueryFeature;
+      if (feature.id !== undefined) {
+        const list = postings[feature.id] ?? [];
+        const weights = postingWeights[feature.id] ?? [];
+        for (let index = 0; index < list.length; index += 1) {
+          const slot = list[index] ?? 0;
+          if (visited[slot] !== visit) {
+            visited[slot] = visit;
+            partial[slot] = 0;
+            found.push(slot);
+          }
+          partial[slot] = (partial[slot] ?? 0) + feature.weight * (weights[index] ?? 0);
+        }
+      }
       account(feature, -1);
     }
-    return found;
+    for (; next < ordered.length && found.length > 0; next += 1) {
+      const feature = ordered[next] as QueryFeature;
+      const list = feature.id === undefined ? [] : (postings[feature.id] ?? []);
+      if (list.length > found.length * POSTINGS_PER_CANDIDATE) continue;
+      const weights = feature.id === undefined ? [] : (postingWeights[feature.id] ?? []);
+      for (let index = 0; index < list.length; index += 1) {
+        const slot = list[index] ?? 0;
+        if (visited[slot] === visit) partial[slot] = (partial[slot] ?? 0) + feature.weight * (weights[index] ?? 0);
+      }
+      account(feature, -1);
+      const rest = bound();
+      let kept = 0;
+      for (const slot of found) {
+        if ((partial[slot] ?? 0) + rest >= floor) found[kept++] = slot;
+        else visited[slot] = 0;
+      }
+      found.length = kept;
+    }
+    return [...found, ...always];
   }
 
   function readingPriority({ id, weight }: QueryFeature): number {

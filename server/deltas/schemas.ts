@@ -12,9 +12,9 @@ export const DELTA_STATUSES = ["pending", "applied", "auto_applied", "rejected"]
 export type DeltaStatus = (typeof DELTA_STATUSES)[number];
 
 /** Where a delta came from. "rollback" deltas are written by history.rollback, never proposed. */
-export const DELTA_ORIGINS = ["person", "curator", "pruning", "import", "rollback"] as const;
+export const DELTA_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "rollback"] as const;
 export type DeltaOrigin = (typeof DELTA_ORIGINS)[number];
-export const PROPOSABLE_ORIGINS = ["person", "curator", "pruning", "import"] as const;
+export const PROPOSABLE_ORIGINS = ["person", "reflector", "curator", "pruning", "import"] as const;
 
 export const OPERATION_STATUSES = ["pending", "approved", "rejected"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];

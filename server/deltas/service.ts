@@ -2,6 +2,7 @@
 // through commitChanges(): one transaction that moves the version on only if it is still the one
 // the change was computed from (optimistic concurrency), writes only the changed rows, and records
 // the PlaybookVersion and the delta together.
+import { injectionFindings } from "@/server/ace/safety";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import {
@@ -449,7 +450,7 @@ function applyOrExplain(
   }
 }
 
-const REVIEW_KINDS: ReadonlySet<Finding["kind"]> = new Set(["near_duplicate", "token_budget", "content_too_long"]);
+const REVIEW_KINDS: ReadonlySet<Finding["kind"]> = new Set(["near_duplicate", "token_budget", "content_too_long", "prompt_injection"]);
 
 function hasReviewFlags(findings: readonly Finding[]): boolean {
   return findings.some((f) => f.severity === "error" || REVIEW_KINDS.has(f.kind));
@@ -457,6 +458,7 @@ function hasReviewFlags(findings: readonly Finding[]): boolean {
 
 const BULLET_ORIGIN: Record<DeltaOrigin, repo.NewBulletProvenance["origin"]> = {
   person: "manual",
+  reflector: "curator",
   curator: "curator",
   pruning: "curator",
   import: "import",
@@ -511,6 +513,12 @@ function plural(count: number, one: string, many = `${one}s`): string {
 
 // ---- 4. Proposing -----------------------------------------------------------------------------
 
+function withExtraFindings(validation: DeltaValidation, extra: ProposalOptions["extraFindings"]): DeltaValidation {
+  if (!extra?.some((list) => list.length > 0)) return validation;
+  const byOperation = validation.byOperation.map((list, index) => [...list, ...(extra[index] ?? [])]);
+  return { ...validation, findings: byOperation.flat(), byOperation };
+}
+
 /** Applies when it can; otherwise the findings, as validateDelta reports them. */
 function tryApply(snapshot: Snapshot, ops: readonly DeltaOperation[]): { validation: DeltaValidation; result: DeltaResult | null } {
   try {
@@ -523,7 +531,23 @@ function tryApply(snapshot: Snapshot, ops: readonly DeltaOperation[]): { validat
   }
 }
 
-export async function proposeDelta(db: Db, actor: string, input: z.output<typeof proposeDeltaInput>): Promise<DeltaOutcome> {
+/** What only server code may ask of a proposal (the reflector and curator runs). */
+export interface ProposalOptions {
+  /**
+   * Apply at once whatever the playbook's auto-apply setting, unless the engine flags the delta for
+   * review: the reflector's counter tags are observations, not opinions.
+   */
+  applyUnlessFlagged?: boolean;
+  /** Findings the caller made (e.g. prompt-injection checks), per operation; they send the delta to review. */
+  extraFindings?: readonly (readonly Finding[])[];
+}
+
+export async function proposeDelta(
+  db: Db,
+  actor: string,
+  input: z.output<typeof proposeDeltaInput>,
+  options: ProposalOptions = {},
+): Promise<DeltaOutcome> {
   const ops = input.operations.map((entry) => entry.operation as DeltaOperation);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const snapshot = await freshSnapshot(db, input.playbookId);
@@ -534,11 +558,13 @@ export async function proposeDelta(db: Db, actor: string, input: z.output<typeof
     }
     const confident = input.confidence !== null && input.confidence >= settings.autoApplyConfidence;
     // Pruning is never applied without a person; duplicates and limit breaches wait for a reviewer.
-    const mayAutoApply = settings.autoApply && confident && input.origin !== "pruning";
+    const mayAutoApply = (options.applyUnlessFlagged || (settings.autoApply && confident)) && input.origin !== "pruning";
     // When it may apply at once, one engine run both validates and applies.
-    const { validation, result } = mayAutoApply
+    const checked = mayAutoApply
       ? tryApply(snapshot, ops)
       : { validation: validateDelta(entry.state, ops, engineOptions(snapshot, ops)), result: null };
+    const validation = withExtraFindings(checked.validation, options.extraFindings);
+    const { result } = checked;
     const targets = ops.map((op) => operationTargets(op, entry.state.sections));
     const stale = await staleTargets(db, input.playbookId, baseVersion, head.version, mergeTargets(targets));
     const autoApply = mayAutoApply && result !== null && stale.length === 0 && !hasReviewFlags(validation.findings);
@@ -567,7 +593,12 @@ export async function proposeDelta(db: Db, actor: string, input: z.output<typeof
       baseVersion,
       appliedVersion,
       evidence: input.evidence,
-      reviewNote: status === "auto_applied" ? `Auto-applied: confidence ${input.confidence} ≥ ${settings.autoApplyConfidence}` : null,
+      reviewNote:
+        status !== "auto_applied"
+          ? null
+          : options.applyUnlessFlagged
+            ? "Auto-applied: counter tags are observations; the playbook does not send them to review."
+            : `Auto-applied: confidence ${input.confidence} ≥ ${settings.autoApplyConfidence}`,
       decidedBy: status === "auto_applied" ? "auto-apply" : null,
       decided: status === "auto_applied",
     });
@@ -605,7 +636,9 @@ export async function proposeDelta(db: Db, actor: string, input: z.output<typeof
         next: result.state,
         changes: result.changes,
         author: actor,
-        reason: `Auto-applied ${input.origin} delta (confidence ${input.confidence})${input.rationale ? `: ${input.rationale}` : ""}`,
+        reason: `Auto-applied ${input.origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
+          input.rationale ? `: ${input.rationale}` : ""
+        }`,
         recordDelta: async (tx, version) => {
           await repo.insertDelta(tx, deltaRow("auto_applied", version), operationRows("approved"));
           return deltaId;
@@ -627,9 +660,10 @@ export async function proposeDelta(db: Db, actor: string, input: z.output<typeof
         findings: result.warnings,
         stale: false,
         autoApplied: true,
-        message:
-          `Delta auto-applied as version ${version}: its confidence ${input.confidence} reaches ` +
-          `the playbook's threshold ${settings.autoApplyConfidence}.`,
+        message: options.applyUnlessFlagged
+          ? `Delta auto-applied as version ${version}.`
+          : `Delta auto-applied as version ${version}: its confidence ${input.confidence} reaches ` +
+            `the playbook's threshold ${settings.autoApplyConfidence}.`,
       };
     } catch (error) {
       if (error instanceof VersionMoved) continue;
@@ -1161,6 +1195,9 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
   const sectionName = (id: string) => entry.state.sections.find((s) => s.id === id)?.name ?? null;
 
   const staleByTarget = new Map(stale.map((s) => [s.target, s]));
+  // Model-written content is checked for prompt injection as it stands now (a reviewer may have edited it).
+  const modelWritten = delta.origin === "curator" || delta.origin === "reflector";
+  const injections = modelWritten ? injectionFindings(delta.operations.map(payloadOf)) : [];
   const operations = delta.operations.map((record, index): OperationView => {
     const payload = payloadOf(record);
     const targets = allTargets[index] as Targets;
@@ -1190,7 +1227,10 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
       rationale: record.rationale,
       originalPayload: (record.originalPayload as unknown as DeltaOperation | null) ?? null,
       editedBy: record.editedBy,
-      findings: live?.byRecord.get(record.id) ?? storedFindings(record.flags),
+      findings: [
+        ...(live?.byRecord.get(record.id) ?? storedFindings(record.flags).filter((finding) => finding.kind !== "prompt_injection")),
+        ...(injections[index] ?? []),
+      ],
       targets: targets.bulletIds.map((id) => current.get(id)).filter((b): b is BulletSnapshot => !!b),
       preview: previewOperation(payload, lookup, entry.state.sections, sectionName),
       conflicts,

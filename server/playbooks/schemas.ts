@@ -18,6 +18,9 @@ const nameSchema = z
   .max(120, "A playbook name has at most 120 characters.")
   .regex(/^[^/\\\n\r\t]+$/, "A playbook name cannot contain slashes, tabs or line breaks.");
 
+export const RUN_MODES = ["auto", "manual", "off"] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
 /** Curation thresholds kept per playbook; defaults are the ones the ACE design documents set. */
 export const playbookSettingsSchema = z.object({
   similarityThreshold: z.number().min(0).max(1).default(0.85),
@@ -36,6 +39,19 @@ export const playbookSettingsSchema = z.object({
     })
     .prefault({}),
   curatorFrequency: z.number().int().min(1).max(10_000).default(10),
+  /** auto: reflect every ingested trace in the background · manual: only when asked · off: never. */
+  reflectorMode: z.enum(RUN_MODES).default("auto"),
+  /** auto: curate after every curatorFrequency reflections · manual: only when asked · off: never. */
+  curatorMode: z.enum(RUN_MODES).default("auto"),
+  /** Reflection refinement rounds (the design documents allow up to 5). */
+  reflectorRounds: z.number().int().min(1).max(5).default(1),
+  /** Counter tags are applied at once (they are observations); true sends them to review instead. */
+  tagsNeedReview: z.boolean().default(false),
+  /** Queued runs of this playbook wait until resumed (server/jobs reads this key). */
+  runsPaused: z.boolean().default(false),
+  /** Monthly LLM budget for this playbook's runs; null: no limit. A warning at 75 %, new runs stop at 100 %. */
+  monthlyTokenBudget: z.number().int().min(1_000).max(10_000_000_000).nullable().default(null),
+  monthlyCostBudgetUsd: z.number().min(0.01).max(1_000_000).nullable().default(null),
 });
 export type PlaybookSettings = z.infer<typeof playbookSettingsSchema>;
 
@@ -60,6 +76,13 @@ export const playbookSettingsPatchSchema = z.strictObject({
     })
     .optional(),
   curatorFrequency: settingsShape.curatorFrequency.unwrap().optional(),
+  reflectorMode: settingsShape.reflectorMode.unwrap().optional(),
+  curatorMode: settingsShape.curatorMode.unwrap().optional(),
+  reflectorRounds: settingsShape.reflectorRounds.unwrap().optional(),
+  tagsNeedReview: settingsShape.tagsNeedReview.unwrap().optional(),
+  runsPaused: settingsShape.runsPaused.unwrap().optional(),
+  monthlyTokenBudget: settingsShape.monthlyTokenBudget.unwrap().optional(),
+  monthlyCostBudgetUsd: settingsShape.monthlyCostBudgetUsd.unwrap().optional(),
 });
 export type PlaybookSettingsPatch = z.infer<typeof playbookSettingsPatchSchema>;
 

@@ -1,12 +1,18 @@
 import { deltaRouter } from "@/server/deltas/router";
 import { historyRouter } from "@/server/history/router";
 import { playbookRouter } from "@/server/playbooks/router";
+import { runRouter } from "@/server/runs/router";
+import { traceRouter } from "@/server/traces/router";
+import { contextRouter } from "@/server/context/router";
 import { createCallerFactory, createTRPCRouter } from "./init";
 
 export const appRouter = createTRPCRouter({
   playbook: playbookRouter,
   delta: deltaRouter,
   history: historyRouter,
+  traces: traceRouter,
+  context: contextRouter,
+  runs: runRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -153,6 +153,8 @@ export const FINDING_KINDS = [
   "no_change",
   "near_duplicate",
   "token_budget",
+  /** Model-written content that reads like instructions to the agent (server/ace/safety.ts); never found by the engine. */
+  "prompt_injection",
 ] as const;
 export type FindingKind = (typeof FINDING_KINDS)[number];
 

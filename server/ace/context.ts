@@ -1,0 +1,140 @@
+// The context compiler: the part of a playbook an agent puts into its prompt, cut to a token budget.
+// Pure: the caller loads the bullets; this ranks, cuts and writes ACE text.
+//
+// Choices, each for a reason:
+// - Ranking is by helpful − harmful (bulletScore), ties in playbook order. Unused (0/0) and
+//   untracked bullets score 0: they are kept, ranked above bullets that did more harm than good.
+// - The cut is a prefix of the ranking: bullets are taken by rank until the next one (with its
+//   section header, when it opens a section) would not fit, and then no more. Every included bullet
+//   ranks above every omitted one, so the budget never lets a low-ranked short bullet jump a
+//   better-ranked long one.
+// - The text keeps sections in playbook order (the order the agent was trained on) and, inside a
+//   section, bullets in rank order, so the strongest advice comes first where it is read first.
+//   Sections with no included bullet are left out.
+// - Sections follow each other without blank lines. Each header and bullet line then ends its own
+//   pre-token run of the o200k tokenizer, so `tokens` (a sum of per-line counts) is exactly what
+//   the whole text tokenizes to; a blank line would merge with the newline before it.
+// - Without counters, a bullet's tokens are its stored count (measured with counters) minus the
+//   tokens of the counters it drops. The counters are their own pre-tokens (" helpful", "=", "3",
+//   " harmful", "=", "0", " ::"), so the subtraction is exact, not an estimate (tested on the fixtures).
+import { bulletLines } from "./formats/ace-text";
+import { bulletScore } from "./signals";
+import { countBulletTokens, countSectionTokens, countTokens } from "./tokens";
+
+export interface ContextBullet {
+  externalId: string;
+  content: string;
+  helpful: number;
+  harmful: number;
+  neutral: number;
+  countersKnown: boolean;
+  /** Tokens of the bullet's lines with counters (countBulletTokens); below 0 when not counted yet. */
+  tokenCount: number;
+}
+
+export interface ContextSection {
+  name: string;
+  /** In playbook order. */
+  bullets: ContextBullet[];
+}
+
+export interface ContextOptions {
+  /** Most tokens the text may have (o200k_base). */
+  tokenBudget: number;
+  /** false: `[id] content` lines (ace-plain) instead of `[id] helpful=H harmful=K :: content`. */
+  includeCounters: boolean;
+}
+
+export interface CompiledContext {
+  /** ACE text: `## section` headers and bullet lines, ending with a newline; "" when nothing fits. */
+  text: string;
+  /** Tokens of `text`. */
+  tokens: number;
+  /** External ids in the text, by rank. */
+  includedBullets: string[];
+  /** External ids left out by the budget, by rank. */
+  omittedBullets: string[];
+}
+
+/** Counters as the text shows them: a bullet without known counters is written as 0/0. */
+function shownCounters(bullet: ContextBullet): { helpful: number; harmful: number; neutral: number } | null {
+  return bullet.countersKnown ? { helpful: bullet.helpful, harmful: bullet.harmful, neutral: bullet.neutral } : null;
+}
+
+function rankScore(bullet: ContextBullet): number {
+  return bullet.countersKnown ? bulletScore(bullet) : 0;
+}
+
+const counterTokenCache = new Map<string, number>();
+
+/** Tokens of the counters part of a bullet line, the text between `[id]` and ` content`. */
+export function counterTokens(helpful: number, harmful: number): number {
+  const key = `${helpful}/${harmful}`;
+  let tokens = counterTokenCache.get(key);
+  if (tokens === undefined) {
+    tokens = countTokens(` helpful=${helpful} harmful=${harmful} ::`);
+    if (counterTokenCache.size < 10_000) counterTokenCache.set(key, tokens);
+  }
+  return tokens;
+}
+
+/** Tokens of the bullet's lines (with their line break) in the chosen form. */
+export function contextBulletTokens(bullet: ContextBullet, includeCounters: boolean): number {
+  const withCounters = bullet.tokenCount >= 0 ? bullet.tokenCount : countBulletTokens(bullet);
+  if (includeCounters) return withCounters;
+  const shown = shownCounters(bullet) ?? { helpful: 0, harmful: 0 };
+  return withCounters - counterTokens(shown.helpful, shown.harmful);
+}
+
+interface Ranked {
+  bullet: ContextBullet;
+  section: number;
+  /** Position in reading order across the playbook: the tie-breaker. */
+  order: number;
+  score: number;
+}
+
+export function compileContext(sections: ContextSection[], { tokenBudget, includeCounters }: ContextOptions): CompiledContext {
+  const ranked: Ranked[] = [];
+  sections.forEach((section, index) => {
+    for (const bullet of section.bullets) {
+      ranked.push({ bullet, section: index, order: ranked.length, score: rankScore(bullet) });
+    }
+  });
+  ranked.sort((a, b) => b.score - a.score || a.order - b.order);
+
+  const chosen: Ranked[][] = sections.map(() => []);
+  let tokens = 0;
+  let cut = ranked.length;
+  for (let rank = 0; rank < ranked.length; rank++) {
+    const entry = ranked[rank] as Ranked;
+    const opensSection = chosen[entry.section]?.length === 0;
+    const cost =
+      contextBulletTokens(entry.bullet, includeCounters) +
+      (opensSection ? countSectionTokens((sections[entry.section] as ContextSection).name) : 0);
+    if (tokens + cost > tokenBudget) {
+      cut = rank;
+      break;
+    }
+    tokens += cost;
+    chosen[entry.section]?.push(entry);
+  }
+
+  const format = includeCounters ? "ace" : "ace-plain";
+  const lines: string[] = [];
+  sections.forEach((section, index) => {
+    const included = chosen[index] ?? [];
+    if (included.length === 0) return;
+    lines.push(`## ${section.name}`);
+    for (const { bullet } of included) {
+      lines.push(...bulletLines({ id: bullet.externalId, content: bullet.content, counters: shownCounters(bullet) }, format));
+    }
+  });
+
+  return {
+    text: lines.length === 0 ? "" : `${lines.join("\n")}\n`,
+    tokens,
+    includedBullets: ranked.slice(0, cut).map((entry) => entry.bullet.externalId),
+    omittedBullets: ranked.slice(cut).map((entry) => entry.bullet.externalId),
+  };
+}

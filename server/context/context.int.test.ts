@@ -1,0 +1,208 @@
+// The compiled context through GET /api/v1/playbooks/{name}/context and the tRPC preview, against
+// embedded PGlite and PostgreSQL. The route's getDb() is pointed at the test database.
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { countTokens } from "@/server/ace/tokens";
+import type { Db } from "@/server/db/client";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { createCaller } from "@/server/trpc/root";
+
+const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
+vi.mock("@/server/db/client", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/server/db/client")>();
+  return {
+    ...actual,
+    getDb: async () => {
+      if (!appDb.current) throw new Error("The test has not opened its database yet.");
+      return appDb.current;
+    },
+  };
+});
+
+const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
+
+interface ContextBody {
+  playbook: string;
+  version: number;
+  tokens: number;
+  budget: number;
+  bulletCount: number;
+  includedBullets: number;
+  omittedBullets: number;
+  context: string;
+}
+interface ErrorBody {
+  error: { code: string; message: string; issues?: { path: string; message: string }[] };
+}
+
+/** `name` as it appears in the URL path (percent-encoded), as Next.js may pass it on. */
+function get(name: string, query = "", headers: Record<string, string> = {}) {
+  const url = `http://localhost/api/v1/playbooks/${encodeURIComponent(name)}/context${query ? `?${query}` : ""}`;
+  return GET(new Request(url, { headers }), { params: Promise.resolve({ name }) });
+}
+
+describe.each(testEngines())("compiled context on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: ReturnType<typeof createCaller>;
+  let playbookId: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    appDb.current = database.db;
+    caller = createCaller({ db: database.db, actor: "tester" });
+  });
+  afterAll(async () => {
+    appDb.current = undefined;
+    await database?.close();
+  });
+  beforeEach(async () => {
+    await database.reset();
+    ({ playbookId } = await caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "support agent" },
+    }));
+  });
+
+  it("answers the whole playbook ranked by score, with the default budget, an ETag and no-cache", async () => {
+    const response = await get("support agent");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(response.headers.get("etag")).toMatch(/^"[\w-]+"$/);
+    expect(response.headers.get("content-type")).toMatch(/application\/json/);
+    const body = (await response.json()) as ContextBody;
+    expect(body).toMatchObject({ playbook: "support agent", version: 1, budget: 80_000, bulletCount: 4, includedBullets: 4, omittedBullets: 0 });
+    expect(body.context).toBe(
+      [
+        "## strategies_and_insights",
+        "[str-00001] helpful=3 harmful=0 :: Always verify data types before processing numeric fields.",
+        "[str-00003] helpful=0 harmful=0 :: Paginate through every page of results before answering.",
+        "[str-00002] helpful=1 harmful=4 :: Retry failed API calls immediately without any backoff.",
+        "## common_mistakes_to_avoid",
+        "[mis-00004] helpful=2 harmful=0 :: Don't forget timezone conversions when comparing dates.",
+        "",
+      ].join("\n"),
+    );
+    expect(body.tokens).toBe(countTokens(body.context));
+    expect(response.headers.get("x-context-tokens")).toBe(String(body.tokens));
+  });
+
+  it("answers 304 to its own ETag until the playbook changes", async () => {
+    const first = await get("support agent");
+    const etag = first.headers.get("etag") as string;
+
+    const again = await get("support agent", "", { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(again.headers.get("cache-control")).toBe("no-cache");
+    expect(await again.text()).toBe("");
+    expect((await get("support agent", "", { "if-none-match": `"other", W/${etag}` })).status).toBe(304);
+
+    // Other options are another representation with another tag.
+    const plain = await get("support agent", "counters=false", { "if-none-match": etag });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("etag")).not.toBe(etag);
+    expect((await get("support agent", "format=text")).headers.get("etag")).not.toBe(etag);
+    expect((await get("support agent", "budget=50")).headers.get("etag")).not.toBe(etag);
+
+    await caller.delta.edit({
+      playbookId,
+      reason: "A new lesson",
+      operations: [{ type: "add", section: "strategies_and_insights", content: "Log every refund with its reason." }],
+    });
+    const changed = await get("support agent", "", { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    const body = (await changed.json()) as ContextBody;
+    expect(body).toMatchObject({ version: 2, bulletCount: 5 });
+    expect(body.context).toContain("Log every refund with its reason.");
+  });
+
+  it("cuts to the budget, leaving out the lowest-ranked bullets", async () => {
+    const whole = (await (await get("support agent")).json()) as ContextBody;
+    const lastLine = "[str-00002] helpful=1 harmful=4 :: Retry failed API calls immediately without any backoff.\n";
+    const budget = whole.tokens - countTokens(lastLine);
+    const cut = (await (await get("support agent", `budget=${budget}`)).json()) as ContextBody;
+    expect(cut).toMatchObject({ budget, tokens: budget, includedBullets: 3, omittedBullets: 1 });
+    expect(cut.context).not.toContain("str-00002");
+    const tighter = (await (await get("support agent", `budget=${budget - 1}`)).json()) as ContextBody;
+    expect(tighter.omittedBullets).toBe(2);
+    const none = (await (await get("support agent", "budget=0")).json()) as ContextBody;
+    expect(none).toMatchObject({ context: "", tokens: 0, includedBullets: 0, omittedBullets: 4 });
+  });
+
+  it("takes its default budget from the playbook's settings", async () => {
+    await caller.playbook.updateSettings({ playbookId, settings: { tokenBudget: 100 } });
+    const body = (await (await get("support agent")).json()) as ContextBody;
+    expect(body.budget).toBe(100);
+    expect(body.tokens).toBeLessThanOrEqual(100);
+  });
+
+  it("leaves counters out with counters=false, and answers the text alone with format=text", async () => {
+    const plain = (await (await get("support agent", "counters=false")).json()) as ContextBody;
+    expect(plain.context.split("\n").slice(0, 2)).toEqual([
+      "## strategies_and_insights",
+      "[str-00001] Always verify data types before processing numeric fields.",
+    ]);
+    expect(plain.context).not.toContain("helpful=");
+    expect(plain.tokens).toBe(countTokens(plain.context));
+
+    const text = await get("support agent", "format=text&counters=false&budget=60");
+    expect(text.status).toBe(200);
+    expect(text.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(text.headers.get("x-playbook-version")).toBe("1");
+    const body = await text.text();
+    expect(body).toBe((await (await get("support agent", "counters=false&budget=60")).json() as ContextBody).context);
+    expect(countTokens(body)).toBeLessThanOrEqual(60);
+  });
+
+  it("finds a playbook by its name whether the path arrives encoded or decoded", async () => {
+    const encoded = await GET(new Request("http://localhost/api/v1/playbooks/support%20agent/context"), {
+      params: Promise.resolve({ name: "support%20agent" }),
+    });
+    expect(encoded.status).toBe(200);
+  });
+
+  it("an unknown playbook is a 404 and a bad option a 400 naming it, both as JSON", async () => {
+    const missing = await get("nope");
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as ErrorBody).error).toMatchObject({ code: "NOT_FOUND", message: expect.stringMatching(/"nope"/) });
+
+    for (const [query, path] of [
+      ["budget=lots", "budget"],
+      ["budget=-5", "budget"],
+      ["budget=1.5", "budget"],
+      ["budget=99999999", "budget"],
+      ["counters=maybe", "counters"],
+      ["format=xml", "format"],
+    ]) {
+      const response = await get("support agent", query);
+      expect(response.status, query).toBe(400);
+      expect(((await response.json()) as ErrorBody).error.issues?.map((issue) => issue.path), query).toEqual([path]);
+    }
+  });
+
+  it("the studio's tRPC preview gives the same answer as the HTTP endpoint", async () => {
+    const http = (await (await get("support agent", "budget=70&counters=false")).json()) as ContextBody;
+    const preview = await caller.context.get({ playbookId, budget: 70, counters: false });
+    expect(preview).toEqual(http);
+    await expectAppError(caller.context.get({ playbookId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /playbook/);
+  });
+
+  it("bullets whose token count was never stored are counted, stored, and cut like the others", async () => {
+    await database.db.bullet.updateMany({ where: { playbookId }, data: { tokenCount: -1 } });
+    const body = (await (await get("support agent")).json()) as ContextBody;
+    expect(body.tokens).toBe(countTokens(body.context));
+    expect(await database.db.bullet.count({ where: { playbookId, tokenCount: { lt: 0 } } })).toBe(0);
+  });
+
+  it("archived bullets are not part of the context", async () => {
+    await database.db.bullet.update({
+      where: { playbookId_externalId: { playbookId, externalId: "str-00001" } },
+      data: { status: "archived" },
+    });
+    const body = (await (await get("support agent")).json()) as ContextBody;
+    expect(body).toMatchObject({ bulletCount: 3, includedBullets: 3 });
+    expect(body.context).not.toContain("str-00001");
+  });
+});

@@ -1,0 +1,136 @@
+// The OpenAPI 3.1 document of the agent API (app/api/v1/**), generated from the zod schemas the
+// routes validate with, so the document cannot drift from what the server accepts.
+import { z } from "zod";
+import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
+import { APP_ERROR_CODES } from "@/server/errors/app-error";
+import { ingestResultSchema, MAX_TRACE_BODY_BYTES, MAX_TRACES_PER_BATCH, traceBatchSchema, traceInputSchema } from "@/server/traces/schemas";
+
+/** JSON Schema 2020-12 is the dialect of OpenAPI 3.1 schema objects. */
+export const JSON_SCHEMA_TARGET = "draft-2020-12";
+
+/** What errorResponse (server/http/responses.ts) sends. */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.enum(APP_ERROR_CODES),
+    message: z.string().describe("What went wrong and what to do, for a person to read."),
+    details: z.record(z.string(), z.unknown()).nullable().optional(),
+    issues: z
+      .array(z.object({ path: z.string().describe("Dotted path of the field, e.g. traces.3.outcome."), message: z.string() }))
+      .optional()
+      .describe("Validation errors, one per field."),
+    fields: z.record(z.string(), z.array(z.string())).optional(),
+  }),
+});
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** Component schemas by id, references between them as $ref; $schema and $id are left to the document. */
+function components(entries: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Record<string, unknown>> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(entries)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { target: JSON_SCHEMA_TARGET, io, uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...schema }]) => [id, schema as Record<string, unknown>]),
+  );
+}
+
+const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ref("Error") } } });
+
+function contextParameters() {
+  const options = z.toJSONSchema(contextOptionsSchema, { target: JSON_SCHEMA_TARGET, io: "input" }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  return (["budget", "counters", "format"] as const).map((name) => {
+    const { description, ...schema } = options.properties[name] ?? {};
+    return { name, in: "query", required: false, description, schema };
+  });
+}
+
+export function buildOpenApiDocument() {
+  return {
+    openapi: "3.1.0",
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    info: {
+      title: "ACE Studio agent API",
+      version: "1.0.0",
+      description:
+        "For agents in any language: fetch the compiled playbook to put into the prompt, and report each run as a trace " +
+        "so the reflector and curator can improve the playbook.",
+    },
+    paths: {
+      "/api/v1/traces": {
+        post: {
+          operationId: "ingestTraces",
+          summary: "Report agent runs",
+          description:
+            `One trace, or up to ${MAX_TRACES_PER_BATCH} as {"traces": [...]}, at most ${MAX_TRACE_BODY_BYTES / 1_048_576} MB. ` +
+            "All are stored or none. A trace whose externalId its playbook already holds is not stored again: it is reported " +
+            "as a duplicate with the id stored first, so retrying a request is safe.",
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { oneOf: [ref("TraceInput"), ref("TraceBatch")] } } },
+          },
+          responses: {
+            "201": { description: "At least one trace was stored.", content: { "application/json": { schema: ref("IngestResult") } } },
+            "200": {
+              description: "Every trace was a duplicate: nothing new was stored.",
+              content: { "application/json": { schema: ref("IngestResult") } },
+            },
+            "400": errorResponse("The body is not JSON, or a field is invalid (error.issues names each field)."),
+            "404": errorResponse("A named playbook does not exist (error.details.playbooks lists them). Nothing was stored."),
+            "413": errorResponse(`The body is larger than ${MAX_TRACE_BODY_BYTES / 1_048_576} MB. Nothing was stored.`),
+          },
+        },
+      },
+      "/api/v1/playbooks/{name}/context": {
+        get: {
+          operationId: "getPlaybookContext",
+          summary: "The compiled playbook to put into the prompt",
+          description:
+            "Active bullets ranked by helpful − harmful and cut to the token budget (o200k_base), as ACE text. " +
+            "Send the ETag back in If-None-Match to get 304 while the playbook is unchanged.",
+          parameters: [
+            { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
+            ...contextParameters(),
+            {
+              name: "If-None-Match",
+              in: "header",
+              required: false,
+              description: "The ETag of the copy the agent holds.",
+              schema: { type: "string" },
+            },
+          ],
+          responses: {
+            "200": {
+              description: "The compiled context: JSON, or the text alone with format=text.",
+              headers: {
+                ETag: { description: "Changes when the playbook or the options change.", schema: { type: "string" } },
+                "Cache-Control": { description: "no-cache: revalidate with If-None-Match.", schema: { type: "string" } },
+              },
+              content: {
+                "application/json": { schema: ref("ContextResult") },
+                "text/plain": { schema: { type: "string" } },
+              },
+            },
+            "304": { description: "Not modified: the copy with this ETag is current." },
+            "400": errorResponse(`An option is invalid, e.g. a budget that is not a whole number up to ${MAX_CONTEXT_BUDGET}.`),
+            "404": errorResponse("No playbook has this name."),
+          },
+        },
+      },
+      "/api/v1/openapi.json": {
+        get: {
+          operationId: "getOpenApiDocument",
+          summary: "This document",
+          responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ...components({ TraceInput: traceInputSchema, TraceBatch: traceBatchSchema }, "input"),
+        ...components({ IngestResult: ingestResultSchema, ContextResult: contextResultSchema, Error: errorBodySchema }, "output"),
+      },
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { backoffDelay } from "./backoff";
+
+describe("backoffDelay", () => {
+  const middle = () => 0.5;
+
+  it("doubles from 2 s with every attempt", () => {
+    expect([1, 2, 3, 4].map((n) => backoffDelay(n, {}, middle))).toEqual([2_000, 4_000, 8_000, 16_000]);
+  });
+
+  it("spreads the delay by at most ±20 %", () => {
+    expect(backoffDelay(3, {}, () => 0)).toBe(6_400);
+    expect(backoffDelay(3, {}, () => 0.999_999)).toBe(9_600);
+  });
+
+  it("never waits longer than 10 minutes, even with jitter or huge attempt counts", () => {
+    expect(backoffDelay(10, {}, middle)).toBe(600_000);
+    expect(backoffDelay(10, {}, () => 0.999_999)).toBe(600_000);
+    expect(backoffDelay(10_000, {}, middle)).toBe(600_000);
+    expect(backoffDelay(10, {}, () => 0)).toBe(480_000);
+  });
+
+  it("takes a smaller base and cap, as tests do", () => {
+    expect(backoffDelay(1, { baseMs: 10, jitter: 0 })).toBe(10);
+    expect(backoffDelay(4, { baseMs: 10, maxMs: 50, jitter: 0 })).toBe(50);
+  });
+
+  it("treats attempt 0 like the first attempt", () => {
+    expect(backoffDelay(0, {}, middle)).toBe(2_000);
+  });
+});

@@ -1,0 +1,274 @@
+// Runs queued jobs in this process: claims due jobs of the kinds it has handlers for, never more
+// than `concurrency` at once, keeps long jobs' leases alive, and records each handler's outcome.
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import type { Db } from "@/server/db/client";
+import type { BackoffOptions } from "./backoff";
+import * as queue from "./queue";
+import type { ClaimedJob } from "./queue";
+
+export type JobOutcome =
+  | { type: "done" }
+  /** Try again later (the backoff, or retryAfterMs), unless the attempts are used up. */
+  | { type: "retry"; error: string; retryAfterMs?: number }
+  /** Fail for good: another attempt would fail the same way. */
+  | { type: "fail"; error: string }
+  /** Not run now (breaker open, budget spent): back to the queue until `untilMs` (epoch ms), the attempt given back. */
+  | { type: "defer"; untilMs: number; reason: string };
+
+export type JobContext = {
+  db: Db;
+  workerId: string;
+  /** Aborted when the lease is lost (job cancelled or taken over) or the worker stops past its timeout. */
+  signal: AbortSignal;
+  /** Extends the lease now; the worker also does this on its own every leaseMs / 3. */
+  extendLease(): Promise<boolean>;
+};
+
+export type JobHandler = (job: ClaimedJob, ctx: JobContext) => Promise<JobOutcome>;
+
+export type JobLogger = {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+};
+
+export type JobWorkerOptions = {
+  workerId?: string;
+  handlers: Record<string, JobHandler>;
+  /** Handlers running at once (default 2). */
+  concurrency?: number;
+  /** How often to look for due jobs when nothing wakes the worker (default 1 s). */
+  pollIntervalMs?: number;
+  /** How long a claimed job stays ours between lease extensions (default 5 min). */
+  leaseMs?: number;
+  backoff?: BackoffOptions;
+  logger?: JobLogger;
+};
+
+const consoleLogger: JobLogger = {
+  info: (message, meta) => console.info(`[jobs] ${message}`, meta ?? ""),
+  warn: (message, meta) => console.warn(`[jobs] ${message}`, meta ?? ""),
+  error: (message, meta) => console.error(`[jobs] ${message}`, meta ?? ""),
+};
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error)) || "Unknown error";
+
+function delay(ms: number): { promise: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, ms));
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+type Running = { job: ClaimedJob; controller: AbortController; done: Promise<void> };
+
+export class JobWorker {
+  readonly workerId: string;
+  private readonly handlers: Record<string, JobHandler>;
+  private readonly kinds: string[];
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly backoff: BackoffOptions | undefined;
+  private readonly logger: JobLogger;
+  private readonly getDb: () => Promise<Db>;
+
+  private readonly running = new Map<string, Running>();
+  private started = false;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private filling: Promise<number> | undefined;
+  private fillAgain = false;
+
+  constructor(db: Db | (() => Promise<Db>), options: JobWorkerOptions) {
+    this.getDb = typeof db === "function" ? db : () => Promise.resolve(db);
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.handlers = options.handlers;
+    this.kinds = Object.keys(options.handlers);
+    this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.backoff = options.backoff;
+    this.logger = options.logger ?? consoleLogger;
+  }
+
+  /** Handlers running now. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** Starts polling; jobs enqueued in this process wake it at once. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.unsubscribe = queue.onJobEnqueued(() => this.wake());
+    this.schedule(0);
+  }
+
+  /** Looks for due jobs now instead of at the next poll. */
+  wake(): void {
+    if (this.started) this.schedule(0);
+  }
+
+  /**
+   * Stops claiming and waits up to `timeoutMs` (default 30 s) for running handlers to finish.
+   * Returns false when some did not: their signals are aborted, and their leases run out so
+   * another worker takes the jobs again.
+   */
+  async stop({ timeoutMs = 30_000 }: { timeoutMs?: number } = {}): Promise<boolean> {
+    this.started = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    await this.filling?.catch(() => undefined); // a claim under way still launches what it took
+    const all = Promise.all([...this.running.values()].map((r) => r.done));
+    const timeout = delay(timeoutMs);
+    const finished = await Promise.race([all.then(() => true), timeout.promise.then(() => false)]);
+    timeout.cancel();
+    if (!finished) {
+      for (const { controller, job } of this.running.values()) {
+        controller.abort(new Error("The worker stopped"));
+        this.logger.warn("stopped before the job finished; its lease will expire and it will run again", { jobId: job.id, kind: job.kind });
+      }
+    }
+    return finished;
+  }
+
+  /**
+   * Runs jobs until none is left that could be claimed within `horizonMs` (default 1 s), waiting
+   * for backoffs shorter than that. For tests and scripts; throws after `timeoutMs` (default 10 s).
+   */
+  async drain({ timeoutMs = 10_000, horizonMs = 1_000 }: { timeoutMs?: number; horizonMs?: number } = {}): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error(`JobWorker.drain: jobs still due after ${timeoutMs} ms`);
+      const claimed = await this.fill();
+      if (this.running.size > 0) {
+        await Promise.race([...this.running.values()].map((r) => r.done));
+        continue;
+      }
+      if (claimed > 0) continue;
+      const waitMs = await queue.nextClaimableInMs(await this.getDb(), { kinds: this.kinds });
+      if (waitMs === null || waitMs > horizonMs) return;
+      await delay(Math.min(Math.max(waitMs, 5), deadline - Date.now())).promise;
+    }
+  }
+
+  // ---- The loop ------------------------------------------------------------------------------
+
+  private schedule(ms: number) {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref?.(); // a polling worker alone does not keep the process alive
+  }
+
+  private async tick() {
+    if (!this.started) return;
+    try {
+      await this.fill();
+    } catch (error) {
+      this.logger.error("could not claim jobs", { error: errorMessage(error) });
+    } finally {
+      if (this.started) this.schedule(this.pollIntervalMs);
+    }
+  }
+
+  /** Claims jobs for the free slots and starts them; one claim at a time, so slots are never overbooked. */
+  private fill(): Promise<number> {
+    if (this.filling) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    const filling = (async () => {
+      let claimed = 0;
+      try {
+        do {
+          this.fillAgain = false;
+          claimed += await this.claimAndStart();
+        } while (this.fillAgain);
+      } finally {
+        this.filling = undefined;
+      }
+      return claimed;
+    })();
+    this.filling = filling;
+    return filling;
+  }
+
+  private async claimAndStart(): Promise<number> {
+    const free = this.concurrency - this.running.size;
+    if (free <= 0 || this.kinds.length === 0) return 0;
+    const db = await this.getDb();
+    const jobs = await queue.claim(db, { workerId: this.workerId, kinds: this.kinds, limit: free, leaseMs: this.leaseMs });
+    for (const job of jobs) this.startJob(db, job);
+    return jobs.length;
+  }
+
+  private startJob(db: Db, job: ClaimedJob) {
+    const controller = new AbortController();
+    const entry: Running = { job, controller, done: Promise.resolve() };
+    entry.done = this.runJob(db, job, controller).finally(() => {
+      this.running.delete(job.id);
+      this.wake(); // a slot is free
+    });
+    this.running.set(job.id, entry);
+  }
+
+  private async runJob(db: Db, job: ClaimedJob, controller: AbortController): Promise<void> {
+    const extendLease = async () => {
+      const kept = await queue.extendLease(db, job.id, this.workerId, this.leaseMs);
+      if (!kept && !controller.signal.aborted) {
+        controller.abort(new Error("The job's lease was lost (cancelled or taken over by another worker)"));
+      }
+      return kept;
+    };
+    const keepAlive = setInterval(() => {
+      extendLease().catch((error: unknown) => this.logger.warn("could not extend a lease", { jobId: job.id, error: errorMessage(error) }));
+    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    keepAlive.unref?.();
+
+    let outcome: JobOutcome;
+    try {
+      const handler = this.handlers[job.kind];
+      if (!handler) throw new Error(`No handler for jobs of kind "${job.kind}"`);
+      outcome = await handler(job, { db, workerId: this.workerId, signal: controller.signal, extendLease });
+    } catch (error) {
+      outcome = { type: "retry", error: errorMessage(error) };
+    } finally {
+      clearInterval(keepAlive);
+    }
+
+    try {
+      const recorded = await this.record(db, job, outcome);
+      if (!recorded) this.logger.warn("the job's outcome was not recorded: its lease was lost", { jobId: job.id, kind: job.kind, outcome: outcome.type });
+    } catch (error) {
+      this.logger.error("could not record a job's outcome; it will run again when its lease expires", {
+        jobId: job.id,
+        kind: job.kind,
+        error: errorMessage(error),
+      });
+    }
+  }
+
+  private async record(db: Db, job: ClaimedJob, outcome: JobOutcome): Promise<boolean> {
+    switch (outcome.type) {
+      case "done":
+        return queue.complete(db, job.id, this.workerId);
+      case "retry": {
+        const result = await queue.fail(db, job, outcome.error, { retryable: true, retryAfterMs: outcome.retryAfterMs, backoff: this.backoff });
+        if (result && result.status === "failed") this.logger.warn("job failed after its last attempt", { jobId: job.id, kind: job.kind, error: outcome.error });
+        return result !== false;
+      }
+      case "fail": {
+        const result = await queue.fail(db, job, outcome.error, { retryable: false });
+        if (result) this.logger.warn("job failed", { jobId: job.id, kind: job.kind, error: outcome.error });
+        return result !== false;
+      }
+      case "defer":
+        return queue.defer(db, job, outcome.untilMs, outcome.reason);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+// The reflector's run: read one trace and the bullets it cited, diagnose it (a model, or the offline
+// rules), and turn its bullet tags into a TAG delta that updates the counters.
+import {
+  buildReflectorMessages,
+  reflectionSchema,
+  reflectOffline,
+  type CitedBullet,
+  type OfflineReflection,
+  type Reflection,
+  type ReflectorTrace,
+  type TraceFeedback,
+} from "@/server/ace/reflection";
+import { reflectionTagsToOperations } from "@/server/ace/curation";
+import { sanitizeModelText } from "@/server/ace/safety";
+import { loadSnapshot, proposeDelta } from "@/server/deltas/service";
+import { proposeDeltaInput } from "@/server/deltas/schemas";
+import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
+import * as repo from "./repository";
+
+/** What a reflector run stores as its output: the reflection, and offline, its candidate lessons. */
+export type StoredReflection = Reflection & { lessons?: OfflineReflection["lessons"] };
+
+const TEXT_FIELDS = ["reasoning", "errorIdentification", "rootCause", "correctApproach", "keyInsight"] as const;
+const FIELD_LIMIT = 4_000;
+
+/** Model output is untrusted: control and invisible characters go, lengths are capped. */
+function cleanReflection(reflection: Reflection): Reflection {
+  const cleaned = { ...reflection };
+  for (const field of TEXT_FIELDS) cleaned[field] = sanitizeModelText(reflection[field], { maxLength: FIELD_LIMIT });
+  cleaned.bulletTags = reflection.bulletTags.map((tag) => ({
+    ...tag,
+    id: tag.id.trim().replace(/^\[|\]$/g, ""),
+    justification: sanitizeModelText(tag.justification, { maxLength: 1_000 }),
+  }));
+  return cleaned;
+}
+
+function feedbackOf(stored: unknown): TraceFeedback {
+  return stored && typeof stored === "object" ? (stored as TraceFeedback) : {};
+}
+
+async function reflectWithModel(
+  context: RunContext,
+  exchange: Exchange,
+  trace: ReflectorTrace,
+  citedBullets: CitedBullet[],
+): Promise<Reflection> {
+  let reflection: Reflection | undefined;
+  for (let round = 1; round <= context.settings.reflectorRounds; round += 1) {
+    const messages = buildReflectorMessages({ trace, citedBullets, previousReflection: reflection, round });
+    const answer = await exchange.complete({ purpose: "reflector", messages, schema: reflectionSchema, schemaName: "reflection" });
+    if (!answer.parsed.ok) {
+      throw new RunRejected(`The reflector's answer in round ${round} could not be used: ${answer.parsed.error}`);
+    }
+    reflection = cleanReflection(answer.parsed.value);
+  }
+  if (!reflection) throw new RunRejected("The reflector ran no round.");
+  return reflection;
+}
+
+export async function reflectTrace(context: RunContext, exchange: Exchange, traceId: string): Promise<RoleResult> {
+  const { db, provider, playbookId, runId, settings } = context;
+  const stored = await repo.findTraceForReflection(db, traceId);
+  if (!stored) throw new RunRejected("The trace was deleted before it could be reflected.");
+  const trace: ReflectorTrace = {
+    task: stored.task,
+    reasoning: stored.reasoning,
+    output: stored.output,
+    outcome: stored.outcome,
+    feedback: feedbackOf(stored.feedback),
+    citedBulletIds: stored.citedBulletIds,
+  };
+  const citedBullets = await repo.citedBullets(db, playbookId, stored.citedBulletIds);
+
+  const reflection: StoredReflection =
+    provider.name === "offline"
+      ? (() => {
+          exchange.prompt.push({ rules: "offline reflector", trace, citedBullets });
+          const result = reflectOffline(trace, citedBullets);
+          exchange.rawResponse.push(JSON.stringify(result));
+          return result;
+        })()
+      : await reflectWithModel(context, exchange, trace, citedBullets);
+
+  // A worker that died after proposing left its delta behind: use it, never tag twice.
+  let deltaId = await repo.deltaOfRun(db, runId);
+  if (!deltaId) {
+    const snapshot = await loadSnapshot(db, playbookId);
+    const tags = reflectionTagsToOperations(reflection, snapshot.entry.state);
+    const justification = new Map(reflection.bulletTags.map((tag) => [tag.id, tag.justification]));
+    if (tags.length > 0) {
+      const outcome = await proposeDelta(
+        db,
+        `reflector (${provider.label})`,
+        proposeDeltaInput.parse({
+          playbookId,
+          origin: "reflector",
+          rationale: `Counter tags from the reflection of trace "${trace.task.slice(0, 120)}" (outcome: ${trace.outcome}).`,
+          operations: tags.map((operation) => ({ operation, rationale: justification.get(operation.bulletId) ?? "" })),
+          evidence: { traceIds: [traceId], runIds: [runId], notes: reflection.keyInsight },
+        }),
+        { applyUnlessFlagged: !settings.tagsNeedReview },
+      );
+      deltaId = outcome.deltaId;
+    }
+  }
+  await repo.markTraceReflected(db, traceId);
+  return { output: reflection, deltaId };
+}

@@ -1,0 +1,285 @@
+// Every database call of the reflector and curator runs. Plain rows out; the rules live in service.ts.
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import type { z } from "zod";
+import type { listRunsInput, RunListItem, RunRole, RunStatus } from "./schemas";
+
+type DbOrTx = Db | Tx;
+
+// ---- Runs ------------------------------------------------------------------------------------
+
+export interface NewRun {
+  id: string;
+  playbookId: string;
+  role: RunRole;
+  provider: string;
+  model: string;
+  trigger: string;
+  traceIds: string[];
+}
+
+export async function insertQueuedRuns(db: DbOrTx, runs: readonly NewRun[]): Promise<void> {
+  if (runs.length === 0) return;
+  await db.run.createMany({ data: runs.map((run) => ({ ...run, status: "queued" as const })) });
+}
+
+const RUN_LIST_SELECT = {
+  id: true,
+  playbookId: true,
+  role: true,
+  status: true,
+  provider: true,
+  model: true,
+  trigger: true,
+  traceIds: true,
+  inputTokens: true,
+  outputTokens: true,
+  costUsd: true,
+  latencyMs: true,
+  attempts: true,
+  deltaId: true,
+  error: true,
+  createdAt: true,
+  finishedAt: true,
+  playbook: { select: { name: true } },
+} satisfies Prisma.RunSelect;
+
+type RunListRow = Prisma.RunGetPayload<{ select: typeof RUN_LIST_SELECT }>;
+
+function toListItem({ playbook, traceIds, ...row }: RunListRow): RunListItem {
+  return { ...row, playbookName: playbook.name, traceCount: traceIds.length };
+}
+
+export function findRun(db: DbOrTx, runId: string) {
+  return db.run.findUnique({
+    where: { id: runId },
+    select: {
+      ...RUN_LIST_SELECT,
+      reflectionRunIds: true,
+      curatedByRunId: true,
+      prompt: true,
+      rawResponse: true,
+      output: true,
+      startedAt: true,
+    },
+  });
+}
+export type RunRecord = NonNullable<Awaited<ReturnType<typeof findRun>>>;
+
+export function toRunListItem(row: RunListRow): RunListItem {
+  return toListItem(row);
+}
+
+function runWhere(query: z.output<typeof listRunsInput>): Prisma.RunWhereInput {
+  return {
+    ...(query.playbookId ? { playbookId: query.playbookId } : {}),
+    ...(query.role ? { role: query.role } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.traceId ? { traceIds: { has: query.traceId } } : {}),
+  };
+}
+
+export async function listRuns(db: Db, query: z.output<typeof listRunsInput>) {
+  const where = runWhere(query);
+  const [rows, total] = await Promise.all([
+    db.run.findMany({
+      where,
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      skip: query.cursor,
+      take: query.limit,
+      select: RUN_LIST_SELECT,
+    }),
+    db.run.count({ where }),
+  ]);
+  return { items: rows.map(toListItem), total };
+}
+
+/** A run starts (again): one more attempt, the provider that serves it now. */
+export function markRunning(db: DbOrTx, runId: string, provider: string, model: string) {
+  return db.run.update({
+    where: { id: runId },
+    data: { status: "running", provider, model, attempts: { increment: 1 }, startedAt: new Date(), error: null },
+    select: { attempts: true },
+  });
+}
+
+/** Back to the queue: a retry later, or waiting for the circuit breaker or the budget. */
+export async function markRunQueued(db: DbOrTx, runId: string, reason: string): Promise<void> {
+  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason } });
+}
+
+export interface RunResult {
+  status: Extract<RunStatus, "succeeded" | "failed">;
+  output?: Prisma.InputJsonValue | null;
+  error?: string | null;
+  prompt?: Prisma.InputJsonValue;
+  rawResponse?: Prisma.InputJsonValue;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number | null;
+  latencyMs?: number | null;
+  deltaId?: string | null;
+}
+
+export async function finishRun(db: DbOrTx, runId: string, result: RunResult): Promise<void> {
+  const { output, ...rest } = result;
+  await db.run.update({
+    where: { id: runId },
+    data: {
+      ...rest,
+      ...(output === undefined ? {} : { output: output === null ? Prisma.DbNull : output }),
+      finishedAt: new Date(),
+    },
+  });
+}
+
+/** Keeps what a run sent and received so far, so a run that is retried or fails still shows it. */
+export async function recordExchange(
+  db: DbOrTx,
+  runId: string,
+  exchange: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
+): Promise<void> {
+  await db.run.update({ where: { id: runId }, data: exchange });
+}
+
+export function queuedRunIds(db: DbOrTx, playbookId: string, role: RunRole) {
+  return db.run.findMany({ where: { playbookId, role, status: { in: ["queued", "running"] } }, select: { id: true } });
+}
+
+// ---- Traces and bullets a run reads ------------------------------------------------------------
+
+export function findTraceForReflection(db: DbOrTx, traceId: string) {
+  return db.trace.findUnique({
+    where: { id: traceId },
+    select: {
+      id: true,
+      playbookId: true,
+      task: true,
+      reasoning: true,
+      output: true,
+      outcome: true,
+      feedback: true,
+      citedBulletIds: true,
+    },
+  });
+}
+
+export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: readonly string[]) {
+  if (externalIds.length === 0) return [];
+  const rows = await db.bullet.findMany({
+    where: { playbookId, externalId: { in: [...externalIds] }, status: "active" },
+    select: {
+      externalId: true,
+      content: true,
+      helpful: true,
+      harmful: true,
+      neutral: true,
+      section: { select: { name: true } },
+    },
+  });
+  return rows.map(({ section, ...bullet }) => ({ ...bullet, section: section.name }));
+}
+
+export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {
+  await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() } });
+}
+
+export async function unreflectedTraceIds(db: DbOrTx, playbookId: string, limit: number): Promise<string[]> {
+  const rows = await db.trace.findMany({
+    where: { playbookId, reflectedAt: null },
+    orderBy: { createdAt: "asc" },
+    take: limit,
+    select: { id: true },
+  });
+  return rows.map((row) => row.id);
+}
+
+export function countUnreflected(db: DbOrTx, playbookId: string) {
+  return db.trace.count({ where: { playbookId, reflectedAt: null } });
+}
+
+export function findTraces(db: DbOrTx, traceIds: readonly string[]) {
+  return db.trace.findMany({
+    where: { id: { in: [...traceIds] } },
+    orderBy: { createdAt: "asc" },
+    select: { id: true, task: true, outcome: true, createdAt: true },
+  });
+}
+
+/**
+ * Traces no reflector run has taken, of playbooks that reflect automatically: what a crash between
+ * storing a trace and queueing its run would leave behind. Swept on start.
+ */
+export async function orphanTraces(db: Db, limit: number): Promise<{ id: string; playbookId: string }[]> {
+  return db.$queryRaw<{ id: string; playbookId: string }[]>`
+    SELECT t.id::text AS id, t."playbookId"::text AS "playbookId"
+    FROM "Trace" t JOIN "Playbook" p ON p.id = t."playbookId"
+    WHERE t."reflectedAt" IS NULL
+      AND COALESCE(p.settings->>'reflectorMode', 'auto') = 'auto'
+      AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r.role = 'reflector' AND r."traceIds" @> ARRAY[t.id::text])
+    ORDER BY t."createdAt"
+    LIMIT ${limit}`;
+}
+
+// ---- Reflections waiting for the curator -----------------------------------------------------
+
+export function uncuratedReflections(db: DbOrTx, playbookId: string, limit: number) {
+  return db.run.findMany({
+    where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null },
+    orderBy: { finishedAt: "asc" },
+    take: limit,
+    select: { id: true, traceIds: true, output: true },
+  });
+}
+
+export function countUncurated(db: DbOrTx, playbookId: string) {
+  return db.run.count({ where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null } });
+}
+
+export async function markCurated(db: DbOrTx, reflectionRunIds: readonly string[], curatorRunId: string): Promise<void> {
+  if (reflectionRunIds.length === 0) return;
+  await db.run.updateMany({ where: { id: { in: [...reflectionRunIds] } }, data: { curatedByRunId: curatorRunId } });
+}
+
+export async function setCuratorInputs(db: DbOrTx, runId: string, reflectionRunIds: string[], traceIds: string[]) {
+  await db.run.update({ where: { id: runId }, data: { reflectionRunIds, traceIds } });
+}
+
+/** The delta an earlier attempt of this run already wrote (a worker that died after proposing). */
+export async function deltaOfRun(db: DbOrTx, runId: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM "Delta" WHERE evidence @> ${JSON.stringify({ runIds: [runId] })}::jsonb LIMIT 1`;
+  return rows[0]?.id ?? null;
+}
+
+export function findDeltaSummary(db: DbOrTx, deltaId: string) {
+  return db.delta.findUnique({
+    where: { id: deltaId },
+    select: { id: true, status: true, _count: { select: { operations: true } } },
+  });
+}
+
+// ---- Usage and settings -------------------------------------------------------------------
+
+export async function usageSince(db: DbOrTx, since: Date, playbookId?: string): Promise<{ tokens: number; costUsd: number }> {
+  const sums = await db.run.aggregate({
+    where: { createdAt: { gte: since }, ...(playbookId ? { playbookId } : {}) },
+    _sum: { inputTokens: true, outputTokens: true, costUsd: true },
+  });
+  return {
+    tokens: (sums._sum.inputTokens ?? 0) + (sums._sum.outputTokens ?? 0),
+    costUsd: sums._sum.costUsd ?? 0,
+  };
+}
+
+export async function readAppSetting(db: DbOrTx, key: string): Promise<unknown> {
+  const row = await db.appSetting.findUnique({ where: { key }, select: { value: true } });
+  return row?.value ?? null;
+}
+
+export async function writeAppSetting(db: DbOrTx, key: string, value: Prisma.InputJsonValue): Promise<void> {
+  await db.appSetting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}
+
+export function findPlaybookSettings(db: DbOrTx, playbookId: string) {
+  return db.playbook.findUnique({ where: { id: playbookId }, select: { id: true, name: true, settings: true } });
+}

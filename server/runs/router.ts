@@ -1,0 +1,57 @@
+// Thin procedures: validate with zod, call the service.
+import { z } from "zod";
+import { updateSettings } from "@/server/playbooks/service";
+import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
+import { readStudioBudget, writeStudioBudget } from "./budget";
+import {
+  curateNowInput,
+  enqueueResultSchema,
+  listRunsInput,
+  pauseRunsInput,
+  reflectNowInput,
+  runIdInput,
+  studioBudgetSchema,
+} from "./schemas";
+import * as service from "./service";
+
+export const runRouter = createTRPCRouter({
+  list: publicProcedure.input(listRunsInput).query(({ ctx, input }) => service.listRuns(ctx.db, input)),
+
+  get: publicProcedure.input(runIdInput).query(({ ctx, input }) => service.getRun(ctx.db, input.runId)),
+
+  /** Provider, circuit breaker, queue, budgets and triggers of one playbook. */
+  status: publicProcedure
+    .input(z.object({ playbookId: z.uuid() }))
+    .query(({ ctx, input }) => service.runsStatus(ctx.db, input.playbookId)),
+
+  reflectNow: publicProcedure
+    .input(reflectNowInput)
+    .output(enqueueResultSchema)
+    .mutation(({ ctx, input }) => service.reflectNow(ctx.db, input)),
+
+  curateNow: publicProcedure
+    .input(curateNowInput)
+    .output(enqueueResultSchema)
+    .mutation(({ ctx, input }) => service.curateNow(ctx.db, input.playbookId)),
+
+  retry: publicProcedure
+    .input(runIdInput)
+    .output(enqueueResultSchema)
+    .mutation(({ ctx, input }) => service.retryRun(ctx.db, input.runId)),
+
+  /** Pausing is a playbook setting (runsPaused), so it is versioned like every other. */
+  setPaused: publicProcedure
+    .input(pauseRunsInput)
+    .output(z.object({ paused: z.boolean() }))
+    .mutation(async ({ ctx, input }) => {
+      const result = await updateSettings(ctx.db, ctx.actor, { playbookId: input.playbookId, settings: { runsPaused: input.paused } });
+      return { paused: result.settings.runsPaused };
+    }),
+
+  studioBudget: publicProcedure.query(({ ctx }) => readStudioBudget(ctx.db)),
+
+  setStudioBudget: publicProcedure
+    .input(studioBudgetSchema)
+    .output(studioBudgetSchema)
+    .mutation(({ ctx, input }) => writeStudioBudget(ctx.db, input)),
+});

@@ -1,0 +1,242 @@
+// Reflector and curator runs: queueing them (on ingest, after N reflections, or on demand), running
+// them from the job queue, and what the UI reads (runs, a run, the provider's and budgets' status).
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import type { Db, Tx } from "@/server/db/client";
+import { AppError, notFound } from "@/server/errors/app-error";
+import * as queue from "@/server/jobs/queue";
+import type { ClaimedJob } from "@/server/jobs/queue";
+import type { JobHandler, JobOutcome } from "@/server/jobs/worker";
+import { readSettings } from "@/server/playbooks/service";
+import { budgetUsage } from "./budget";
+import { curatePlaybook } from "./curate";
+import { executeRun } from "./execution";
+import { runProviderFor, type RunProvider } from "./providers";
+import { reflectTrace } from "./reflect";
+import * as repo from "./repository";
+import type {
+  EnqueueResult,
+  listRunsInput,
+  reflectNowInput,
+  RunDetail,
+  RunPage,
+  RunRole,
+  RunsStatus,
+  RunTrigger,
+} from "./schemas";
+
+export const REFLECT_JOB = "reflect";
+export const CURATE_JOB = "curate";
+/** Attempts per run before it fails for good (provider faults are retried with backoff). */
+export const RUN_ATTEMPTS = 5;
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+// ---- Queueing ---------------------------------------------------------------------------------
+
+/** One queued reflector run and job per trace, written together. */
+export async function enqueueReflections(db: Db | Tx, playbookId: string, traceIds: readonly string[], trigger: RunTrigger) {
+  if (traceIds.length === 0) return [];
+  const provider = runProviderFor(db as Db);
+  const runs = traceIds.map((traceId) => ({
+    id: randomUUID(),
+    playbookId,
+    role: "reflector" as const,
+    provider: provider.name,
+    model: provider.modelFor("reflector"),
+    trigger,
+    traceIds: [traceId],
+  }));
+  await repo.insertQueuedRuns(db, runs);
+  await queue.enqueueMany(
+    db,
+    runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
+  );
+  return runs.map((run) => run.id);
+}
+
+/** One curator run at a time per playbook: asking again while one waits returns that one. */
+export async function enqueueCuration(db: Db, playbookId: string, trigger: RunTrigger): Promise<{ runId: string; created: boolean }> {
+  const provider = runProviderFor(db);
+  return db.$transaction(async (tx) => {
+    const waiting = await repo.queuedRunIds(tx, playbookId, "curator");
+    if (waiting[0]) return { runId: waiting[0].id, created: false };
+    const runId = randomUUID();
+    await repo.insertQueuedRuns(tx, [
+      { id: runId, playbookId, role: "curator", provider: provider.name, model: provider.modelFor("curator"), trigger, traceIds: [] },
+    ]);
+    await queue.enqueue(tx, {
+      kind: CURATE_JOB,
+      playbookId,
+      payload: { runId },
+      singletonKey: `curate:${playbookId}`,
+      maxAttempts: RUN_ATTEMPTS,
+    });
+    return { runId, created: true };
+  });
+}
+
+/** After an ingest: reflect the new traces of playbooks that reflect automatically. */
+export async function scheduleReflections(db: Db, batches: readonly { playbookId: string; traceIds: string[] }[]): Promise<void> {
+  for (const { playbookId, traceIds } of batches) {
+    if (traceIds.length === 0) continue;
+    const playbook = await repo.findPlaybookSettings(db, playbookId);
+    if (!playbook || readSettings(playbook.settings).reflectorMode !== "auto") continue;
+    await enqueueReflections(db, playbookId, traceIds, "auto");
+  }
+}
+
+/** After a reflection: curate once curatorFrequency reflections wait, when the playbook curates automatically. */
+async function maybeCurate(db: Db, playbookId: string): Promise<void> {
+  const playbook = await repo.findPlaybookSettings(db, playbookId);
+  if (!playbook) return;
+  const settings = readSettings(playbook.settings);
+  if (settings.curatorMode !== "auto") return;
+  if ((await repo.countUncurated(db, playbookId)) >= settings.curatorFrequency) await enqueueCuration(db, playbookId, "auto");
+}
+
+/** Traces stored but never queued (the process stopped in between) are queued on start. */
+export async function sweepOrphanTraces(db: Db): Promise<number> {
+  let queued = 0;
+  for (;;) {
+    const orphans = await repo.orphanTraces(db, 1_000);
+    if (orphans.length === 0) return queued;
+    const byPlaybook = new Map<string, string[]>();
+    for (const { id, playbookId } of orphans) byPlaybook.set(playbookId, [...(byPlaybook.get(playbookId) ?? []), id]);
+    for (const [playbookId, traceIds] of byPlaybook) await enqueueReflections(db, playbookId, traceIds, "auto");
+    queued += orphans.length;
+  }
+}
+
+// ---- On demand ----------------------------------------------------------------------------------
+
+async function requirePlaybook(db: Db, playbookId: string) {
+  const playbook = await repo.findPlaybookSettings(db, playbookId);
+  if (!playbook) throw notFound("The playbook");
+  return { ...playbook, settings: readSettings(playbook.settings) };
+}
+
+export async function reflectNow(db: Db, input: z.output<typeof reflectNowInput>, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {
+  const playbook = await requirePlaybook(db, input.playbookId);
+  if (playbook.settings.reflectorMode === "off") {
+    throw new AppError("INVALID_INPUT", "The reflector is off for this playbook. Turn it on in the playbook's settings first.");
+  }
+  const traceIds = input.traceIds ?? (await repo.unreflectedTraceIds(db, playbook.id, 1_000));
+  if (input.traceIds) {
+    const found = await repo.findTraces(db, input.traceIds);
+    const foreign = found.length !== new Set(input.traceIds).size;
+    if (foreign) throw new AppError("NOT_FOUND", "Some of the traces were not found. Reload the trace list and try again.");
+  }
+  if (traceIds.length === 0) return { runIds: [], message: "Every trace of this playbook is reflected already: nothing to do." };
+  const runIds = await enqueueReflections(db, playbook.id, [...new Set(traceIds)], trigger);
+  return { runIds, message: `${plural(runIds.length, "reflector run")} queued${playbook.settings.runsPaused ? " (runs are paused for this playbook)" : ""}.` };
+}
+
+export async function curateNow(db: Db, playbookId: string, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {
+  const playbook = await requirePlaybook(db, playbookId);
+  if (playbook.settings.curatorMode === "off") {
+    throw new AppError("INVALID_INPUT", "The curator is off for this playbook. Turn it on in the playbook's settings first.");
+  }
+  const { runId, created } = await enqueueCuration(db, playbookId, trigger);
+  return {
+    runIds: [runId],
+    message: created ? "Curator run queued." : "A curator run for this playbook is already queued; it will read every reflection waiting.",
+  };
+}
+
+// ---- Running (the job handlers) ------------------------------------------------------------------
+
+function runIdOf(job: ClaimedJob): string | null {
+  const payload = job.payload as { runId?: unknown } | null;
+  return typeof payload?.runId === "string" ? payload.runId : null;
+}
+
+/** The reflect and curate handlers for a JobWorker; `providerOf` lets tests pass their own provider. */
+export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor): Record<string, JobHandler> {
+  const handle =
+    (role: RunRole): JobHandler =>
+    async (job, { db }): Promise<JobOutcome> => {
+      const runId = runIdOf(job);
+      if (!runId) return { type: "fail", error: "The job names no run." };
+      const outcome = await executeRun(
+        db,
+        providerOf(db),
+        { runId, attempt: job.attempts, maxAttempts: job.maxAttempts },
+        (context, exchange) => {
+          if (role === "curator") return curatePlaybook(context, exchange);
+          const run = context.runId;
+          return repo.findRun(db, run).then((found) => reflectTrace(context, exchange, found?.traceIds[0] ?? ""));
+        },
+      );
+      if (role === "reflector" && outcome.type === "done" && job.playbookId) await maybeCurate(db, job.playbookId);
+      return outcome;
+    };
+  return { [REFLECT_JOB]: handle("reflector"), [CURATE_JOB]: handle("curator") };
+}
+
+/** A failed run, queued again as a new attempt of the same run. */
+export async function retryRun(db: Db, runId: string): Promise<EnqueueResult> {
+  const run = await repo.findRun(db, runId);
+  if (!run) throw notFound("The run");
+  if (run.status !== "failed") throw new AppError("INVALID_INPUT", `Only a failed run can be retried; this one is ${run.status}.`);
+  await db.$transaction(async (tx) => {
+    await repo.markRunQueued(tx, run.id, `Retried after: ${run.error ?? "an error"}`);
+    await queue.enqueue(tx, {
+      kind: run.role === "reflector" ? REFLECT_JOB : CURATE_JOB,
+      playbookId: run.playbookId,
+      payload: { runId: run.id },
+      maxAttempts: RUN_ATTEMPTS,
+      ...(run.role === "curator" ? { singletonKey: `curate:${run.playbookId}` } : {}),
+    });
+  });
+  return { runIds: [run.id], message: "The run is queued again." };
+}
+
+// ---- Reading -------------------------------------------------------------------------------------
+
+export async function listRuns(db: Db, query: z.output<typeof listRunsInput>): Promise<RunPage> {
+  const { items, total } = await repo.listRuns(db, query);
+  const next = query.cursor + items.length;
+  return { items, total, nextCursor: next < total ? next : null };
+}
+
+export async function getRun(db: Db, runId: string): Promise<RunDetail> {
+  const run = await repo.findRun(db, runId);
+  if (!run) throw notFound("The run");
+  const { playbook, ...rest } = run;
+  const [traces, delta] = await Promise.all([
+    repo.findTraces(db, run.traceIds),
+    run.deltaId ? repo.findDeltaSummary(db, run.deltaId) : null,
+  ]);
+  return {
+    ...rest,
+    playbookName: playbook.name,
+    traceCount: run.traceIds.length,
+    traces,
+    delta: delta ? { id: delta.id, status: delta.status, operationCount: delta._count.operations } : null,
+  };
+}
+
+export async function runsStatus(db: Db, playbookId: string): Promise<RunsStatus> {
+  const playbook = await requirePlaybook(db, playbookId);
+  const provider = runProviderFor(db);
+  const [circuit, uncurated, unreflected, stats, budgets] = await Promise.all([
+    provider.circuit(),
+    repo.countUncurated(db, playbookId),
+    repo.countUnreflected(db, playbookId),
+    queue.queueStats(db, { playbookId }),
+    budgetUsage(db, playbookId, playbook.settings),
+  ]);
+  return {
+    provider: provider.describe(),
+    circuit,
+    paused: playbook.settings.runsPaused,
+    reflectorMode: playbook.settings.reflectorMode,
+    curatorMode: playbook.settings.curatorMode,
+    curatorFrequency: playbook.settings.curatorFrequency,
+    uncurated,
+    unreflected,
+    queue: { queued: stats.byStatus.queued, running: stats.byStatus.running, failed: stats.byStatus.failed },
+    budgets,
+  };
+}

@@ -1,0 +1,27 @@
+// The web server's background worker for reflector and curator runs (started by server/startup.ts).
+import type { Db } from "@/server/db/client";
+import { JobWorker } from "@/server/jobs/worker";
+import { runHandlers, sweepOrphanTraces } from "./service";
+
+const globalForRuns = globalThis as typeof globalThis & { __aceRunWorker?: JobWorker };
+
+/** ACE_RUN_CONCURRENCY: runs at once in this process (default 2); 0 turns the worker off. */
+function concurrencyFromEnv(): number {
+  const raw = process.env.ACE_RUN_CONCURRENCY ?? "2";
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 64) {
+    throw new Error(`ACE_RUN_CONCURRENCY must be a whole number from 0 to 64, got "${raw}".`);
+  }
+  return value;
+}
+
+export async function startRunWorker(db: Db): Promise<JobWorker | null> {
+  const concurrency = concurrencyFromEnv();
+  if (concurrency === 0 || globalForRuns.__aceRunWorker) return globalForRuns.__aceRunWorker ?? null;
+  const swept = await sweepOrphanTraces(db);
+  if (swept > 0) console.log(`[ace-studio] queued ${swept} trace(s) stored before the last stop but never reflected`);
+  const worker = new JobWorker(db, { handlers: runHandlers(), concurrency });
+  worker.start();
+  globalForRuns.__aceRunWorker = worker;
+  return worker;
+}

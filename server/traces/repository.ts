@@ -1,0 +1,219 @@
+// Every database call of the trace domain. Returns plain rows; rules live in service.ts.
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import type { TraceOutcome } from "./schemas";
+
+type DbOrTx = Db | Tx;
+
+/**
+ * Playbooks by name, locked against deletion until the transaction ends (FOR KEY SHARE blocks a
+ * DELETE, not edits), so the traces about to reference them cannot lose their playbook midway.
+ */
+export function lockPlaybooksByName(tx: Tx, names: string[]) {
+  return tx.$queryRaw<{ id: string; name: string }[]>`
+    SELECT id::text AS id, name FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
+}
+
+/** A trace row as ingest writes it. */
+export interface NewTraceRow {
+  id: string;
+  playbookId: string;
+  externalId: string | null;
+  playbookVersion: number | null;
+  task: string;
+  reasoning: string;
+  output: string;
+  citedBulletIds: string[];
+  outcome: TraceOutcome;
+  feedback: Record<string, unknown>;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  variant: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Rows as one JSON parameter. PostgreSQL text and jsonb cannot hold U+0000, which an agent's output
+ * may contain: it becomes U+FFFD. Only a real \u0000 escape is replaced, not an escaped backslash
+ * followed by "u0000".
+ */
+function jsonParameter(rows: unknown): string {
+  return JSON.stringify(rows).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+}
+
+/** Rows per statement; each statement carries its rows as one JSON parameter. */
+const INSERT_CHUNK = 1_000;
+
+/**
+ * Inserts traces, skipping those whose (playbook, externalId) is already stored. Returns the ids
+ * of the rows written. One statement per 1,000 rows, expanded by json_to_recordset (see
+ * insertBullets in server/playbooks/repository.ts for why not createMany).
+ */
+export async function insertTraces(tx: Tx, traces: NewTraceRow[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (let start = 0; start < traces.length; start += INSERT_CHUNK) {
+    const rows = traces.slice(start, start + INSERT_CHUNK);
+    const written = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds",
+        outcome, feedback, "durationMs", "inputTokens", "outputTokens", variant, metadata, "createdAt")
+      SELECT r.id, r."playbookId", r."externalId", r."playbookVersion", r.task, r.reasoning, r.output,
+        COALESCE(r."citedBulletIds", '{}'), r.outcome, r.feedback, r."durationMs", r."inputTokens", r."outputTokens",
+        r.variant, r.metadata, now() AT TIME ZONE 'UTC'
+      FROM json_to_recordset(${jsonParameter(rows)}::json) AS r(
+        id uuid, "playbookId" uuid, "externalId" text, "playbookVersion" int, task text, reasoning text, output text,
+        "citedBulletIds" text[], outcome "TraceOutcome", feedback jsonb, "durationMs" int, "inputTokens" int,
+        "outputTokens" int, variant text, metadata jsonb)
+      ON CONFLICT ("playbookId", "externalId") DO NOTHING
+      RETURNING id::text AS id`;
+    for (const { id } of written) inserted.add(id);
+  }
+  return inserted;
+}
+
+/** Stored ids of traces by (playbook, externalId). */
+export async function findTraceIds(
+  tx: DbOrTx,
+  keys: { playbookId: string; externalId: string }[],
+): Promise<{ id: string; playbookId: string; externalId: string }[]> {
+  if (keys.length === 0) return [];
+  return tx.$queryRaw`
+    SELECT t.id::text AS id, t."playbookId"::text AS "playbookId", t."externalId"
+    FROM "Trace" t
+    JOIN json_to_recordset(${jsonParameter(keys)}::json) AS k("playbookId" uuid, "externalId" text)
+      ON t."playbookId" = k."playbookId" AND t."externalId" = k."externalId"`;
+}
+
+// ---- Browsing ----------------------------------------------------------------------------
+
+export interface TraceFilter {
+  playbookId?: string;
+  outcome?: TraceOutcome;
+  from?: Date;
+  to?: Date;
+  reflected?: boolean;
+  variant?: string;
+  search?: string;
+  /** Keyset: rows strictly older than this (createdAt, id). */
+  before?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+function traceFilter(filter: TraceFilter): Prisma.Sql {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (filter.playbookId) where.push(Prisma.sql`t."playbookId" = ${filter.playbookId}::uuid`);
+  if (filter.outcome) where.push(Prisma.sql`t.outcome = ${filter.outcome}::"TraceOutcome"`);
+  // createdAt is a UTC timestamp without time zone (Prisma's mapping), so bounds are compared in UTC.
+  if (filter.from) where.push(Prisma.sql`t."createdAt" >= (${filter.from.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  if (filter.to) where.push(Prisma.sql`t."createdAt" < (${filter.to.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  if (filter.reflected === true) where.push(Prisma.sql`t."reflectedAt" IS NOT NULL`);
+  if (filter.reflected === false) where.push(Prisma.sql`t."reflectedAt" IS NULL`);
+  if (filter.variant) where.push(Prisma.sql`t.variant = ${filter.variant}`);
+  if (filter.search) {
+    const pattern = `%${escapeLike(filter.search)}%`;
+    where.push(Prisma.sql`(t.task ILIKE ${pattern} OR t."externalId" ILIKE ${pattern})`);
+  }
+  if (filter.before) {
+    where.push(
+      Prisma.sql`(t."createdAt", t.id) < (${filter.before.createdAt.toISOString()}::timestamptz AT TIME ZONE 'UTC', ${filter.before.id}::uuid)`,
+    );
+  }
+  return Prisma.join(where, " AND ");
+}
+
+export interface TraceListRow {
+  id: string;
+  playbookId: string;
+  playbookName: string;
+  externalId: string | null;
+  taskPreview: string;
+  outcome: TraceOutcome;
+  citedBulletIds: string[];
+  variant: string | null;
+  playbookVersion: number | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reflectedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Newest first; limit + 1 rows are asked for so the caller knows whether a next page exists. */
+export function listTraces(db: DbOrTx, filter: TraceFilter, previewChars: number): Promise<TraceListRow[]> {
+  return db.$queryRaw<TraceListRow[]>`
+    SELECT t.id::text AS id, t."playbookId"::text AS "playbookId", p.name AS "playbookName", t."externalId",
+      left(t.task, ${previewChars}::int) AS "taskPreview", t.outcome::text AS outcome,
+      COALESCE(t."citedBulletIds", '{}') AS "citedBulletIds", t.variant, t."playbookVersion", t."durationMs",
+      t."inputTokens", t."outputTokens", t."reflectedAt", t."createdAt"
+    FROM "Trace" t JOIN "Playbook" p ON p.id = t."playbookId"
+    WHERE ${traceFilter(filter)}
+    ORDER BY t."createdAt" DESC, t.id DESC
+    LIMIT ${filter.limit + 1}`;
+}
+
+export function findTrace(db: DbOrTx, traceId: string) {
+  return db.trace.findUnique({
+    where: { id: traceId },
+    select: {
+      id: true,
+      playbookId: true,
+      externalId: true,
+      playbookVersion: true,
+      task: true,
+      reasoning: true,
+      output: true,
+      citedBulletIds: true,
+      outcome: true,
+      feedback: true,
+      durationMs: true,
+      inputTokens: true,
+      outputTokens: true,
+      variant: true,
+      metadata: true,
+      reflectedAt: true,
+      createdAt: true,
+      playbook: { select: { name: true } },
+    },
+  });
+}
+
+/** The playbook's bullets with these external ids, archived ones included. */
+export function findBulletsByExternalId(db: DbOrTx, playbookId: string, externalIds: string[]) {
+  if (externalIds.length === 0) return Promise.resolve([]);
+  return db.bullet.findMany({
+    where: { playbookId, externalId: { in: externalIds } },
+    select: {
+      externalId: true,
+      content: true,
+      helpful: true,
+      harmful: true,
+      neutral: true,
+      countersKnown: true,
+      status: true,
+      section: { select: { name: true } },
+    },
+  });
+}
+
+export interface TraceRunRow {
+  id: string;
+  role: "reflector" | "curator";
+  status: "queued" | "running" | "succeeded" | "failed";
+  provider: string;
+  model: string;
+  createdAt: Date;
+  deltaId: string | null;
+}
+
+/** Reflector and curator runs that read the trace, newest first; `@>` is what the GIN index on traceIds serves. */
+export function findRunsOfTrace(db: DbOrTx, playbookId: string, traceId: string): Promise<TraceRunRow[]> {
+  return db.$queryRaw<TraceRunRow[]>`
+    SELECT r.id::text AS id, r.role::text AS role, r.status::text AS status, r.provider, r.model, r."createdAt",
+      r."deltaId"::text AS "deltaId"
+    FROM "Run" r
+    WHERE r."playbookId" = ${playbookId}::uuid AND r."traceIds" @> ARRAY[${traceId}::text]
+    ORDER BY r."createdAt" DESC, r.id DESC`;
+}

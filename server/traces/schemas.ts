@@ -1,0 +1,203 @@
+// The trace domain's wire contract: what an agent sends after a task, and what the studio returns.
+// The same schemas validate tRPC input, the HTTP API (POST /api/v1/traces) and generate its OpenAPI
+// document, so the three cannot drift. The one file of server/traces that client code may import.
+import { z } from "zod";
+
+export const TRACE_OUTCOMES = ["success", "failure", "unknown"] as const;
+export type TraceOutcome = (typeof TRACE_OUTCOMES)[number];
+export const traceOutcomeSchema = z.enum(TRACE_OUTCOMES);
+
+/** Task, reasoning, output and ground truth: long enough for a full transcript, short of abuse. */
+export const MAX_TRACE_TEXT = 100_000;
+export const MAX_TRACES_PER_BATCH = 1_000;
+/** Body size limit of POST /api/v1/traces: a full batch of typical traces, far from a server's memory. */
+export const MAX_TRACE_BODY_BYTES = 10 * 1024 * 1024;
+/** Serialized JSON size of a trace's metadata, and of its feedback. */
+export const MAX_METADATA_CHARS = 64_000;
+export const MAX_FEEDBACK_CHARS = 256_000;
+export const MAX_CITED_BULLETS = 1_000;
+/** PostgreSQL's int4, the type of durations and token counts. */
+const MAX_INT = 2_147_483_647;
+
+const jsonChars = (value: unknown) => JSON.stringify(value)?.length ?? 0;
+
+const count = (what: string) =>
+  z
+    .number()
+    .int(`${what} must be a whole number.`)
+    .min(0, `${what} cannot be negative.`)
+    .max(MAX_INT, `${what} is larger than ${MAX_INT}.`);
+
+const text = (what: string, max = MAX_TRACE_TEXT) =>
+  z.string().max(max, `${what} has at most ${max.toLocaleString("en")} characters.`);
+
+export const traceFeedbackSchema = z
+  .looseObject({
+    /** The expected answer, when the task has one. */
+    groundTruth: text("feedback.groundTruth").nullish(),
+    errors: z.array(text("An error", 10_000)).max(100, "At most 100 errors.").nullish(),
+    testResults: text("feedback.testResults").nullish(),
+    notes: text("feedback.notes", 20_000).nullish(),
+  })
+  .refine((feedback) => jsonChars(feedback) <= MAX_FEEDBACK_CHARS, {
+    message: `feedback is larger than ${MAX_FEEDBACK_CHARS.toLocaleString("en")} characters of JSON.`,
+  })
+  .describe("What the environment said about the result. Other keys are kept as sent.");
+
+export const traceUsageSchema = z.strictObject({
+  inputTokens: count("usage.inputTokens").nullish(),
+  outputTokens: count("usage.outputTokens").nullish(),
+});
+
+export const bulletIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s\]]+$/, "A bullet id has no whitespace and no ']', e.g. str-00001.");
+
+/** One agent run. Only playbook and task are required; null counts as absent. */
+export const traceInputSchema = z.strictObject({
+  playbook: z.string().trim().min(1, "Name the playbook the agent used.").max(120).describe("The playbook's name."),
+  externalId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe("The agent's own id for this run. Sending a trace with the same id again stores it once."),
+  task: text("task").min(1, "A trace needs its task."),
+  reasoning: text("reasoning").nullish(),
+  output: text("output").nullish(),
+  citedBulletIds: z
+    .array(bulletIdSchema)
+    .max(MAX_CITED_BULLETS)
+    .nullish()
+    .describe("Bullets the agent used. When absent, ids cited in reasoning and output ([str-00001] or <!-- bullet_ids: [...] -->) are taken."),
+  outcome: traceOutcomeSchema.nullish().describe("Default: unknown."),
+  feedback: traceFeedbackSchema.nullish(),
+  durationMs: count("durationMs").nullish(),
+  usage: traceUsageSchema.nullish(),
+  variant: z.string().trim().min(1).max(100).nullish().describe("The experiment variant the agent ran, e.g. A."),
+  playbookVersion: count("playbookVersion").nullish().describe("The playbook version the agent's context was compiled from."),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .refine((metadata) => jsonChars(metadata) <= MAX_METADATA_CHARS, {
+      message: `metadata is larger than ${MAX_METADATA_CHARS.toLocaleString("en")} characters of JSON.`,
+    })
+    .nullish(),
+});
+export type TraceInput = z.output<typeof traceInputSchema>;
+
+export const traceBatchSchema = z.strictObject({
+  traces: z
+    .array(traceInputSchema)
+    .min(1, "Send at least one trace.")
+    .max(MAX_TRACES_PER_BATCH, `Send at most ${MAX_TRACES_PER_BATCH.toLocaleString("en")} traces per request.`),
+});
+
+/**
+ * The HTTP body is one trace or `{ traces: [...] }`; issues keep the path of the shape sent
+ * (`outcome` for one trace, `traces.3.outcome` in a batch).
+ */
+export function parseTraceBody(body: unknown): TraceInput[] {
+  const isBatch = typeof body === "object" && body !== null && !Array.isArray(body) && "traces" in body;
+  return isBatch ? traceBatchSchema.parse(body).traces : [traceInputSchema.parse(body)];
+}
+
+export const TRACE_STATUSES = ["created", "duplicate"] as const;
+
+export const ingestResultSchema = z.object({
+  /** One entry per trace sent, in the order sent. */
+  traces: z.array(
+    z.object({
+      id: z.string().describe("The stored trace's id; for a duplicate, the id stored the first time."),
+      externalId: z.string().nullable(),
+      playbook: z.string(),
+      status: z.enum(TRACE_STATUSES),
+    }),
+  ),
+  created: z.number().int(),
+  duplicates: z.number().int(),
+});
+export type IngestResult = z.infer<typeof ingestResultSchema>;
+
+// ---- Browsing ----------------------------------------------------------------------------
+
+export const listTracesInput = z.object({
+  playbookId: z.uuid().optional(),
+  outcome: traceOutcomeSchema.optional(),
+  /** Received at or after. */
+  from: z.date().optional(),
+  /** Received before. */
+  to: z.date().optional(),
+  /** true: a reflection was made from it; false: not yet. */
+  reflected: z.boolean().optional(),
+  variant: z.string().trim().min(1).max(100).optional(),
+  /** Matches the task or the external id, case-insensitive. */
+  search: z.string().trim().min(1).max(500).optional(),
+  /** nextCursor of the previous page. */
+  cursor: z.string().max(200).nullish(),
+  limit: z.number().int().min(1).max(200).default(50),
+});
+export type ListTracesInput = z.input<typeof listTracesInput>;
+
+export const traceIdInput = z.object({ traceId: z.uuid() });
+
+/** Characters of the task shown in a list row. */
+export const TASK_PREVIEW_CHARS = 300;
+
+export interface TraceListItem {
+  id: string;
+  playbookId: string;
+  playbookName: string;
+  externalId: string | null;
+  /** The first TASK_PREVIEW_CHARS characters of the task. */
+  taskPreview: string;
+  outcome: TraceOutcome;
+  citedBulletIds: string[];
+  variant: string | null;
+  playbookVersion: number | null;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  reflectedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface TracePage {
+  items: TraceListItem[];
+  nextCursor: string | null;
+}
+
+export interface CitedBullet {
+  externalId: string;
+  /** false: the playbook has no bullet with this id (a typo of the agent, or a deleted bullet). */
+  exists: boolean;
+  content: string | null;
+  sectionName: string | null;
+  helpful: number | null;
+  harmful: number | null;
+  neutral: number | null;
+  countersKnown: boolean | null;
+  status: "active" | "archived" | null;
+}
+
+export interface TraceRunSummary {
+  id: string;
+  role: "reflector" | "curator";
+  status: "queued" | "running" | "succeeded" | "failed";
+  provider: string;
+  model: string;
+  createdAt: Date;
+  deltaId: string | null;
+}
+
+export interface TraceDetail extends Omit<TraceListItem, "taskPreview"> {
+  task: string;
+  reasoning: string;
+  output: string;
+  feedback: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  citedBullets: CitedBullet[];
+  runs: TraceRunSummary[];
+}

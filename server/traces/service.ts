@@ -1,0 +1,229 @@
+// Trace rules: ingest what agents send (idempotent per playbook and external id, all or nothing),
+// and browse what was received.
+import { extractBulletIds } from "@/server/ace/ids";
+import type { Db } from "@/server/db/client";
+import { AppError, notFound } from "@/server/errors/app-error";
+import { afterTracesIngested } from "@/server/runs/triggers";
+import * as repo from "./repository";
+import {
+  TASK_PREVIEW_CHARS,
+  type CitedBullet,
+  type IngestResult,
+  type listTracesInput,
+  type TraceDetail,
+  type TraceInput,
+  type TracePage,
+} from "./schemas";
+import type { z } from "zod";
+
+/** Where traces came from, named in the server log when the after-ingest trigger fails. */
+export type TraceSource = "api" | "studio" | "cli";
+
+/** Large batches on the embedded engine take a while; the default 5 s would cut them off. */
+const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 60_000 } as const;
+
+/**
+ * Time-ordered ids (UUID version 7, RFC 9562): the millisecond, then the trace's place in the batch
+ * (24 bits of the counter the RFC allows in place of random bits), then 48 random bits. Traces of one batch share their createdAt, so "newest first" (createdAt, id)
+ * lists them last sent first, as if they had arrived one by one.
+ */
+function timeOrderedIds(count: number): string[] {
+  if (count >= 2 ** 24) throw new Error("At most 16,777,215 ids per call.");
+  const time = Date.now().toString(16).padStart(12, "0");
+  return Array.from({ length: count }, (_, index) => {
+    const sequence = index.toString(16).padStart(6, "0");
+    const tail = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
+    // Version nibble 7; variant bits 10 with the next two bits 0, so the sequence alone orders the ids.
+    return `${time.slice(0, 8)}-${time.slice(8)}-7${sequence.slice(0, 3)}-8${sequence.slice(3)}-${tail}`;
+  });
+}
+
+/** Ids the agent named, or else the ones cited in its reasoning and output, in order of first citation. */
+export function citedIdsOf(trace: Pick<TraceInput, "citedBulletIds" | "reasoning" | "output">): string[] {
+  if (trace.citedBulletIds) return [...new Set(trace.citedBulletIds)];
+  return [...new Set([...extractBulletIds(trace.reasoning ?? ""), ...extractBulletIds(trace.output ?? "")])];
+}
+
+function describeIndexes(indexes: number[]): string {
+  const shown = indexes.slice(0, 5).join(", ");
+  return indexes.length > 5 ? `${shown} and ${indexes.length - 5} more` : shown;
+}
+
+/**
+ * Stores traces in one transaction: all of them or, on any error, none. A trace whose external id
+ * its playbook already holds (stored before, or earlier in the same batch) is not stored again and
+ * comes back as a duplicate with the id stored the first time.
+ */
+export async function ingestTraces(db: Db, items: TraceInput[], { source }: { source: TraceSource }): Promise<IngestResult> {
+  const ids = timeOrderedIds(items.length);
+  const result = await db.$transaction(async (tx) => {
+    const names = [...new Set(items.map((item) => item.playbook))];
+    const playbooks = new Map((await repo.lockPlaybooksByName(tx, names)).map((row) => [row.name, row.id]));
+    const missing = names.filter((name) => !playbooks.has(name));
+    if (missing.length > 0) {
+      const where = missing.map((name) => {
+        const indexes = items.flatMap((item, index) => (item.playbook === name ? [index] : []));
+        return `"${name}" (${indexes.length === 1 ? "trace" : "traces"} ${describeIndexes(indexes)})`;
+      });
+      throw new AppError(
+        "NOT_FOUND",
+        `No playbook named ${where.join(", ")}. Names are case-sensitive; create or import the playbook in ACE Studio first. Nothing was stored.`,
+        { details: { playbooks: missing } },
+      );
+    }
+
+    // Repeats inside the batch point at the first trace with the same key.
+    const firstOfKey = new Map<string, number>();
+    const repeatOf: (number | null)[] = [];
+    const rows: repo.NewTraceRow[] = [];
+    items.forEach((item, index) => {
+      const playbookId = playbooks.get(item.playbook) as string;
+      const key = item.externalId ? `${playbookId}\u0000${item.externalId}` : null;
+      const first = key === null ? undefined : firstOfKey.get(key);
+      if (first !== undefined) {
+        repeatOf.push(first);
+        return;
+      }
+      if (key !== null) firstOfKey.set(key, index);
+      repeatOf.push(null);
+      rows.push({
+        id: ids[index] as string,
+        playbookId,
+        externalId: item.externalId ?? null,
+        playbookVersion: item.playbookVersion ?? null,
+        task: item.task,
+        reasoning: item.reasoning ?? "",
+        output: item.output ?? "",
+        citedBulletIds: citedIdsOf(item),
+        outcome: item.outcome ?? "unknown",
+        feedback: item.feedback ?? {},
+        durationMs: item.durationMs ?? null,
+        inputTokens: item.usage?.inputTokens ?? null,
+        outputTokens: item.usage?.outputTokens ?? null,
+        variant: item.variant ?? null,
+        metadata: item.metadata ?? {},
+      });
+    });
+
+    const inserted = await repo.insertTraces(tx, rows);
+    const conflicted = rows.filter((row) => !inserted.has(row.id) && row.externalId !== null);
+    const stored = new Map(
+      (await repo.findTraceIds(tx, conflicted.map((row) => ({ playbookId: row.playbookId, externalId: row.externalId as string }))))
+        .map((row) => [`${row.playbookId}\u0000${row.externalId}`, row.id]),
+    );
+
+    const traces: IngestResult["traces"] = [];
+    items.forEach((item, index) => {
+      const playbookId = playbooks.get(item.playbook) as string;
+      const first = repeatOf[index] ?? index;
+      const ownId = ids[first] as string;
+      const created = first === index && inserted.has(ownId);
+      const id = inserted.has(ownId) ? ownId : stored.get(`${playbookId}\u0000${item.externalId}`);
+      if (!id) throw new Error(`Trace ${index} was neither stored nor found by its external id.`);
+      traces.push({ id, externalId: item.externalId ?? null, playbook: item.playbook, status: created ? "created" : "duplicate" });
+    });
+
+    const newIds = new Map<string, string[]>();
+    for (const row of rows) {
+      if (!inserted.has(row.id)) continue;
+      const list = newIds.get(row.playbookId) ?? [];
+      list.push(row.id);
+      newIds.set(row.playbookId, list);
+    }
+    const created = traces.filter((trace) => trace.status === "created").length;
+    return { traces, created, duplicates: traces.length - created, newIds };
+  }, WRITE_TRANSACTION);
+
+  const batches = [...result.newIds].map(([playbookId, traceIds]) => ({ playbookId, traceIds }));
+  if (batches.length > 0) {
+    // The traces are committed: a failing trigger must not make the agent think they were lost
+    // (it would send them again, and traces without an external id would be stored twice).
+    try {
+      await afterTracesIngested(db, batches);
+    } catch (error) {
+      const count = batches.reduce((sum, batch) => sum + batch.traceIds.length, 0);
+      console.error(`[traces] ${count} traces from ${source} were stored, but the after-ingest trigger failed:`, error);
+    }
+  }
+  return { traces: result.traces, created: result.created, duplicates: result.duplicates };
+}
+
+// ---- Browsing ----------------------------------------------------------------------------
+
+/** Keyset cursor: the createdAt (ISO, milliseconds) and id of the last row of the page. */
+function encodeCursor(row: { createdAt: Date; id: string }): string {
+  return `${row.createdAt.toISOString()}_${row.id}`;
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f-]{36})$/i.exec(cursor);
+  const createdAt = new Date(match?.[1] ?? "invalid");
+  if (!match?.[2] || Number.isNaN(createdAt.getTime())) {
+    throw new AppError("INVALID_INPUT", "The page cursor is not one this list returned. Start again from the first page.");
+  }
+  return { createdAt, id: match[2] };
+}
+
+export async function listTraces(db: Db, query: z.output<typeof listTracesInput>): Promise<TracePage> {
+  const rows = await repo.listTraces(
+    db,
+    {
+      playbookId: query.playbookId,
+      outcome: query.outcome,
+      from: query.from,
+      to: query.to,
+      reflected: query.reflected,
+      variant: query.variant,
+      search: query.search,
+      before: query.cursor ? decodeCursor(query.cursor) : undefined,
+      limit: query.limit,
+    },
+    TASK_PREVIEW_CHARS,
+  );
+  const items = rows.slice(0, query.limit);
+  const last = items.at(-1);
+  return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+}
+
+export async function getTrace(db: Db, traceId: string): Promise<TraceDetail> {
+  const trace = await repo.findTrace(db, traceId);
+  if (!trace) throw notFound("The trace");
+  const cited = trace.citedBulletIds ?? [];
+  const [bullets, runs] = await Promise.all([
+    repo.findBulletsByExternalId(db, trace.playbookId, cited),
+    repo.findRunsOfTrace(db, trace.playbookId, trace.id),
+  ]);
+  const byId = new Map(bullets.map((bullet) => [bullet.externalId, bullet]));
+  const citedBullets = cited.map((externalId): CitedBullet => {
+    const bullet = byId.get(externalId);
+    if (!bullet) {
+      return {
+        externalId,
+        exists: false,
+        content: null,
+        sectionName: null,
+        helpful: null,
+        harmful: null,
+        neutral: null,
+        countersKnown: null,
+        status: null,
+      };
+    }
+    const { section, ...fields } = bullet;
+    return { ...fields, exists: true, sectionName: section.name };
+  });
+  const { playbook, feedback, metadata, ...fields } = trace;
+  return {
+    ...fields,
+    citedBulletIds: cited,
+    playbookName: playbook.name,
+    feedback: asObject(feedback),
+    metadata: asObject(metadata),
+    citedBullets,
+    runs,
+  };
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

@@ -1,0 +1,397 @@
+// Trace ingest and browsing through POST /api/v1/traces and the tRPC procedures, against embedded
+// PGlite and PostgreSQL. The route reaches its database through getDb(); the test points that at the
+// test database by mocking it, everything else in server/db/client stays real. The after-ingest
+// trigger (the runs domain's) is replaced by a spy: these tests are about what ingest hands it.
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Db } from "@/server/db/client";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { createCaller } from "@/server/trpc/root";
+import { MAX_TRACE_BODY_BYTES } from "./schemas";
+
+const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
+vi.mock("@/server/db/client", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/server/db/client")>();
+  return {
+    ...actual,
+    getDb: async () => {
+      if (!appDb.current) throw new Error("The test has not opened its database yet.");
+      return appDb.current;
+    },
+  };
+});
+
+const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
+vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+
+const { POST } = await import("@/app/api/v1/traces/route");
+
+interface ErrorBody {
+  error: { code: string; message: string; issues?: { path: string; message: string }[]; details?: Record<string, unknown> | null };
+}
+interface IngestBody {
+  traces: { id: string; externalId: string | null; playbook: string; status: "created" | "duplicate" }[];
+  created: number;
+  duplicates: number;
+}
+
+function request(body: BodyInit | null, headers: Record<string, string> = {}): Request {
+  return new Request("http://localhost/api/v1/traces", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+    // Node's fetch needs this for a stream body.
+    ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+async function post<T = IngestBody>(body: unknown): Promise<{ status: number; body: T }> {
+  const response = await POST(request(JSON.stringify(body)));
+  return { status: response.status, body: (await response.json()) as T };
+}
+
+const trace = (extra: Record<string, unknown> = {}) => ({ playbook: "support", task: "Refund order 1182", ...extra });
+
+describe.each(testEngines())("traces on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: ReturnType<typeof createCaller>;
+  let playbookId: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    appDb.current = database.db;
+    caller = createCaller({ db: database.db, actor: "tester" });
+  });
+  afterAll(async () => {
+    appDb.current = undefined;
+    await database?.close();
+  });
+  beforeEach(async () => {
+    afterTracesIngested.mockClear();
+    await database.reset();
+    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
+  });
+
+  const storedCount = () => database.db.trace.count();
+
+  it("a batch is stored with every field and listed newest first, last sent first", async () => {
+    const full = trace({
+      externalId: "run-1",
+      reasoning: "Checked the policy.",
+      output: "Refunded.",
+      citedBulletIds: ["str-00001"],
+      outcome: "success",
+      feedback: { groundTruth: "refund", errors: [], testResults: "3/3 passed", notes: "fast", score: 0.9 },
+      durationMs: 1200,
+      usage: { inputTokens: 1500, outputTokens: 300 },
+      variant: "A",
+      playbookVersion: 1,
+      metadata: { user: "u-7", tags: ["billing"] },
+    });
+    const { status, body } = await post({ traces: [full, trace({ task: "second" }), trace({ task: "third", outcome: null })] });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ created: 3, duplicates: 0 });
+    expect(body.traces.map((t) => [t.externalId, t.playbook, t.status])).toEqual([
+      ["run-1", "support", "created"],
+      [null, "support", "created"],
+      [null, "support", "created"],
+    ]);
+
+    const page = await caller.traces.list({ playbookId });
+    expect(page.items.map((t) => t.taskPreview)).toEqual(["third", "second", "Refund order 1182"]);
+    expect(page.nextCursor).toBeNull();
+
+    const stored = await caller.traces.get({ traceId: body.traces[0]!.id });
+    expect(stored).toMatchObject({
+      playbookId,
+      playbookName: "support",
+      externalId: "run-1",
+      task: "Refund order 1182",
+      reasoning: "Checked the policy.",
+      output: "Refunded.",
+      citedBulletIds: ["str-00001"],
+      outcome: "success",
+      feedback: { groundTruth: "refund", testResults: "3/3 passed", notes: "fast", score: 0.9 },
+      durationMs: 1200,
+      inputTokens: 1500,
+      outputTokens: 300,
+      variant: "A",
+      playbookVersion: 1,
+      metadata: { user: "u-7", tags: ["billing"] },
+      reflectedAt: null,
+    });
+    const bare = await caller.traces.get({ traceId: body.traces[2]!.id });
+    expect(bare).toMatchObject({ outcome: "unknown", reasoning: "", output: "", feedback: {}, metadata: {}, durationMs: null, variant: null });
+  });
+
+  it("a single trace object is accepted as well as a batch", async () => {
+    const { status, body } = await post(trace({ externalId: "solo" }));
+    expect(status).toBe(201);
+    expect(body.traces).toEqual([{ id: expect.any(String), externalId: "solo", playbook: "support", status: "created" }]);
+  });
+
+  it("the same externalId is stored once, within a batch and across posts, and a retry answers 200", async () => {
+    const first = await post({ traces: [trace({ externalId: "a" }), trace({ externalId: "a", task: "changed" }), trace({ externalId: "b" })] });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ created: 2, duplicates: 1 });
+    const [a, aAgain, b] = first.body.traces;
+    expect(aAgain).toEqual({ ...a, status: "duplicate" });
+
+    const second = await post({ traces: [trace({ externalId: "a" }), trace({ externalId: "c" })] });
+    expect(second.status).toBe(201);
+    expect(second.body.traces.map((t) => t.status)).toEqual(["duplicate", "created"]);
+    expect(second.body.traces[0]!.id).toBe(a!.id);
+
+    const retry = await post({ traces: [trace({ externalId: "b" }), trace({ externalId: "c" })] });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ created: 0, duplicates: 2 });
+    expect(retry.body.traces[0]!.id).toBe(b!.id);
+
+    expect(await storedCount()).toBe(3);
+    expect((await caller.traces.get({ traceId: a!.id })).task).toBe("Refund order 1182");
+  });
+
+  it("the same externalId in two playbooks is two traces", async () => {
+    await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
+    const { body } = await post({ traces: [trace({ externalId: "x" }), trace({ externalId: "x", playbook: "other" })] });
+    expect(body).toMatchObject({ created: 2, duplicates: 0 });
+  });
+
+  it("cited bullet ids are taken from reasoning and output when the agent does not list them", async () => {
+    const { body } = await post({
+      traces: [
+        trace({
+          reasoning: 'Per [str-00001] and [step-1], then <!-- bullet_ids: ["mis-00004", "str-00003"] -->',
+          output: "Done as [str-00001] and [str-00002] say.",
+        }),
+        trace({ reasoning: "[str-00001]", citedBulletIds: [] }),
+        trace({ reasoning: "[str-00001]", citedBulletIds: ["mis-00004", "mis-00004"] }),
+      ],
+    });
+    const cited = await Promise.all(body.traces.map(async (t) => (await caller.traces.get({ traceId: t.id })).citedBulletIds));
+    expect(cited).toEqual([["str-00001", "mis-00004", "str-00003", "str-00002"], [], ["mis-00004"]]);
+  });
+
+  it("a field that is wrong is named in a 400, and nothing of the batch is stored", async () => {
+    const batch = { traces: [trace(), trace(), trace(), trace({ outcome: "great" }), trace({ usage: { inputTokens: -1 } })] };
+    const { status, body } = await post<ErrorBody>(batch);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("INVALID_INPUT");
+    expect(body.error.issues?.map((issue) => issue.path)).toEqual(["traces.3.outcome", "traces.4.usage.inputTokens"]);
+    expect(body.error.message).toMatch(/traces\.3\.outcome/);
+
+    const single = await post<ErrorBody>({ playbook: "support", outcome: "success", citedBulletIDs: ["str-00001"] });
+    expect(single.status).toBe(400);
+    expect(single.body.error.issues?.map((issue) => issue.path).sort()).toEqual(["", "task"]);
+    expect(single.body.error.message).toMatch(/citedBulletIDs/);
+
+    const tooMany = await post<ErrorBody>({ traces: Array.from({ length: 1_001 }, () => trace()) });
+    expect(tooMany.body.error.issues?.[0]).toMatchObject({ path: "traces", message: expect.stringMatching(/at most 1,000/) });
+    const empty = await post<ErrorBody>({ traces: [] });
+    expect(empty.status).toBe(400);
+    const longTask = await post<ErrorBody>(trace({ task: "x".repeat(100_001) }));
+    expect(longTask.body.error.issues?.[0]?.path).toBe("task");
+    const bigMetadata = await post<ErrorBody>(trace({ metadata: { blob: "x".repeat(70_000) } }));
+    expect(bigMetadata.body.error.issues?.[0]?.path).toBe("metadata");
+
+    expect(await storedCount()).toBe(0);
+  });
+
+  it("a body that is not JSON is a 400 that says so", async () => {
+    for (const body of ['{"playbook": "support", "task": ', "", "\u00ff"]) {
+      const response = await POST(request(body));
+      expect(response.status).toBe(400);
+      const json = (await response.json()) as ErrorBody;
+      expect(json.error.message).toMatch(/JSON|no body/);
+    }
+  });
+
+  it("an unknown playbook is a 404 naming it, and nothing of the batch is stored", async () => {
+    const { status, body } = await post<ErrorBody>({ traces: [trace(), trace({ playbook: "suport" }), trace({ playbook: "Support" })] });
+    expect(status).toBe(404);
+    expect(body.error.code).toBe("NOT_FOUND");
+    expect(body.error.message).toMatch(/"suport" \(trace 1\), "Support" \(trace 2\)/);
+    expect(body.error.details).toEqual({ playbooks: ["suport", "Support"] });
+    expect(await storedCount()).toBe(0);
+    await expectAppError(caller.traces.ingest({ traces: [trace({ playbook: "nope" })] }), "NOT_FOUND", /"nope"/);
+  });
+
+  it("a body over the size limit is refused with 413, by its declared length or while it is read", async () => {
+    expect(MAX_TRACE_BODY_BYTES).toBe(10 * 1024 * 1024);
+    const declared = await POST(request(JSON.stringify(trace()), { "content-length": String(MAX_TRACE_BODY_BYTES + 1) }));
+    expect(declared.status).toBe(413);
+    expect(((await declared.json()) as ErrorBody).error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/10 MB/) });
+
+    // A chunked body has no length: it is counted as it arrives and reading stops past the limit.
+    let sent = 0;
+    const chunk = new TextEncoder().encode("x".repeat(1024 * 1024));
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > 2 * MAX_TRACE_BODY_BYTES) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const streamed = await POST(request(stream));
+    expect(streamed.status).toBe(413);
+    expect(sent).toBeLessThanOrEqual(MAX_TRACE_BODY_BYTES + 2 * chunk.byteLength);
+    expect(await storedCount()).toBe(0);
+
+    // Just under the limit is fine: a full batch of large traces.
+    const big = { traces: Array.from({ length: 90 }, (_, i) => trace({ externalId: `big-${i}`, output: "y".repeat(100_000) })) };
+    const text = JSON.stringify(big);
+    expect(text.length).toBeLessThan(MAX_TRACE_BODY_BYTES);
+    const accepted = await POST(request(text));
+    expect(accepted.status).toBe(201);
+  });
+
+  it("NUL characters, which PostgreSQL cannot store, arrive as U+FFFD", async () => {
+    const { body } = await post(trace({ externalId: "nul", output: "a\u0000b \\u0000 literal", metadata: { "k\u0000": "v\u0000" } }));
+    const stored = await caller.traces.get({ traceId: body.traces[0]!.id });
+    expect(stored.output).toBe("a\ufffdb \\u0000 literal");
+    expect(stored.metadata).toEqual({ "k\ufffd": "v\ufffd" });
+  });
+
+  it("the list filters by outcome, variant, reflection, time and text, and pages through every trace once", async () => {
+    await post({
+      traces: [
+        trace({ externalId: "t1", outcome: "success", variant: "A", task: "Book a flight to Lisbon" }),
+        trace({ externalId: "t2", outcome: "failure", variant: "B", task: "Cancel the hotel" }),
+        trace({ externalId: "t3", outcome: "failure", variant: "A", task: "Refund 100% of order_7" }),
+        trace({ externalId: "t4", outcome: "unknown", task: "Flight status" }),
+        trace({ externalId: "t5", outcome: "success", variant: "B", task: "Change seat" }),
+      ],
+    });
+    const ids = async (input: Omit<Parameters<typeof caller.traces.list>[0], "playbookId">) =>
+      (await caller.traces.list({ playbookId, ...input })).items.map((t) => t.externalId);
+
+    expect(await ids({ outcome: "failure" })).toEqual(["t3", "t2"]);
+    expect(await ids({ variant: "A" })).toEqual(["t3", "t1"]);
+    expect(await ids({ search: "flight" })).toEqual(["t4", "t1"]);
+    expect(await ids({ search: "t5" })).toEqual(["t5"]);
+    expect(await ids({ search: "100%_" })).toEqual([]);
+    expect(await ids({ search: "100% of order_" })).toEqual(["t3"]);
+
+    const t2 = await database.db.trace.findFirstOrThrow({ where: { externalId: "t2" }, select: { id: true } });
+    await database.db.trace.update({ where: { id: t2.id }, data: { reflectedAt: new Date() } });
+    expect(await ids({ reflected: true })).toEqual(["t2"]);
+    expect(await ids({ reflected: false })).toEqual(["t5", "t4", "t3", "t1"]);
+
+    const now = Date.now();
+    expect(await ids({ from: new Date(now - 60_000), to: new Date(now + 60_000) })).toHaveLength(5);
+    expect(await ids({ from: new Date(now + 60_000) })).toEqual([]);
+    expect(await ids({ to: new Date(now - 60_000) })).toEqual([]);
+
+    const seen: (string | null)[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof caller.traces.list>> = await caller.traces.list({ playbookId, limit: 2, cursor });
+      seen.push(...page.items.map((t) => t.externalId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(["t5", "t4", "t3", "t2", "t1"]);
+
+    expect((await caller.traces.list({})).items).toHaveLength(5);
+    await expectAppError(caller.traces.list({ cursor: "not-a-cursor" }), "BAD_REQUEST", /cursor/);
+  });
+
+  it("a trace's detail resolves its cited bullets and lists the runs that read it", async () => {
+    const { body } = await post(trace({ citedBulletIds: ["mis-00004", "str-00002", "zzz-99999"] }));
+    const traceId = body.traces[0]!.id;
+    const other = (await post(trace({ task: "other" }))).body.traces[0]!.id;
+    const reflector = await database.db.run.create({
+      data: { playbookId, role: "reflector", status: "succeeded", provider: "offline", model: "scripted", traceIds: [traceId] },
+    });
+    const curator = await database.db.run.create({
+      data: { playbookId, role: "curator", status: "queued", provider: "openai", model: "gpt-x", traceIds: [other, traceId] },
+    });
+    await database.db.run.create({ data: { playbookId, role: "reflector", provider: "offline", model: "scripted", traceIds: [other] } });
+
+    const detail = await caller.traces.get({ traceId });
+    expect(detail.citedBullets).toEqual([
+      {
+        externalId: "mis-00004",
+        exists: true,
+        content: "Don't forget timezone conversions when comparing dates.",
+        sectionName: "common_mistakes_to_avoid",
+        helpful: 2,
+        harmful: 0,
+        neutral: 0,
+        countersKnown: true,
+        status: "active",
+      },
+      expect.objectContaining({ externalId: "str-00002", exists: true, sectionName: "strategies_and_insights", helpful: 1, harmful: 4 }),
+      expect.objectContaining({ externalId: "zzz-99999", exists: false, content: null, sectionName: null }),
+    ]);
+    expect(detail.runs.map((run) => run.id).sort()).toEqual([reflector.id, curator.id].sort());
+    expect(detail.runs.find((run) => run.id === curator.id)).toMatchObject({
+      role: "curator",
+      status: "queued",
+      provider: "openai",
+      model: "gpt-x",
+      deltaId: null,
+      createdAt: expect.any(Date),
+    });
+
+    await expectAppError(caller.traces.get({ traceId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /trace/);
+  });
+
+  it("the after-ingest trigger gets the new traces of each playbook, once committed, and never the duplicates", async () => {
+    const { playbookId: otherId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
+    await post(trace({ externalId: "old" }));
+    afterTracesIngested.mockClear();
+    const { body } = await post({ traces: [trace({ externalId: "old" }), trace({ externalId: "new" }), trace({ playbook: "other" })] });
+    expect(afterTracesIngested).toHaveBeenCalledTimes(1);
+    const [db, batches] = afterTracesIngested.mock.calls[0]!;
+    expect(db).toBe(database.db);
+    expect(batches).toEqual([
+      { playbookId, traceIds: [body.traces[1]!.id] },
+      { playbookId: otherId, traceIds: [body.traces[2]!.id] },
+    ]);
+
+    afterTracesIngested.mockClear();
+    await post(trace({ externalId: "new" }));
+    expect(afterTracesIngested).not.toHaveBeenCalled();
+  });
+
+  it("a failing after-ingest trigger does not turn stored traces into an error", async () => {
+    afterTracesIngested.mockRejectedValueOnce(new Error("queue is down"));
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const { status } = await post(trace({ externalId: "kept" }));
+      expect(status).toBe(201);
+      expect(await storedCount()).toBe(1);
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/1 traces from api were stored/), expect.any(Error));
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("the tRPC ingest stores a batch like the HTTP API", async () => {
+    const result = await caller.traces.ingest({ traces: [trace({ externalId: "s1" }), trace({ externalId: "s1" })] });
+    expect(result).toMatchObject({ created: 1, duplicates: 1 });
+    expect(await storedCount()).toBe(1);
+  });
+
+  it("a batch of 1,000 traces is stored in one request", async () => {
+    const traces = Array.from({ length: 1_000 }, (_, i) =>
+      trace({
+        externalId: `bulk-${i}`,
+        reasoning: `Used [str-0000${(i % 3) + 1}] on step ${i}. `.repeat(10),
+        output: "ok ".repeat(200),
+        outcome: i % 2 ? "success" : "failure",
+        feedback: { notes: `trace ${i}` },
+        metadata: { i },
+      }),
+    );
+    const started = performance.now();
+    const { status, body } = await post({ traces });
+    const elapsed = performance.now() - started;
+    expect(status).toBe(201);
+    expect(body.created).toBe(1_000);
+    console.info(`[traces] 1,000 traces ingested on ${engine} in ${elapsed.toFixed(0)} ms`);
+    const again = await post({ traces });
+    expect(again).toMatchObject({ status: 200, body: { created: 0, duplicates: 1_000 } });
+    expect(await storedCount()).toBe(1_000);
+  });
+});

@@ -78,6 +78,14 @@ export function counterTokens(helpful: number, harmful: number): number {
   return tokens;
 }
 
+/**
+ * Tokens of the counters part without its two numbers (" helpful=", " harmful=", " ::"). A number
+ * of n digits takes at most n tokens, so this plus the digits bounds counterTokens from above.
+ */
+export function counterTokensWithoutNumbers(): number {
+  return counterTokens(0, 0) - 2 * countTokens("0");
+}
+
 /** Tokens of the bullet's lines (with their line break) in the chosen form. */
 export function contextBulletTokens(bullet: ContextBullet, includeCounters: boolean): number {
   const withCounters = bullet.tokenCount >= 0 ? bullet.tokenCount : countBulletTokens(bullet);

@@ -1,6 +1,10 @@
 // The compiled context through GET /api/v1/playbooks/{name}/context and the tRPC preview, against
 // embedded PGlite and PostgreSQL. The route's getDb() is pointed at the test database.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
@@ -20,6 +24,9 @@ vi.mock("@/server/db/client", async (importOriginal) => {
 });
 
 const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/playbooks");
+const APPWORLD = readFileSync(path.join(FIXTURES, "ace-appworld__appworld_offline_trained_no_gt_playbook.txt"), "utf8");
 
 interface ContextBody {
   playbook: string;
@@ -204,5 +211,41 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const body = (await (await get("support agent")).json()) as ContextBody;
     expect(body).toMatchObject({ bulletCount: 3, includedBullets: 3 });
     expect(body.context).not.toContain("str-00001");
+  });
+
+  it("the database's cut to candidates never drops a bullet the compiler would take, at any budget", async () => {
+    await caller.playbook.import({ content: APPWORLD, target: { kind: "new", name: "appworld" } });
+    // Counters of every width (up to 4 digits, which take two tokens), and token counts to be made again.
+    await database.db.$executeRaw`
+      UPDATE "Bullet" SET helpful = abs(hashtext("externalId")) % 1500, harmful = abs(hashtext(content)) % 40,
+        "countersKnown" = abs(hashtext("externalId")) % 5 > 0, "tokenCount" = -1
+      WHERE "playbookId" IN (SELECT id FROM "Playbook" WHERE name = 'appworld')`;
+    const first = (await (await get("appworld", "budget=2000")).json()) as ContextBody;
+    expect(first.bulletCount).toBe(318);
+
+    const rows = await database.db.bullet.findMany({
+      where: { playbook: { name: "appworld" }, status: "active" },
+      orderBy: [{ section: { position: "asc" } }, { position: "asc" }, { externalId: "asc" }],
+      select: { externalId: true, content: true, helpful: true, harmful: true, neutral: true, countersKnown: true, tokenCount: true, section: { select: { name: true } } },
+    });
+    const sections: ContextSection[] = [];
+    for (const { section, ...bullet } of rows) {
+      if (sections.at(-1)?.name !== section.name) sections.push({ name: section.name, bullets: [] });
+      sections.at(-1)?.bullets.push(bullet);
+    }
+    for (const counters of [true, false]) {
+      const whole = compileContext(sections, { tokenBudget: 10_000_000, includeCounters: counters });
+      for (const budget of [0, 30, 200, 1_000, 5_000, 12_345, Math.floor(whole.tokens / 2), whole.tokens - 1, whole.tokens]) {
+        const expected = compileContext(sections, { tokenBudget: budget, includeCounters: counters });
+        const body = (await (await get("appworld", `budget=${budget}&counters=${counters}`)).json()) as ContextBody;
+        const label = `budget ${budget}, counters ${counters}`;
+        expect(body.context, label).toBe(expected.text);
+        expect(body, label).toMatchObject({
+          tokens: expected.tokens,
+          includedBullets: expected.includedBullets.length,
+          omittedBullets: expected.omittedBullets.length,
+        });
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
-// Every database call of the compiled context. One query per request: the context is read on every
-// agent call, so it stays within a few milliseconds at 10,000 bullets.
+// Every database call of the compiled context. The context is read before every agent call, so
+// the bullets are ranked and cut in the database: only the bullets that can fit the budget travel,
+// with their content; for a 10,000-bullet playbook and an 80,000-token budget that is a sixth.
 import type { Db, Tx } from "@/server/db/client";
 
 type DbOrTx = Db | Tx;
@@ -31,22 +32,53 @@ export function findPlaybookById(db: DbOrTx, playbookId: string): Promise<Playbo
 /** [section name, external id, content, helpful, harmful, neutral, countersKnown, tokenCount, bullet id] */
 export type ContextBulletTuple = [string, string, string, number, number, number, boolean, number, string];
 
+export interface ContextCandidates {
+  version: number;
+  /** Active bullets in the playbook. */
+  bulletCount: number;
+  /** The bullets that may fit the budget, in reading order (section position, bullet position, id). */
+  candidates: ContextBulletTuple[];
+}
+
 /**
- * The version and the active bullets, in reading order, read in one statement so they belong
- * together. Rows travel as one JSON text: for 10,000 bullets that is several times faster than
- * 10,000 result rows through the driver adapter. null when there is no such playbook.
+ * The version, the number of active bullets and the candidates for the context, in one statement
+ * so they belong together. The candidates are a superset of what the context compiler will take:
+ * the ranked prefix (the compiler's order: score, then reading order) whose running sum of a lower
+ * bound of each bullet's tokens fits the budget. The lower bound leaves out section headers, counts
+ * a bullet never counted (-1) as 0 and, without counters, takes off at most
+ * `counterTokensWithoutDigits` + one token per digit of its counters. The compiler then cuts exactly.
+ * null when there is no such playbook.
  */
-export async function loadContextBullets(
+export async function loadContextCandidates(
   db: DbOrTx,
   playbookId: string,
-): Promise<{ version: number; bullets: ContextBulletTuple[] } | null> {
-  const [row] = await db.$queryRaw<{ version: number; bullets: string }[]>`
-    SELECT p.version, COALESCE((
-      SELECT json_agg(json_build_array(s.name, b."externalId", b.content, b.helpful, b.harmful, b.neutral,
-          b."countersKnown", b."tokenCount", b.id) ORDER BY s.position, s.id, b.position, b."externalId")
+  options: { budget: number; includeCounters: boolean; counterTokensWithoutDigits: number },
+): Promise<ContextCandidates | null> {
+  const [row] = await db.$queryRaw<{ version: number; bulletCount: number; candidates: string }[]>`
+    WITH active AS (
+      SELECT b.id, s.id AS "sectionId", s.position AS "sectionPosition", b.position, b."externalId",
+        CASE WHEN b."countersKnown" THEN b.helpful - b.harmful ELSE 0 END AS score,
+        GREATEST(0, CASE
+          WHEN b."tokenCount" < 0 THEN 0
+          WHEN ${options.includeCounters}::boolean THEN b."tokenCount"
+          WHEN b."countersKnown" THEN b."tokenCount" - ${options.counterTokensWithoutDigits}::int
+            - length(b.helpful::text) - length(b.harmful::text)
+          ELSE b."tokenCount" - ${options.counterTokensWithoutDigits}::int - 2
+        END) AS "minTokens"
       FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
-      WHERE b."playbookId" = p.id AND b.status = 'active'), '[]'::json)::text AS bullets
+      WHERE b."playbookId" = ${playbookId}::uuid AND b.status = 'active'
+    ), ranked AS (
+      SELECT *, SUM("minTokens") OVER (
+        ORDER BY score DESC, "sectionPosition", "sectionId", position, "externalId" ROWS UNBOUNDED PRECEDING) AS running
+      FROM active
+    )
+    SELECT p.version, (SELECT COUNT(*)::int FROM active) AS "bulletCount", COALESCE((
+      SELECT json_agg(json_build_array(s.name, b."externalId", b.content, b.helpful, b.harmful, b.neutral,
+          b."countersKnown", b."tokenCount", b.id)
+        ORDER BY r."sectionPosition", r."sectionId", r.position, r."externalId")
+      FROM ranked r JOIN "Bullet" b ON b.id = r.id JOIN "Section" s ON s.id = r."sectionId"
+      WHERE r.running <= ${options.budget}::bigint), '[]'::json)::text AS candidates
     FROM "Playbook" p WHERE p.id = ${playbookId}::uuid`;
   if (!row) return null;
-  return { version: row.version, bullets: JSON.parse(row.bullets) as ContextBulletTuple[] };
+  return { version: row.version, bulletCount: row.bulletCount, candidates: JSON.parse(row.candidates) as ContextBulletTuple[] };
 }

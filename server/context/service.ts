@@ -2,7 +2,7 @@
 // token budget by the context compiler (server/ace/context.ts), with an ETag so agents that poll
 // before every call re-download it only when the playbook changed.
 import { createHash } from "node:crypto";
-import { compileContext, type ContextSection } from "@/server/ace/context";
+import { compileContext, counterTokensWithoutNumbers, type ContextSection } from "@/server/ace/context";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { notFound } from "@/server/errors/app-error";
@@ -88,12 +88,16 @@ function sectionsOf(bullets: repo.ContextBulletTuple[]): ContextSection[] {
  * statement; when the playbook changed in between, the answer (and its ETag) is of the new version.
  */
 export async function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
-  const loaded = await repo.loadContextBullets(db, target.playbookId);
+  const loaded = await repo.loadContextCandidates(db, target.playbookId, {
+    budget: target.budget,
+    includeCounters: target.includeCounters,
+    counterTokensWithoutDigits: counterTokensWithoutNumbers(),
+  });
   if (!loaded) throw notFound(`The playbook "${target.name}"`);
 
   // Bullets written before token counts existed are counted once and stored (as the playbook page does).
   const counted: { id: string; tokenCount: number }[] = [];
-  for (const bullet of loaded.bullets) {
+  for (const bullet of loaded.candidates) {
     if (bullet[7] >= 0) continue;
     const [, externalId, content, helpful, harmful, , countersKnown, , id] = bullet;
     bullet[7] = countBulletTokens({ externalId, content, helpful, harmful, countersKnown });
@@ -101,7 +105,8 @@ export async function compileTarget(db: Db, target: ContextTarget): Promise<{ re
   }
   if (counted.length > 0) await storeTokenCounts(db, counted);
 
-  const compiled = compileContext(sectionsOf(loaded.bullets), {
+  // The candidates are a ranked prefix of the playbook's bullets; the compiler makes the exact cut.
+  const compiled = compileContext(sectionsOf(loaded.candidates), {
     tokenBudget: target.budget,
     includeCounters: target.includeCounters,
   });
@@ -114,9 +119,9 @@ export async function compileTarget(db: Db, target: ContextTarget): Promise<{ re
       version,
       tokens: compiled.tokens,
       budget: target.budget,
-      bulletCount: loaded.bullets.length,
+      bulletCount: loaded.bulletCount,
       includedBullets: compiled.includedBullets.length,
-      omittedBullets: compiled.omittedBullets.length,
+      omittedBullets: loaded.bulletCount - compiled.includedBullets.length,
       context: compiled.text,
     },
   };

@@ -142,7 +142,29 @@ export async function recordExchange(
 }
 
 export function queuedRunIds(db: DbOrTx, playbookId: string, role: RunRole) {
-  return db.run.findMany({ where: { playbookId, role, status: { in: ["queued", "running"] } }, select: { id: true } });
+  return db.run.findMany({ where: { playbookId, role, status: "queued" }, select: { id: true } });
+}
+
+/** Serialises queueing curator runs of one playbook (other connections and processes included). */
+export async function lockCuration(tx: Tx, playbookId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`curate:${playbookId}`}))`;
+}
+
+/** A run "running" for longer than this lost its worker: it no longer holds up the next one. */
+const ABANDONED_AFTER_MS = 15 * 60_000;
+
+export async function otherRunningCurator(db: DbOrTx, playbookId: string, runId: string): Promise<boolean> {
+  const found = await db.run.findFirst({
+    where: {
+      playbookId,
+      role: "curator",
+      status: "running",
+      id: { not: runId },
+      startedAt: { gt: new Date(Date.now() - ABANDONED_AFTER_MS) },
+    },
+    select: { id: true },
+  });
+  return found !== null;
 }
 
 // ---- Traces and bullets a run reads ------------------------------------------------------------

@@ -27,6 +27,8 @@ import type {
 
 export const REFLECT_JOB = "reflect";
 export const CURATE_JOB = "curate";
+/** How long a curator run waits for the one under way on its playbook before looking again. */
+const CURATOR_WAIT_MS = 1_000;
 /** Attempts per run before it fails for good (provider faults are retried with backoff). */
 export const RUN_ATTEMPTS = 5;
 
@@ -55,23 +57,22 @@ export async function enqueueReflections(db: Db | Tx, playbookId: string, traceI
   return runs.map((run) => run.id);
 }
 
-/** One curator run at a time per playbook: asking again while one waits returns that one. */
+/**
+ * At most one queued curator run per playbook: asking again while one waits returns that one (it
+ * will read every reflection waiting when it starts). A run already under way does not count: the
+ * reflections that finish while it runs need the next one.
+ */
 export async function enqueueCuration(db: Db, playbookId: string, trigger: RunTrigger): Promise<{ runId: string; created: boolean }> {
   const provider = runProviderFor(db);
   return db.$transaction(async (tx) => {
+    await repo.lockCuration(tx, playbookId);
     const waiting = await repo.queuedRunIds(tx, playbookId, "curator");
     if (waiting[0]) return { runId: waiting[0].id, created: false };
     const runId = randomUUID();
     await repo.insertQueuedRuns(tx, [
       { id: runId, playbookId, role: "curator", provider: provider.name, model: provider.modelFor("curator"), trigger, traceIds: [] },
     ]);
-    await queue.enqueue(tx, {
-      kind: CURATE_JOB,
-      playbookId,
-      payload: { runId },
-      singletonKey: `curate:${playbookId}`,
-      maxAttempts: RUN_ATTEMPTS,
-    });
+    await queue.enqueue(tx, { kind: CURATE_JOB, playbookId, payload: { runId }, maxAttempts: RUN_ATTEMPTS });
     return { runId, created: true };
   });
 }
@@ -86,7 +87,7 @@ export async function scheduleReflections(db: Db, batches: readonly { playbookId
   }
 }
 
-/** After a reflection: curate once curatorFrequency reflections wait, when the playbook curates automatically. */
+/** After a reflection or a curation: curate once curatorFrequency reflections wait, when the playbook curates automatically. */
 async function maybeCurate(db: Db, playbookId: string): Promise<void> {
   const playbook = await repo.findPlaybookSettings(db, playbookId);
   if (!playbook) return;
@@ -158,6 +159,10 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
     async (job, { db }): Promise<JobOutcome> => {
       const runId = runIdOf(job);
       if (!runId) return { type: "fail", error: "The job names no run." };
+      // Curator runs of one playbook go one after another: two at once would read the same reflections.
+      if (role === "curator" && (await repo.otherRunningCurator(db, job.playbookId ?? "", runId))) {
+        return { type: "defer", untilMs: Date.now() + CURATOR_WAIT_MS, reason: "Waiting for the curator run under way to finish." };
+      }
       const outcome = await executeRun(
         db,
         providerOf(db),
@@ -168,7 +173,7 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
           return repo.findRun(db, run).then((found) => reflectTrace(context, exchange, found?.traceIds[0] ?? ""));
         },
       );
-      if (role === "reflector" && outcome.type === "done" && job.playbookId) await maybeCurate(db, job.playbookId);
+      if (outcome.type === "done" && job.playbookId) await maybeCurate(db, job.playbookId);
       return outcome;
     };
   return { [REFLECT_JOB]: handle("reflector"), [CURATE_JOB]: handle("curator") };
@@ -186,7 +191,6 @@ export async function retryRun(db: Db, runId: string): Promise<EnqueueResult> {
       playbookId: run.playbookId,
       payload: { runId: run.id },
       maxAttempts: RUN_ATTEMPTS,
-      ...(run.role === "curator" ? { singletonKey: `curate:${run.playbookId}` } : {}),
     });
   });
   return { runIds: [run.id], message: "The run is queued again." };

@@ -333,7 +333,8 @@ interface AceContext {
   bulletId?: string;
 }
 
-const BULLET_ID = /\b[a-z]+-\d{5}\b/g;
+// The ACE id rule (server/ace/ids.ts): a prefix of letters, digits, "_" or "-", then "-" and 5+ digits.
+const BULLET_ID = /(?<![\w-])[A-Za-z0-9_][\w-]*?-\d{5,}(?![\w-])/g;
 const MAX_DEPTH = 12;
 
 export const aceAnswer: MockStepFunction = (body) => {

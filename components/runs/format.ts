@@ -1,0 +1,44 @@
+// How run and trace numbers read: tokens with separators, dollars, durations. Always en-US, so the
+// server's HTML and the browser's render spell a number the same way (no hydration mismatch).
+import { formatNumber } from "@/components/playbooks/labels";
+
+export function formatTokens(value: number | null | undefined): string {
+  return value === null || value === undefined ? "—" : formatNumber(value);
+}
+
+const DOLLARS = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** $0.0042 below a dollar (one run costs fractions of a cent), $12.40 above; null: not priced. */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return "—";
+  if (usd === 0) return "$0";
+  if (usd < 0.0001) return "< $0.0001";
+  if (usd < 1) return `$${usd.toFixed(4)}`;
+  return DOLLARS.format(usd);
+}
+
+/** "840 ms", "3.2 s", "42 s", "2 min 5 s", "1 h 4 min". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return "—";
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const seconds = ms / 1_000;
+  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) {
+    const rest = Math.round(seconds - minutes * 60);
+    return rest > 0 ? `${minutes} min ${rest} s` : `${minutes} min`;
+  }
+  const hours = Math.floor(minutes / 60);
+  return `${hours} h ${minutes - hours * 60} min`;
+}
+
+/** Input and output tokens as one figure for a table cell, with the split for its tooltip. */
+export function tokenSummary(input: number | null, output: number | null): { total: string; detail: string } {
+  if (input === null && output === null) return { total: "—", detail: "No token usage reported" };
+  const total = (input ?? 0) + (output ?? 0);
+  return { total: formatNumber(total), detail: `${formatTokens(input)} in · ${formatTokens(output)} out` };
+}
+
+export function formatPercent(share: number): string {
+  return `${Math.round(share * 100)} %`;
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A minimal ACE agent loop against ACE Studio, with the Python standard library only.
+
+The generator's side of ACE: fetch the compiled playbook (cached with its ETag), put it in the
+prompt, answer, cite the bullets used, and post the execution trace back. ACE Studio's reflector
+tags the cited bullets and its curator proposes new ones for a person to approve.
+
+This script stands in for a real agent (LangGraph, LangChain, your own): it "answers" by picking
+bullets from the playbook, so it runs without any model. Replace `solve()` with your agent.
+
+    python3 ace_agent.py --base-url http://localhost:3000 --playbook "Customer service (demo)" --traces 100
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+BULLET_LINE = re.compile(r"^\[([A-Za-z0-9_][\w-]*-\d{5,})\]")
+
+
+class StudioError(Exception):
+    pass
+
+
+class AceStudio:
+    """The two endpoints an agent needs; see /api/v1/openapi.json for the full contract."""
+
+    def __init__(self, base_url: str, playbook: str, timeout: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.playbook = playbook
+        self.timeout = timeout
+        self._etag: str | None = None
+        self._context: dict | None = None
+
+    def _request(self, method: str, path: str, body: object | None = None, headers: dict | None = None):
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        request.add_header("accept", "application/json")
+        if data is not None:
+            request.add_header("content-type", "application/json")
+        for key, value in (headers or {}).items():
+            request.add_header(key, value)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                payload = response.read()
+                return response.status, dict(response.headers), json.loads(payload) if payload else None
+        except urllib.error.HTTPError as error:
+            if error.code == 304:
+                return 304, dict(error.headers), None
+            detail = error.read().decode("utf-8", "replace")
+            try:
+                detail = json.loads(detail)["error"]["message"]
+            except (ValueError, KeyError, TypeError):
+                pass
+            raise StudioError(f"{method} {path} answered {error.code}: {detail}") from None
+        except urllib.error.URLError as error:
+            raise StudioError(f"Could not reach ACE Studio at {self.base_url}: {error.reason}") from None
+
+    def context(self, budget: int | None = None) -> dict:
+        """The playbook as prompt text; asks with If-None-Match so an unchanged playbook costs nothing."""
+        query = {"budget": budget} if budget else {}
+        path = f"/api/v1/playbooks/{urllib.parse.quote(self.playbook, safe='')}/context"
+        if query:
+            path += "?" + urllib.parse.urlencode(query)
+        headers = {"if-none-match": self._etag} if self._etag and self._context else {}
+        status, response_headers, body = self._request("GET", path, headers=headers)
+        if status != 304:
+            self._context = body
+            self._etag = response_headers.get("ETag") or response_headers.get("etag")
+        return self._context or {}
+
+    def post_traces(self, traces: list[dict]) -> dict:
+        _, _, body = self._request("POST", "/api/v1/traces", {"traces": traces})
+        return body
+
+
+def solve(task: str, context_text: str, rng: random.Random) -> tuple[str, str, list[str], str, dict]:
+    """Stands in for the agent: cites two bullets, succeeds most of the time, reports tool errors when not."""
+    ids = [match.group(1) for line in context_text.splitlines() if (match := BULLET_LINE.match(line.strip()))]
+    cited = rng.sample(ids, k=min(2, len(ids)))
+    succeeded = rng.random() < 0.7
+    reasoning = f"Following {' and '.join(f'[{bullet_id}]' for bullet_id in cited)} for: {task}"
+    if succeeded:
+        return reasoning, "Done.", cited, "success", {}
+    error = rng.choice(
+        [
+            "HTTP 429 Too Many Requests from the orders API",
+            "KeyError: 'customer_id' in the refund tool response",
+            "Timeout after 30 s waiting for the payments service",
+        ]
+    )
+    return reasoning, "I could not finish the task.", cited, "failure", {"errors": [error]}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base-url", default="http://localhost:3000")
+    parser.add_argument("--playbook", required=True, help="the playbook's name in ACE Studio")
+    parser.add_argument("--traces", type=int, default=100, help="how many tasks to run")
+    parser.add_argument("--batch", type=int, default=25, help="traces per POST (at most 1,000)")
+    parser.add_argument("--seed", type=int, default=7, help="the same seed gives the same traces")
+    parser.add_argument("--run-id", default=None, help="prefix of the traces' externalId (idempotent re-posts)")
+    args = parser.parse_args(argv)
+
+    studio = AceStudio(args.base_url, args.playbook)
+    rng = random.Random(args.seed)
+    run_id = args.run_id or f"run-{int(time.time())}"
+    created = duplicates = 0
+    pending: list[dict] = []
+    try:
+        for index in range(args.traces):
+            context = studio.context()
+            task = f"Customer request #{index + 1}"
+            started = time.perf_counter()
+            reasoning, output, cited, outcome, feedback = solve(task, context.get("context", ""), rng)
+            pending.append(
+                {
+                    "playbook": args.playbook,
+                    "externalId": f"{run_id}-{index + 1}",
+                    "task": task,
+                    "reasoning": reasoning,
+                    "output": output,
+                    "citedBulletIds": cited,
+                    "outcome": outcome,
+                    "feedback": feedback,
+                    "durationMs": round((time.perf_counter() - started) * 1000),
+                    "playbookVersion": context.get("version"),
+                    "metadata": {"agent": "ace_agent.py"},
+                }
+            )
+            if len(pending) >= args.batch or index == args.traces - 1:
+                result = studio.post_traces(pending)
+                created += result["created"]
+                duplicates += result["duplicates"]
+                pending = []
+    except StudioError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"Posted {args.traces} traces to {args.playbook!r}: {created} stored, {duplicates} already there.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,158 @@
+// The issue's "done when", on embedded PGlite and PostgreSQL: an agent posts 100 traces for the demo
+// playbook over HTTP and, with no step but approval, the counters move and deltas wait in the queue,
+// with no LLM (offline) and through the OpenAI SDK (the mock server). Also: queued work survives a
+// restart, and traces stored without a run are found and queued.
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Db } from "@/server/db/client";
+import { JobWorker } from "@/server/jobs/worker";
+import { llmConfigFromEnv } from "@/server/llm/config";
+import { seedDemoPlaybooks } from "@/server/playbooks/seed";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
+import { createCaller } from "@/server/trpc/root";
+import { offlineProvider, openAiRunProvider, useRunProvider } from "./providers";
+import { runHandlers, sweepOrphanTraces } from "./service";
+
+const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
+vi.mock("@/server/db/client", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/server/db/client")>();
+  return {
+    ...actual,
+    getDb: async () => {
+      if (!appDb.current) throw new Error("The test has not opened its database yet.");
+      return appDb.current;
+    },
+  };
+});
+
+const { POST } = await import("@/app/api/v1/traces/route");
+
+const DEMO = "Customer service (demo)";
+const ERRORS = ["HTTP 429 Too Many Requests from the orders API", "KeyError: 'customer_id'", "Timeout after 30 s"];
+
+/** What an agent sends: 100 tasks, two cited bullets each, 30 % failures with a tool error. */
+function agentTraces(ids: string[], count = 100) {
+  return Array.from({ length: count }, (_, index) => {
+    const cited = [ids[index % ids.length]!, ids[(index * 7 + 3) % ids.length]!];
+    const failed = index % 10 < 3;
+    return {
+      playbook: DEMO,
+      externalId: `agent-${index}`,
+      task: `Customer request #${index}`,
+      reasoning: `Following [${cited[0]}] and [${cited[1]}].`,
+      output: failed ? "I could not finish." : "Done.",
+      outcome: failed ? "failure" : "success",
+      feedback: failed ? { errors: [ERRORS[index % ERRORS.length]!] } : {},
+    };
+  });
+}
+
+async function post(body: unknown): Promise<Response> {
+  return POST(new Request("http://studio.test/api/v1/traces", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+}
+
+describe.each(testEngines())("the agent loop on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: ReturnType<typeof createCaller>;
+  let mock: MockOpenAi;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    appDb.current = database.db;
+    caller = createCaller({ db: database.db, actor: "alice" });
+    mock = await startMockOpenAi({ mode: "ace" });
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await database?.close();
+  });
+  beforeEach(async () => {
+    await database.reset();
+    mock.reset();
+    useRunProvider(database.db, offlineProvider());
+  });
+
+  const worker = () =>
+    new JobWorker(database.db, {
+      handlers: runHandlers(),
+      concurrency: 2,
+      backoff: { baseMs: 10, maxMs: 40, jitter: 0 },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+
+  async function demo() {
+    await seedDemoPlaybooks(database.db);
+    const playbook = (await caller.playbook.list()).find((item) => item.name === DEMO)!;
+    const bullets = (await caller.playbook.bullets({ playbookId: playbook.id, limit: 500 })).items;
+    return { playbookId: playbook.id, bullets };
+  }
+
+  const observations = (bullets: { helpful: number; harmful: number; neutral: number }[]) =>
+    bullets.reduce((sum, bullet) => sum + bullet.helpful + bullet.harmful + bullet.neutral, 0);
+
+  async function loop(expectProvider: string) {
+    const { playbookId, bullets } = await demo();
+    const traces = agentTraces(bullets.map((bullet) => bullet.externalId));
+    for (let start = 0; start < traces.length; start += 25) {
+      const response = await post({ traces: traces.slice(start, start + 25) });
+      expect(response.status).toBe(201);
+    }
+    await worker().drain({ timeoutMs: 120_000 });
+
+    const status = await caller.runs.status({ playbookId });
+    expect(status).toMatchObject({ unreflected: 0, queue: { queued: 0, running: 0, failed: 0 } });
+    // Curation follows every 10 reflections; reflections that finish while a curator run waits join it.
+    expect(status.uncurated).toBeLessThan(10);
+    const after = (await caller.playbook.bullets({ playbookId, limit: 500 })).items;
+    // Every trace cites two bullets, each tagged once (the offline rules and the mock tag every cited id).
+    expect(observations(after) - observations(bullets)).toBe(200);
+
+    const runs = await caller.runs.list({ playbookId, limit: 200 });
+    const reflector = runs.items.filter((run) => run.role === "reflector");
+    const curator = runs.items.filter((run) => run.role === "curator");
+    expect(reflector).toHaveLength(100);
+    expect(curator.length).toBeGreaterThan(0);
+    expect(curator.reduce((sum, run) => sum + run.traceCount, 0) + status.uncurated).toBe(100);
+    expect(runs.items.every((run) => run.status === "succeeded" && run.provider === expectProvider)).toBe(true);
+    const pending = await caller.delta.list({ playbookId, origin: "curator", status: "pending", limit: 50 });
+    expect(pending.items.length).toBeGreaterThan(0);
+
+    // The one manual step: approving a proposal adds its bullets.
+    const approved = await caller.delta.approve({ deltaId: pending.items[0]!.id });
+    expect(approved.addedIds.length).toBeGreaterThan(0);
+    return playbookId;
+  }
+
+  it("with no API key: 100 traces over HTTP lead to updated counters and proposed deltas", async () => {
+    await loop("offline");
+  });
+
+  it("with the mock server: the same happens through the OpenAI SDK", async () => {
+    useRunProvider(database.db, openAiRunProvider(database.db, llmConfigFromEnv({ OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: "test" })));
+    const playbookId = await loop("openai");
+    expect(mock.count("chat")).toBe((await caller.runs.list({ playbookId, limit: 1 })).total);
+    const [curator] = (await caller.runs.list({ playbookId, role: "curator", limit: 1 })).items;
+    expect(curator!.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("queued runs survive a restart: a new worker finishes what the old one never started", async () => {
+    const { playbookId } = await demo();
+    const ids = (await caller.playbook.bullets({ playbookId, limit: 5 })).items.map((bullet) => bullet.externalId);
+    expect((await post({ traces: agentTraces(ids, 5) })).status).toBe(201);
+    expect((await caller.runs.status({ playbookId })).queue.queued).toBe(5);
+    // The server stops here; its successor's worker starts from the table.
+    await worker().drain();
+    expect((await caller.runs.status({ playbookId })).unreflected).toBe(0);
+  });
+
+  it("traces stored without a run (the process stopped in between) are queued by the start-up sweep", async () => {
+    const { playbookId } = await demo();
+    await database.db.trace.createMany({
+      data: [1, 2, 3].map((n) => ({ playbookId, task: `Orphan ${n}`, outcome: "success" as const, citedBulletIds: [] })),
+    });
+    expect(await sweepOrphanTraces(database.db)).toBe(3);
+    expect(await sweepOrphanTraces(database.db)).toBe(0);
+    await worker().drain();
+    expect((await caller.runs.status({ playbookId })).unreflected).toBe(0);
+  });
+});

@@ -2,7 +2,14 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { compileContext, contextBulletTokens, type ContextBullet, type ContextSection } from "./context";
+import {
+  compileContext,
+  contextBulletTokens,
+  counterTokens,
+  counterTokensWithoutNumbers,
+  type ContextBullet,
+  type ContextSection,
+} from "./context";
 import type { PlaybookDocument } from "./document";
 import { parsePlaybook } from "./formats";
 import { parseAceText } from "./formats/ace-text";
@@ -189,6 +196,20 @@ describe("token counts without counters", () => {
         expect(contextBulletTokens(b, false), JSON.stringify({ content, helpful, harmful })).toBe(
           countTokens(plain.text) - countSectionTokens("s"),
         );
+      }
+    }
+  });
+});
+
+describe("counter tokens", () => {
+  it("are bounded by the fixed part plus one token per digit, the bound the database cut relies on", () => {
+    const fixed = counterTokensWithoutNumbers();
+    expect(fixed).toBe(5);
+    for (const helpful of [0, 7, 42, 999, 1_000, 12_345, 2_147_483_647]) {
+      for (const harmful of [0, 3, 100, 4_096]) {
+        const bound = fixed + String(helpful).length + String(harmful).length;
+        expect(counterTokens(helpful, harmful)).toBeLessThanOrEqual(bound);
+        if (helpful < 1_000 && harmful < 1_000) expect(counterTokens(helpful, harmful)).toBe(fixed + 2);
       }
     }
   });

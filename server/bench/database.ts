@@ -54,21 +54,25 @@ export function check(condition: unknown, problem: string): asserts condition {
   if (!condition) throw new Error(`Sanity check failed: ${problem}`);
 }
 
+/** The import of the published AppWorld playbook (318 bullets, ace-plain) as a new playbook named `name`. */
+export function appWorldImport(content: string, name: string) {
+  return importPlaybookInput.parse({ content, fileName: "appworld_offline_trained_no_gt_playbook.txt", target: { kind: "new", name } });
+}
+
+/** Imports the AppWorld playbook once, untimed, for benchmarks that need a realistic playbook to work on. */
+export async function importAppWorld(engine: BenchEngine, name: string): Promise<{ playbookId: string; content: string }> {
+  const content = await readFile(APPWORLD_FIXTURE, "utf8");
+  const result = await service.importPlaybook(engine.db, ACTOR, appWorldImport(content, name));
+  check(result.bulletCount === 318, `expected 318 bullets imported, got ${result.bulletCount}`);
+  return { playbookId: result.playbookId, content };
+}
+
 export async function importFixtureBenchmark(engine: BenchEngine, plan: RunPlan, record: RecordResult): Promise<void> {
   const benchmark = "Import AppWorld playbook (318 bullets, ace-plain)";
   await guarded(record, benchmark, engine.name, async () => {
     const content = await readFile(APPWORLD_FIXTURE, "utf8");
     const stamp = Date.now();
-    const importAs = (call: number) =>
-      service.importPlaybook(
-        engine.db,
-        ACTOR,
-        importPlaybookInput.parse({
-          content,
-          fileName: "appworld_offline_trained_no_gt_playbook.txt",
-          target: { kind: "new", name: `AppWorld bench ${stamp}-${call}` },
-        }),
-      );
+    const importAs = (call: number) => service.importPlaybook(engine.db, ACTOR, appWorldImport(content, `AppWorld bench ${stamp}-${call}`));
     const samples = await measure(
       async (call) => {
         const result = await importAs(call);

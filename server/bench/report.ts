@@ -10,6 +10,24 @@ export interface Target {
   aim?: string;
 }
 
+/** Met when the throughput (total items / total timed time) is at or above it. */
+export interface RateTarget {
+  minPerSecond: number;
+}
+
+/** Met when the p95 of the token counts is at or below it. */
+export interface TokenTarget {
+  maxTokens: number;
+}
+
+/** Items per second over all timed runs, shown beside a result's latency. */
+export interface Throughput {
+  perSecond: number;
+  /** e.g. "traces/s". */
+  unit: string;
+  target?: RateTarget;
+}
+
 interface ResultBase {
   benchmark: string;
   engine: string;
@@ -17,7 +35,9 @@ interface ResultBase {
 }
 
 export type BenchResult =
-  | (ResultBase & { kind: "measured"; summary: Summary; target?: Target })
+  | (ResultBase & { kind: "measured"; summary: Summary; target?: Target; throughput?: Throughput })
+  /** Counts of tokens, not times: the summary's p50, p95 and max are token counts. */
+  | (ResultBase & { kind: "tokens"; summary: Summary; target?: TokenTarget })
   | (ResultBase & { kind: "skipped"; reason: string })
   | (ResultBase & { kind: "error"; message: string });
 
@@ -74,29 +94,61 @@ export function formatMs(ms: number): string {
   return `${ms.toFixed(1)} ms`;
 }
 
-function targetText(target: Target | undefined): string {
-  if (!target) return "—";
-  return `p95 ≤ ${formatMs(target.maxMs)}${target.aim ? ` (${target.aim})` : ""}`;
+export function formatTokens(tokens: number): string {
+  return `${Math.round(tokens).toLocaleString("en")} tok`;
+}
+
+export function formatRate(throughput: Throughput): string {
+  return `${Math.round(throughput.perSecond).toLocaleString("en")} ${throughput.unit}`;
+}
+
+/** A p50 / p95 / max figure in its result's unit: tokens for token counts, else time. */
+export function formatFigure(kind: BenchResult["kind"], value: number): string {
+  return kind === "tokens" ? formatTokens(value) : formatMs(value);
+}
+
+function targetText(result: BenchResult): string {
+  if (result.kind === "tokens") return result.target ? `p95 ≤ ${result.target.maxTokens.toLocaleString("en")} tokens` : "—";
+  if (result.kind !== "measured") return "—";
+  const { target, throughput } = result;
+  const parts: string[] = [];
+  if (target) parts.push(`p95 ≤ ${formatMs(target.maxMs)}${target.aim ? ` (${target.aim})` : ""}`);
+  if (throughput?.target) parts.push(`≥ ${throughput.target.minPerSecond.toLocaleString("en")} ${throughput.unit}`);
+  return parts.length ? parts.join(", ") : "—";
 }
 
 export function verdict(result: BenchResult): "PASS" | "MISS" | "—" | "SKIPPED" | "ERROR" {
   if (result.kind === "skipped") return "SKIPPED";
   if (result.kind === "error") return "ERROR";
-  if (!result.target) return "—";
-  return result.summary.p95 <= result.target.maxMs ? "PASS" : "MISS";
+  if (result.kind === "tokens") {
+    if (!result.target) return "—";
+    return result.summary.p95 <= result.target.maxTokens ? "PASS" : "MISS";
+  }
+  const checks: boolean[] = [];
+  if (result.target) checks.push(result.summary.p95 <= result.target.maxMs);
+  if (result.throughput?.target) checks.push(result.throughput.perSecond >= result.throughput.target.minPerSecond);
+  if (checks.length === 0) return "—";
+  return checks.every(Boolean) ? "PASS" : "MISS";
 }
 
 const escapeCell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
 export function resultsTable(results: readonly BenchResult[]): string {
-  const header = ["Benchmark", "Engine", "Runs", "p50", "p95", "Max", "Target", "Result"];
+  // The throughput column only when some result has one, so reports without it read as before.
+  const withRate = results.some((result) => result.kind === "measured" && result.throughput);
+  const header = ["Benchmark", "Engine", "Runs", "p50", "p95", "Max", ...(withRate ? ["Throughput"] : []), "Target", "Result"];
   const rows = results.map((result) => {
     const figures =
-      result.kind === "measured"
-        ? [String(result.summary.runs), formatMs(result.summary.p50), formatMs(result.summary.p95), formatMs(result.summary.max)]
+      result.kind === "measured" || result.kind === "tokens"
+        ? [
+            String(result.summary.runs),
+            formatFigure(result.kind, result.summary.p50),
+            formatFigure(result.kind, result.summary.p95),
+            formatFigure(result.kind, result.summary.max),
+          ]
         : ["—", "—", "—", "—"];
-    const target = result.kind === "measured" ? targetText(result.target) : "—";
-    return [result.benchmark, result.engine, ...figures, target, verdict(result)];
+    const rate = result.kind === "measured" && result.throughput ? formatRate(result.throughput) : "—";
+    return [result.benchmark, result.engine, ...figures, ...(withRate ? [rate] : []), targetText(result), verdict(result)];
   });
   const lines = [header, header.map(() => "---"), ...rows].map((cells) => `| ${cells.map(escapeCell).join(" | ")} |`);
   return lines.join("\n");
@@ -117,7 +169,7 @@ export interface Report {
 export function renderReport(report: Report): string {
   const { machine } = report;
   const remarks = report.results
-    .filter((result) => result.kind !== "measured" || result.note)
+    .filter((result) => result.kind === "skipped" || result.kind === "error" || result.note)
     .map((result) => {
       const text = result.kind === "skipped" ? result.reason : result.kind === "error" ? result.message : (result.note ?? "");
       return `- **${result.benchmark}** (${result.engine}, ${verdict(result).toLowerCase()}): ${text}`;

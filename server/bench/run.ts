@@ -1,35 +1,45 @@
 // `npm run bench [-- --quick] [-- --only <name>]`: measures import, the playbook page's queries,
-// export, curation (applying deltas, version diffs, the duplicate check) and the first render, on
-// embedded PGlite and PostgreSQL, and writes BENCHMARKS.md.
+// export, the compiled context, curation (applying deltas, version diffs, the duplicate check),
+// tokens per reflection-and-curation cycle, trace ingestion and the first render, on embedded
+// PGlite and PostgreSQL, and writes BENCHMARKS.md.
 // A missed target is a finding, not a failure: the exit code is 1 only when something broke.
 import { writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmarks, TARGETS, type DatabasePlans } from "./database";
 import { curationCorpus, type CurationCorpus } from "./curation-data";
+import { contextBenchmarks, contextNotes } from "./context";
 import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
+import { cycleBenchmark, cycleNotes, type CyclePlan } from "./cycle";
 import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine, type EngineName } from "./engines";
 import type { RunPlan } from "./measure";
 import { REPORT_FILE } from "./paths";
 import { renderBenchmark, RENDER_TARGET, type Cleanups } from "./render";
-import { describeMachine, formatMs, loadAverage, renderReport, resultsTable, type BenchResult } from "./report";
+import { describeMachine, formatFigure, formatMs, formatRate, loadAverage, renderReport, resultsTable, type BenchResult } from "./report";
 import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
+import { traceBenchmarks, traceNotes, type TracePlans } from "./traces";
 
-const BENCHMARKS = ["import", "page", "export", "curation", "render"] as const;
+const BENCHMARKS = ["import", "page", "export", "context", "curation", "cycle", "traces", "render"] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only <${BENCHMARKS.join("|")}>]
 
   --quick        fewer runs: a smoke check, not figures to compare
   --only <name>  run one benchmark: import (318-bullet file), page (10k-bullet page queries),
-                 export (10k bullets, four formats), curation (a 50-operation delta on 10k bullets
-                 approved and edited, version diffs, the duplicate check), render (first render in Chromium)
+                 export (10k bullets, four formats), context (the compiled context of 10k bullets,
+                 and its 304), curation (a 50-operation delta on 10k bullets approved and edited,
+                 version diffs, the duplicate check), cycle (tokens per reflection and curation
+                 against the mock OpenAI server), traces (trace ingestion, one per call and
+                 batched), render (first render in Chromium)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.`;
 
 interface Plans extends DatabasePlans {
+  context: RunPlan;
   curation: RunPlan;
+  cycle: CyclePlan;
+  traces: TracePlans;
   render: RunPlan;
 }
 
@@ -37,14 +47,20 @@ const FULL: Plans = {
   import: { warmup: 3, runs: 20 },
   page: { warmup: 5, runs: 30 },
   export: { warmup: 2, runs: 20 },
+  context: { warmup: 5, runs: 30 },
   curation: { warmup: 5, runs: 30 },
+  cycle: { rounds: 5, tracesPerRound: 10 },
+  traces: { single: { warmup: 20, runs: 300 }, batch100: { warmup: 3, runs: 30 }, batch1000: { warmup: 2, runs: 10 } },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
   import: { warmup: 1, runs: 5 },
   page: { warmup: 2, runs: 5 },
   export: { warmup: 1, runs: 3 },
+  context: { warmup: 2, runs: 5 },
   curation: { warmup: 1, runs: 5 },
+  cycle: { rounds: 1, tracesPerRound: 10 },
+  traces: { single: { warmup: 5, runs: 20 }, batch100: { warmup: 1, runs: 3 }, batch1000: { warmup: 1, runs: 2 } },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -72,6 +88,11 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
   return { quick: values.quick ?? false, selected };
 }
 
+/** Benchmarks that work on the synthetic 10,000-bullet playbook. */
+const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "curation"];
+/** Benchmarks that need a database. */
+const DATABASE_BENCHMARKS: readonly BenchmarkName[] = ["import", ...SYNTHETIC_READERS, "cycle", "traces"];
+
 function plural(n: number, word: string) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -86,13 +107,20 @@ async function runOnEngine(
 ): Promise<void> {
   console.log(`[bench] ${engine.version}`);
   if (selected.has("import")) await importFixtureBenchmark(engine, plans.import, record);
-  if (!selected.has("page") && !selected.has("export") && !selected.has("curation")) return;
-  const playbookId = await importSynthetic(engine, synthetic, record);
-  if (!playbookId) return; // its error is already recorded
-  if (selected.has("page")) await pageBenchmarks(engine, synthetic, playbookId, plans.page, record);
-  if (selected.has("export")) await exportBenchmarks(engine, synthetic, playbookId, plans.export, record);
-  // Last: it changes the playbook the others read.
-  if (corpus) await curationBenchmarks(engine, corpus, playbookId, plans.curation, record);
+  if (SYNTHETIC_READERS.some((name) => selected.has(name))) {
+    const playbookId = await importSynthetic(engine, synthetic, record); // null: the failure is recorded
+    if (playbookId) {
+      if (selected.has("page")) await pageBenchmarks(engine, synthetic, playbookId, plans.page, record);
+      if (selected.has("export")) await exportBenchmarks(engine, synthetic, playbookId, plans.export, record);
+      if (selected.has("context")) await contextBenchmarks(engine, synthetic, playbookId, plans.context, record);
+      // Last of these: it changes the playbook the others read.
+      if (corpus) await curationBenchmarks(engine, corpus, playbookId, plans.curation, record);
+    }
+  }
+  // Each on its own playbook. The cycle drains every due job, so it runs before trace ingestion
+  // leaves thousands of reflector jobs queued.
+  if (selected.has("cycle")) await cycleBenchmark(engine, plans.cycle, record);
+  if (selected.has("traces")) await traceBenchmarks(engine, plans.traces, record);
 }
 
 /** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
@@ -162,8 +190,9 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
       `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it. ` +
       `With fewer than 20 runs, p95 is the maximum.`,
     `Runs: import ${runsOf(plans.import)}; page queries ${runsOf(plans.page)}; export ${runsOf(plans.export)} per format; ` +
-      `curation ${runsOf(plans.curation)} per benchmark (the duplicate check: see below); render ${runsOf(plans.render)}.`,
-    `Database benchmarks call the services (server/playbooks, server/deltas, server/history) in this process with input ` +
+      `compiled context ${runsOf(plans.context)} per variant; curation ${runsOf(plans.curation)} per benchmark (the duplicate check: see below); render ${runsOf(plans.render)}.`,
+    `Database benchmarks call the services (server/playbooks, server/deltas, server/history, server/context, server/traces, ` +
+      `server/runs) in this process with input ` +
       `parsed by the procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation. Rows marked ` +
       `"in-process (no database)" time the pure ACE core (server/ace) once per run.`,
     `Import (target p95 ≤ ${formatMs(TARGETS.import.maxMs)}): the 318-bullet AppWorld playbook (ace-plain) into a new playbook, ` +
@@ -175,7 +204,10 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
       `(limit 200) issued together, as the server component of /playbooks/[id] prefetches them (on PGlite they queue ` +
       `on its single connection). Rows marked · time each part alone.`,
     `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
+    ...contextNotes(plans.context),
     ...curationNotes(plans.curation),
+    ...cycleNotes(plans.cycle),
+    ...traceNotes(plans.traces),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
       `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,
@@ -193,7 +225,11 @@ async function main(): Promise<number> {
   const engines: string[] = [];
   const record = (result: BenchResult) => {
     results.push(result);
-    const figure = result.kind === "measured" ? `p50 ${formatMs(result.summary.p50)}, p95 ${formatMs(result.summary.p95)}` : result.kind.toUpperCase();
+    const figure =
+      result.kind === "measured" || result.kind === "tokens"
+        ? `p50 ${formatFigure(result.kind, result.summary.p50)}, p95 ${formatFigure(result.kind, result.summary.p95)}` +
+          (result.kind === "measured" && result.throughput ? `, ${formatRate(result.throughput)}` : "")
+        : result.kind.toUpperCase();
     console.log(`[bench] ${result.engine}: ${result.benchmark} — ${figure}`);
   };
 
@@ -214,7 +250,7 @@ async function main(): Promise<number> {
   for (const name of await sweepStaleTempDirs()) console.log(`[bench] removed ${name}, left behind by a run that did not finish`);
   const synthetic = syntheticPlaybook();
   const corpus = selected.has("curation") ? curationCorpus(synthetic) : null;
-  if (selected.has("import") || selected.has("page") || selected.has("export") || corpus) {
+  if (DATABASE_BENCHMARKS.some((name) => selected.has(name))) {
     await runDatabaseBenchmarks(selected, plans, synthetic, corpus, cleanups, record, engines);
   }
   if (corpus) await inProcessCurationBenchmarks(corpus, plans.curation, record);

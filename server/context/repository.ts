@@ -46,13 +46,13 @@ export interface ContextCandidates {
  * the ranked prefix (the compiler's order: score, then reading order) whose running sum of a lower
  * bound of each bullet's tokens fits the budget. The lower bound leaves out section headers, counts
  * a bullet never counted (-1) as 0 and, without counters, takes off at most
- * `counterTokensWithoutDigits` + one token per digit of its counters. The compiler then cuts exactly.
+ * counterTokensWithoutNumbers + one token per digit of its counters. The compiler then cuts exactly.
  * null when there is no such playbook.
  */
 export async function loadContextCandidates(
   db: DbOrTx,
   playbookId: string,
-  options: { budget: number; includeCounters: boolean; counterTokensWithoutDigits: number },
+  options: { budget: number; includeCounters: boolean; counterTokensWithoutNumbers: number },
 ): Promise<ContextCandidates | null> {
   const [row] = await db.$queryRaw<{ version: number; bulletCount: number; candidates: string }[]>`
     WITH active AS (
@@ -61,9 +61,9 @@ export async function loadContextCandidates(
         GREATEST(0, CASE
           WHEN b."tokenCount" < 0 THEN 0
           WHEN ${options.includeCounters}::boolean THEN b."tokenCount"
-          WHEN b."countersKnown" THEN b."tokenCount" - ${options.counterTokensWithoutDigits}::int
+          WHEN b."countersKnown" THEN b."tokenCount" - ${options.counterTokensWithoutNumbers}::int
             - length(b.helpful::text) - length(b.harmful::text)
-          ELSE b."tokenCount" - ${options.counterTokensWithoutDigits}::int - 2
+          ELSE b."tokenCount" - ${options.counterTokensWithoutNumbers}::int - 2
         END) AS "minTokens"
       FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
       WHERE b."playbookId" = ${playbookId}::uuid AND b.status = 'active'

@@ -91,7 +91,7 @@ export async function compileTarget(db: Db, target: ContextTarget): Promise<{ re
   const loaded = await repo.loadContextCandidates(db, target.playbookId, {
     budget: target.budget,
     includeCounters: target.includeCounters,
-    counterTokensWithoutDigits: counterTokensWithoutNumbers(),
+    counterTokensWithoutNumbers: counterTokensWithoutNumbers(),
   });
   if (!loaded) throw notFound(`The playbook "${target.name}"`);
 

@@ -2,7 +2,6 @@
 // through commitChanges(): one transaction that moves the version on only if it is still the one
 // the change was computed from (optimistic concurrency), writes only the changed rows, and records
 // the PlaybookVersion and the delta together.
-import { injectionFindings } from "@/server/ace/safety";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import {
@@ -23,6 +22,7 @@ import { diffText } from "@/server/ace/diff";
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import { proposePruning as pruningCandidates } from "@/server/ace/pruning";
 import { redoChanges } from "@/server/ace/replay";
+import { injectionFindings } from "@/server/ace/safety";
 import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { countTokens } from "@/server/ace/tokens";
 import type { Db, Tx } from "@/server/db/client";
@@ -200,13 +200,17 @@ function touchesContent(ops: readonly DeltaOperation[]): boolean {
  * and the reviewer decided, and the search is a third of an apply's time. (A threshold above 1
  * matches nothing; the engine has no switch for it yet.)
  */
-export function engineOptions(snapshot: Snapshot, ops: readonly DeltaOperation[], { nearDuplicates = true } = {}): EngineOptions {
+export function engineOptions(
+  snapshot: Snapshot,
+  ops: readonly DeltaOperation[],
+  { nearDuplicates = true, similarity }: { nearDuplicates?: boolean; similarity?: SimilarityIndex } = {},
+): EngineOptions {
   const { entry, settings } = snapshot;
   if (entry.tokens === null && touchesContent(ops)) entry.tokens = activeTokens(entry.state);
   return {
     maxContentLength: settings.maxContentLength,
     similarityThreshold: nearDuplicates ? settings.similarityThreshold : Number.POSITIVE_INFINITY,
-    similarity: entry.index,
+    similarity: similarity ?? entry.index,
     // Without a count the budget is not checked: nothing in the delta can change the total.
     ...(entry.tokens === null ? {} : { tokenBudget: settings.tokenBudget, stateTokenCount: entry.tokens }),
     newSectionId: randomUUID,
@@ -520,9 +524,13 @@ function withExtraFindings(validation: DeltaValidation, extra: ProposalOptions["
 }
 
 /** Applies when it can; otherwise the findings, as validateDelta reports them. */
-function tryApply(snapshot: Snapshot, ops: readonly DeltaOperation[]): { validation: DeltaValidation; result: DeltaResult | null } {
+function tryApply(
+  snapshot: Snapshot,
+  ops: readonly DeltaOperation[],
+  options: EngineOptions = engineOptions(snapshot, ops),
+): { validation: DeltaValidation; result: DeltaResult | null } {
   try {
-    const result = applyDelta(snapshot.entry.state, ops, engineOptions(snapshot, ops));
+    const result = applyDelta(snapshot.entry.state, ops, options);
     const byOperation = ops.map((_, index) => result.warnings.filter((finding) => finding.operationIndex === index));
     return { validation: { ok: true, findings: result.warnings, byOperation }, result };
   } catch (error) {
@@ -540,6 +548,11 @@ export interface ProposalOptions {
   applyUnlessFlagged?: boolean;
   /** Findings the caller made (e.g. prompt-injection checks), per operation; they send the delta to review. */
   extraFindings?: readonly (readonly Finding[])[];
+  /**
+   * Scores near-duplicates instead of the local index (a provider's embeddings). It must index the
+   * snapshot's active bullets; the caller builds it from the state it proposes against.
+   */
+  similarity?: (state: PlaybookState) => SimilarityIndex;
 }
 
 export async function proposeDelta(
@@ -560,9 +573,9 @@ export async function proposeDelta(
     // Pruning is never applied without a person; duplicates and limit breaches wait for a reviewer.
     const mayAutoApply = (options.applyUnlessFlagged || (settings.autoApply && confident)) && input.origin !== "pruning";
     // When it may apply at once, one engine run both validates and applies.
-    const checked = mayAutoApply
-      ? tryApply(snapshot, ops)
-      : { validation: validateDelta(entry.state, ops, engineOptions(snapshot, ops)), result: null };
+    const similarity = options.similarity?.(entry.state);
+    const engine = engineOptions(snapshot, ops, { similarity });
+    const checked = mayAutoApply ? tryApply(snapshot, ops, engine) : { validation: validateDelta(entry.state, ops, engine), result: null };
     const validation = withExtraFindings(checked.validation, options.extraFindings);
     const { result } = checked;
     const targets = ops.map((op) => operationTargets(op, entry.state.sections));

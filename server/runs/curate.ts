@@ -18,6 +18,7 @@ import { loadSnapshot, proposeDelta, proposePruningDelta } from "@/server/deltas
 import { proposeDeltaInput, type DeltaOperation } from "@/server/deltas/schemas";
 import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
 import type { StoredReflection } from "./reflect";
+import { embeddingSimilarity } from "./embeddings";
 import * as repo from "./repository";
 
 /** Reflections one curator run reads at most; the rest wait for the next run. */
@@ -114,6 +115,9 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
   let deltaId = await repo.deltaOfRun(db, runId);
   const notes: string[] = [];
   if (!deltaId && operations.length > 0) {
+    const newContents = operations.flatMap((operation) => ("content" in operation && operation.content ? [operation.content] : []));
+    const embeddings = provider.name === "openai" ? await embeddingSimilarity(provider.llm, state, newContents) : { note: null };
+    if (embeddings.note) notes.push(embeddings.note);
     const confidences = operations.map((_, index) => sourceOf(index)?.confidence).filter((value): value is number => Number.isFinite(value));
     const outcome = await proposeDelta(
       db,
@@ -131,7 +135,7 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
           notes: problems.join("\n"),
         },
       }),
-      { extraFindings: injectionFindings(operations) },
+      { extraFindings: injectionFindings(operations), similarity: "similarity" in embeddings ? embeddings.similarity : undefined },
     );
     deltaId = outcome.deltaId;
     notes.push(outcome.message);

@@ -2,6 +2,7 @@
 // and the outcome for the job queue after. reflect.ts and curate.ts supply the role itself.
 import type { Db } from "@/server/db/client";
 import type { JobOutcome } from "@/server/jobs/worker";
+import { AppError } from "@/server/errors/app-error";
 import { LlmError } from "@/server/llm/errors";
 import type { CompletionRequest, CompletionResult } from "@/server/llm/types";
 import { readSettings } from "@/server/playbooks/service";
@@ -131,7 +132,9 @@ export async function executeRun(
       await repo.markRunQueued(db, run.id, `Waiting: ${error.message}`);
       return { type: "defer", untilMs: until, reason: error.message };
     }
-    const retryable = error instanceof LlmError ? error.retryable : false;
+    // Provider faults, and a playbook too busy to take the delta right now, are worth another attempt.
+    const retryable =
+      error instanceof LlmError ? error.retryable : error instanceof AppError && (error.code === "BUSY" || error.code === "CONFLICT");
     const message = describe(error);
     if (retryable && job.attempt < job.maxAttempts) {
       await repo.markRunQueued(db, run.id, `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${message} It will be retried.`);

@@ -373,6 +373,35 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       expect(mock.count("chat")).toBe(2);
     });
 
+    it("checks near-duplicates with the provider's embeddings, and with the local similarity when they fail", async () => {
+      mockProvider();
+      const playbookId = await playbook({ curatorFrequency: 1 });
+      // The paraphrase shares words with [str-00001]; the mock's embeddings are a hashed bag of words.
+      // (Vectors are kept per process by text: the engine's name makes this one new on every engine.)
+      const paraphrase = `Always verify the data types before processing numeric fields on ${engine}.`;
+      mock.script({ content: reflection([]) }, { content: curation(paraphrase, 0.5) });
+      await ingest([{ externalId: "dup1", outcome: "success" }]);
+      await worker().drain();
+      expect(mock.count("embeddings")).toBeGreaterThan(0);
+      let [curator] = await runs(playbookId, "curator");
+      let detail = await caller.runs.get({ runId: curator!.id });
+      expect(JSON.stringify(detail.output)).toContain("provider's embeddings");
+      let delta = await caller.delta.get({ deltaId: curator!.deltaId! });
+      expect(delta.operations[0]!.findings.find((finding) => finding.kind === "near_duplicate")?.matchedBulletId).toBe("str-00001");
+
+      mock.reset();
+      mock.scriptEmbeddings({ status: 400, body: { error: { message: "embeddings are not served here" } } });
+      mock.script({ content: reflection([]) }, { content: curation(`Prefer idempotent writes when retrying a request on ${engine}.`, 0.5) });
+      await ingest([{ externalId: "dup2", outcome: "success" }]);
+      await worker().drain();
+      [curator] = await runs(playbookId, "curator");
+      detail = await caller.runs.get({ runId: curator!.id });
+      expect(detail.status).toBe("succeeded");
+      expect(JSON.stringify(detail.output)).toContain("local similarity");
+      delta = await caller.delta.get({ deltaId: curator!.deltaId! });
+      expect(delta.status).toBe("pending");
+    });
+
     it("flags curator content that reads like prompt injection and never auto-applies it", async () => {
       mockProvider();
       const playbookId = await playbook({ curatorFrequency: 1, autoApply: true });

@@ -44,108 +44,107 @@ export function citedIdsOf(trace: Pick<TraceInput, "citedBulletIds" | "reasoning
   return [...new Set([...extractBulletIds(trace.reasoning ?? ""), ...extractBulletIds(trace.output ?? "")])];
 }
 
-function describeIndexes(indexes: number[]): string {
-  const shown = indexes.slice(0, 5).join(", ");
-  return indexes.length > 5 ? `${shown} and ${indexes.length - 5} more` : shown;
+function unknownPlaybooksError(items: TraceInput[], missing: string[]): AppError {
+  const named = missing.map((name) => {
+    if (items.length === 1) return `"${name}"`;
+    const indexes = items.flatMap((item, index) => (item.playbook === name ? [index] : []));
+    const shown = indexes.slice(0, 5).join(", ") + (indexes.length > 5 ? ` and ${indexes.length - 5} more` : "");
+    return `"${name}" (${indexes.length === 1 ? "trace" : "traces"} ${shown})`;
+  });
+  return new AppError(
+    "NOT_FOUND",
+    `No playbook named ${named.join(", ")}. Names are case-sensitive; create or import the playbook in ACE Studio first. Nothing was stored.`,
+    { details: { playbooks: missing } },
+  );
+}
+
+const keyOf = (playbookId: string, externalId: string) => `${playbookId}\u0000${externalId}`;
+
+/**
+ * The rows to insert, one per trace except repeats inside the batch: `firstOf[i]` is the index of the
+ * first trace with the same playbook and external id (i itself for the first).
+ */
+function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, string>) {
+  const firstOfKey = new Map<string, number>();
+  const firstOf: number[] = [];
+  const rows: repo.NewTraceRow[] = [];
+  items.forEach((item, index) => {
+    const playbookId = playbooks.get(item.playbook) as string;
+    const key = item.externalId ? keyOf(playbookId, item.externalId) : null;
+    const first = key === null ? undefined : firstOfKey.get(key);
+    firstOf.push(first ?? index);
+    if (first !== undefined) return;
+    if (key !== null) firstOfKey.set(key, index);
+    rows.push({
+      id: ids[index] as string,
+      playbookId,
+      externalId: item.externalId ?? null,
+      playbookVersion: item.playbookVersion ?? null,
+      task: item.task,
+      reasoning: item.reasoning ?? "",
+      output: item.output ?? "",
+      citedBulletIds: citedIdsOf(item),
+      outcome: item.outcome ?? "unknown",
+      feedback: item.feedback ?? {},
+      durationMs: item.durationMs ?? null,
+      inputTokens: item.usage?.inputTokens ?? null,
+      outputTokens: item.usage?.outputTokens ?? null,
+      variant: item.variant ?? null,
+      metadata: item.metadata ?? {},
+    });
+  });
+  return { rows, firstOf };
 }
 
 /**
  * Stores traces in one transaction: all of them or, on any error, none. A trace whose external id
  * its playbook already holds (stored before, or earlier in the same batch) is not stored again and
- * comes back as a duplicate with the id stored the first time.
+ * comes back as a duplicate with the id stored the first time. Then hands the new traces to the
+ * runs domain (afterTracesIngested), which queues their reflection.
  */
 export async function ingestTraces(db: Db, items: TraceInput[], { source }: { source: TraceSource }): Promise<IngestResult> {
   const ids = timeOrderedIds(items.length);
-  const result = await db.$transaction(async (tx) => {
+  const { traces, created } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
     const playbooks = new Map((await repo.lockPlaybooksByName(tx, names)).map((row) => [row.name, row.id]));
     const missing = names.filter((name) => !playbooks.has(name));
-    if (missing.length > 0) {
-      const where = missing.map((name) => {
-        const indexes = items.flatMap((item, index) => (item.playbook === name ? [index] : []));
-        return `"${name}" (${indexes.length === 1 ? "trace" : "traces"} ${describeIndexes(indexes)})`;
-      });
-      throw new AppError(
-        "NOT_FOUND",
-        `No playbook named ${where.join(", ")}. Names are case-sensitive; create or import the playbook in ACE Studio first. Nothing was stored.`,
-        { details: { playbooks: missing } },
-      );
-    }
+    if (missing.length > 0) throw unknownPlaybooksError(items, missing);
 
-    // Repeats inside the batch point at the first trace with the same key.
-    const firstOfKey = new Map<string, number>();
-    const repeatOf: (number | null)[] = [];
-    const rows: repo.NewTraceRow[] = [];
-    items.forEach((item, index) => {
-      const playbookId = playbooks.get(item.playbook) as string;
-      const key = item.externalId ? `${playbookId}\u0000${item.externalId}` : null;
-      const first = key === null ? undefined : firstOfKey.get(key);
-      if (first !== undefined) {
-        repeatOf.push(first);
-        return;
-      }
-      if (key !== null) firstOfKey.set(key, index);
-      repeatOf.push(null);
-      rows.push({
-        id: ids[index] as string,
-        playbookId,
-        externalId: item.externalId ?? null,
-        playbookVersion: item.playbookVersion ?? null,
-        task: item.task,
-        reasoning: item.reasoning ?? "",
-        output: item.output ?? "",
-        citedBulletIds: citedIdsOf(item),
-        outcome: item.outcome ?? "unknown",
-        feedback: item.feedback ?? {},
-        durationMs: item.durationMs ?? null,
-        inputTokens: item.usage?.inputTokens ?? null,
-        outputTokens: item.usage?.outputTokens ?? null,
-        variant: item.variant ?? null,
-        metadata: item.metadata ?? {},
-      });
-    });
-
+    const { rows, firstOf } = planRows(items, ids, playbooks);
     const inserted = await repo.insertTraces(tx, rows);
-    const conflicted = rows.filter((row) => !inserted.has(row.id) && row.externalId !== null);
-    const stored = new Map(
-      (await repo.findTraceIds(tx, conflicted.map((row) => ({ playbookId: row.playbookId, externalId: row.externalId as string }))))
-        .map((row) => [`${row.playbookId}\u0000${row.externalId}`, row.id]),
+    // Rows the insert skipped hit an external id stored before: look up the id it was stored under.
+    const skipped = rows.flatMap((row) =>
+      !inserted.has(row.id) && row.externalId !== null ? [{ playbookId: row.playbookId, externalId: row.externalId }] : [],
     );
+    const stored = new Map((await repo.findTraceIds(tx, skipped)).map((row) => [keyOf(row.playbookId, row.externalId), row.id]));
 
-    const traces: IngestResult["traces"] = [];
-    items.forEach((item, index) => {
-      const playbookId = playbooks.get(item.playbook) as string;
-      const first = repeatOf[index] ?? index;
-      const ownId = ids[first] as string;
-      const created = first === index && inserted.has(ownId);
-      const id = inserted.has(ownId) ? ownId : stored.get(`${playbookId}\u0000${item.externalId}`);
+    const traces = items.map((item, index): IngestResult["traces"][number] => {
+      const firstId = ids[firstOf[index] as number] as string;
+      const id = inserted.has(firstId) ? firstId : stored.get(keyOf(playbooks.get(item.playbook) as string, item.externalId ?? ""));
       if (!id) throw new Error(`Trace ${index} was neither stored nor found by its external id.`);
-      traces.push({ id, externalId: item.externalId ?? null, playbook: item.playbook, status: created ? "created" : "duplicate" });
+      const status = id === ids[index] ? "created" : "duplicate";
+      return { id, externalId: item.externalId ?? null, playbook: item.playbook, status };
     });
-
-    const newIds = new Map<string, string[]>();
-    for (const row of rows) {
-      if (!inserted.has(row.id)) continue;
-      const list = newIds.get(row.playbookId) ?? [];
-      list.push(row.id);
-      newIds.set(row.playbookId, list);
-    }
-    const created = traces.filter((trace) => trace.status === "created").length;
-    return { traces, created, duplicates: traces.length - created, newIds };
+    const created = rows.filter((row) => inserted.has(row.id));
+    return { traces, created };
   }, WRITE_TRANSACTION);
 
-  const batches = [...result.newIds].map(([playbookId, traceIds]) => ({ playbookId, traceIds }));
-  if (batches.length > 0) {
+  const byPlaybook = new Map<string, string[]>();
+  for (const row of created) {
+    const list = byPlaybook.get(row.playbookId) ?? [];
+    list.push(row.id);
+    byPlaybook.set(row.playbookId, list);
+  }
+  if (byPlaybook.size > 0) {
     // The traces are committed: a failing trigger must not make the agent think they were lost
     // (it would send them again, and traces without an external id would be stored twice).
     try {
-      await afterTracesIngested(db, batches);
+      await afterTracesIngested(db, [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds })));
     } catch (error) {
-      const count = batches.reduce((sum, batch) => sum + batch.traceIds.length, 0);
-      console.error(`[traces] ${count} traces from ${source} were stored, but the after-ingest trigger failed:`, error);
+      console.error(`[traces] ${created.length} traces from ${source} were stored, but the after-ingest trigger failed:`, error);
     }
   }
-  return { traces: result.traces, created: result.created, duplicates: result.duplicates };
+  return { traces, created: created.length, duplicates: traces.length - created.length };
 }
 
 // ---- Browsing ----------------------------------------------------------------------------

@@ -151,6 +151,16 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect((await caller.traces.get({ traceId: a!.id })).task).toBe("Refund order 1182");
   });
 
+  it("two requests racing with the same externalId store it once and both answer its id", async () => {
+    const [one, two] = await Promise.all([
+      post({ traces: [trace({ externalId: "race" }), trace({ externalId: "race-1" })] }),
+      post({ traces: [trace({ externalId: "race-2" }), trace({ externalId: "race" })] }),
+    ]);
+    expect(one.body.traces[0]!.id).toBe(two.body.traces[1]!.id);
+    expect([one.body.traces[0]!.status, two.body.traces[1]!.status].sort()).toEqual(["created", "duplicate"]);
+    expect(await storedCount()).toBe(3);
+  });
+
   it("the same externalId in two playbooks is two traces", async () => {
     await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
     const { body } = await post({ traces: [trace({ externalId: "x" }), trace({ externalId: "x", playbook: "other" })] });

@@ -1,0 +1,55 @@
+// The runs list's filters live in the URL (?playbook=…&role=curator&status=failed); the server page
+// and the client list build the same query input from them.
+import { RUN_ROLES, RUN_STATUSES, type RunRole, type RunStatus } from "@/server/runs/schemas";
+
+export const RUNS_PARAM = { playbook: "playbook", role: "role", status: "status" } as const;
+
+export interface RunFilters {
+  playbookId: string | null;
+  role: RunRole | null;
+  status: RunStatus | null;
+}
+
+export const RUN_PAGE_SIZE = 50;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function oneOf<T extends string>(value: string | null, allowed: readonly T[]): T | null {
+  return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : null;
+}
+
+export function parseRunFilters(params: URLSearchParams): RunFilters {
+  const playbook = params.get(RUNS_PARAM.playbook);
+  return {
+    playbookId: playbook && UUID.test(playbook) ? playbook : null,
+    role: oneOf(params.get(RUNS_PARAM.role), RUN_ROLES),
+    status: oneOf(params.get(RUNS_PARAM.status), RUN_STATUSES),
+  };
+}
+
+export function writeRunFilters(params: URLSearchParams, filters: RunFilters): URLSearchParams {
+  const next = new URLSearchParams(params);
+  const set = (key: string, value: string | null) => (value ? next.set(key, value) : next.delete(key));
+  set(RUNS_PARAM.playbook, filters.playbookId);
+  set(RUNS_PARAM.role, filters.role);
+  set(RUNS_PARAM.status, filters.status);
+  return next;
+}
+
+export function hasRunFilters(filters: RunFilters): boolean {
+  return Boolean(filters.playbookId || filters.role || filters.status);
+}
+
+export function runListInput(filters: RunFilters, limit = RUN_PAGE_SIZE) {
+  return {
+    ...(filters.playbookId ? { playbookId: filters.playbookId } : {}),
+    ...(filters.role ? { role: filters.role } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    limit,
+  };
+}
+
+export function runsHref(filters: Partial<RunFilters> = {}): string {
+  const query = writeRunFilters(new URLSearchParams(), { playbookId: null, role: null, status: null, ...filters }).toString();
+  return `/runs${query ? `?${query}` : ""}`;
+}

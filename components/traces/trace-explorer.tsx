@@ -1,0 +1,247 @@
+"use client";
+// The trace explorer (/traces): every run an agent reported, newest first, filtered by what the URL
+// says, loading further pages as the reader scrolls.
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { FileCode2, FilterX, Inbox, RotateCw, SearchX } from "lucide-react";
+import Link from "next/link";
+import { useMemo } from "react";
+import { Button, buttonClass } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Input } from "@/components/ui/input";
+import { Notice } from "@/components/ui/notice";
+import { Select } from "@/components/ui/select";
+import { errorMessage } from "@/components/playbooks/errors";
+import { formatNumber } from "@/components/playbooks/labels";
+import { useTRPC } from "@/components/trpc/client";
+import { TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
+import { TableSkeleton } from "./data-table";
+import { DebouncedInput } from "./debounced-input";
+import { OUTCOME_META } from "./labels";
+import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
+import { TracesTable } from "./traces-table";
+import { useUrlFilters } from "./use-url-filters";
+
+const ALL = "all";
+
+export function TraceExplorer() {
+  const trpc = useTRPC();
+  const { filters, update, reset } = useUrlFilters(parseTraceFilters, writeTraceFilters);
+  const query = useInfiniteQuery({
+    ...trpc.traces.list.infiniteQueryOptions(traceListInput(filters), TRACE_PAGES),
+    placeholderData: keepPreviousData,
+  });
+  const pages = query.data?.pages;
+  const items = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
+  const filtered = hasTraceFilters(filters);
+  const hasNextPage = query.hasNextPage && !query.isPlaceholderData;
+
+  return (
+    <>
+      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight text-ink">Traces</h1>
+          <p className="mt-1 max-w-2xl text-sm text-ink-muted">
+            Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The
+            reflector learns from each one.
+          </p>
+        </div>
+        <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
+          <FileCode2 aria-hidden /> API reference
+        </a>
+      </div>
+
+      <TraceFilterBar
+        filters={filters}
+        update={update}
+        reset={reset}
+        summary={
+          query.isPending
+            ? "Loading…"
+            : `${formatNumber(items.length)}${hasNextPage ? "+" : ""} ${items.length === 1 && !hasNextPage ? "trace" : "traces"}`
+        }
+        loading={query.isFetching && !query.isFetchingNextPage}
+      />
+
+      <div className="pb-16 pt-4">
+        {query.isPending ? (
+          <TableSkeleton label="Loading traces…" />
+        ) : query.isError && !query.data ? (
+          <Notice
+            tone="danger"
+            title="The traces could not be loaded"
+            actions={
+              <Button size="sm" onClick={() => void query.refetch()}>
+                <RotateCw aria-hidden /> Try again
+              </Button>
+            }
+          >
+            {errorMessage(query.error)}
+          </Notice>
+        ) : items.length === 0 ? (
+          filtered ? (
+            <EmptyState
+              icon={<SearchX />}
+              title="No traces match"
+              actions={
+                <Button variant="primary" onClick={reset}>
+                  <FilterX aria-hidden /> Reset filters
+                </Button>
+              }
+            >
+              Nothing matches the search and filters above. Loosen them, or reset to see every trace.
+            </EmptyState>
+          ) : (
+            <EmptyState
+              icon={<Inbox />}
+              title="No traces yet"
+              actions={
+                <Link href="/playbooks" className={buttonClass("primary")}>
+                  Open a playbook
+                </Link>
+              }
+            >
+              Agents report each task they ran with <code className="font-mono text-[13px] text-ink">POST /api/v1/traces</code>. A
+              playbook&apos;s Runs tab shows the request to copy, with its URL filled in.
+            </EmptyState>
+          )
+        ) : (
+          <TracesTable
+            items={items}
+            showPlaybook={filters.playbookId === null}
+            hasNextPage={hasNextPage}
+            fetchingNextPage={query.isFetchingNextPage}
+            onLoadMore={() => void query.fetchNextPage()}
+            dimmed={query.isPlaceholderData}
+            busy={query.isFetching}
+            endNote={items.length > 10 ? `End of the list · ${formatNumber(items.length)} traces` : null}
+          />
+        )}
+        {query.isError && query.data ? (
+          <Notice tone="danger" compact className="mt-3">
+            {errorMessage(query.error)}
+          </Notice>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
+function TraceFilterBar({
+  filters,
+  update,
+  reset,
+  summary,
+  loading,
+}: {
+  filters: TraceFilters;
+  update: (patch: Partial<TraceFilters>, mode?: "push" | "replace") => void;
+  reset: () => void;
+  summary: string;
+  loading: boolean;
+}) {
+  const trpc = useTRPC();
+  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
+  const playbookOptions = [
+    { value: ALL, label: "All playbooks" },
+    ...playbooks.map((playbook) => ({ value: playbook.id, label: playbook.name, textValue: playbook.name })),
+  ];
+  // A playbook in the URL that the list does not have (deleted since) still shows as chosen.
+  if (filters.playbookId && !playbooks.some((playbook) => playbook.id === filters.playbookId)) {
+    playbookOptions.push({ value: filters.playbookId, label: "Unknown playbook" });
+  }
+
+  return (
+    <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+      <div className="flex flex-wrap items-center gap-2">
+        <DebouncedInput
+          search
+          slashFocus
+          label="Search traces by task or external id"
+          placeholder="Search task or external id"
+          value={filters.search}
+          onCommit={(search) => update({ search }, filters.search ? "replace" : "push")}
+          className="w-full sm:min-w-64 sm:flex-1"
+        />
+        <Select
+          label="Playbook"
+          prefix="Playbook"
+          className="w-full sm:w-64"
+          value={filters.playbookId ?? ALL}
+          onValueChange={(value) => update({ playbookId: value === ALL ? null : value })}
+          options={playbookOptions}
+        />
+        <Select<TraceOutcome | typeof ALL>
+          label="Outcome"
+          prefix="Outcome"
+          className="w-[calc(50%-0.25rem)] sm:w-44"
+          value={filters.outcome ?? ALL}
+          onValueChange={(value) => update({ outcome: value === ALL ? null : value })}
+          options={[{ value: ALL, label: "Any" }, ...TRACE_OUTCOMES.map((outcome) => ({ value: outcome, label: OUTCOME_META[outcome].label }))]}
+        />
+        <Select<ReflectedFilter | typeof ALL>
+          label="Reflected"
+          prefix="Reflector"
+          className="w-[calc(50%-0.25rem)] sm:w-52"
+          value={filters.reflected ?? ALL}
+          onValueChange={(value) => update({ reflected: value === ALL ? null : value })}
+          options={[
+            { value: ALL, label: "Any" },
+            { value: "yes", label: "Reflected" },
+            { value: "no", label: "Not reflected yet" },
+          ]}
+        />
+      </div>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <DebouncedInput
+          label="Variant"
+          placeholder="Variant, e.g. A"
+          value={filters.variant}
+          onCommit={(variant) => update({ variant }, filters.variant ? "replace" : "push")}
+          className="w-full sm:w-44"
+        />
+        <DateField label="From" value={filters.from} max={filters.to} onChange={(from) => update({ from })} />
+        <DateField label="To" value={filters.to} min={filters.from} onChange={(to) => update({ to })} />
+        <span className="hidden text-xs text-ink-faint sm:inline" title="Days start and end at midnight UTC">
+          UTC days
+        </span>
+        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
+          {loading ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
+          <span className="tabular-nums">{summary}</span>
+          {hasTraceFilters(filters) ? (
+            <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
+              <FilterX aria-hidden /> Reset
+            </Button>
+          ) : null}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function DateField({
+  label,
+  value,
+  min,
+  max,
+  onChange,
+}: {
+  label: string;
+  value: string | null;
+  min?: string | null;
+  max?: string | null;
+  onChange: (value: string | null) => void;
+}) {
+  return (
+    <label className="flex items-center gap-2 text-[13px] text-ink-muted">
+      {label}
+      <Input
+        type="date"
+        value={value ?? ""}
+        min={min ?? undefined}
+        max={max ?? undefined}
+        onChange={(event) => onChange(event.target.value || null)}
+        className="w-40 tabular-nums"
+      />
+    </label>
+  );
+}

@@ -1,0 +1,127 @@
+// The trace explorer's filters live in the URL (?playbook=…&outcome=failure&from=2025-01-01…), so a
+// filtered view can be shared. The server page and the client list build the very same query input
+// from them, or the prefetched cache entry would be missed.
+import { TRACE_OUTCOMES, type ListTracesInput, type TraceOutcome, type TracePage } from "@/server/traces/schemas";
+
+export const TRACE_PARAM = {
+  playbook: "playbook",
+  outcome: "outcome",
+  from: "from",
+  to: "to",
+  reflected: "reflected",
+  variant: "variant",
+  search: "q",
+} as const;
+
+export type ReflectedFilter = "yes" | "no";
+
+export interface TraceFilters {
+  playbookId: string | null;
+  outcome: TraceOutcome | null;
+  /** YYYY-MM-DD, a UTC day: received on or after it. */
+  from: string | null;
+  /** YYYY-MM-DD, a UTC day: received on or before it (the whole day). */
+  to: string | null;
+  reflected: ReflectedFilter | null;
+  variant: string;
+  search: string;
+}
+
+export const EMPTY_TRACE_FILTERS: TraceFilters = {
+  playbookId: null,
+  outcome: null,
+  from: null,
+  to: null,
+  reflected: null,
+  variant: "",
+  search: "",
+};
+
+export const TRACE_PAGE_SIZE = 50;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseDay(value: string | null): string | null {
+  if (!value || !DAY.test(value)) return null;
+  const date = new Date(`${value}T00:00:00.000Z`);
+  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? null : value;
+}
+
+/** Unknown or malformed values are ignored, so a hand-edited link still opens. */
+export function parseTraceFilters(params: URLSearchParams): TraceFilters {
+  const playbook = params.get(TRACE_PARAM.playbook);
+  const outcome = params.get(TRACE_PARAM.outcome);
+  const reflected = params.get(TRACE_PARAM.reflected);
+  return {
+    playbookId: playbook && UUID.test(playbook) ? playbook : null,
+    outcome: (TRACE_OUTCOMES as readonly string[]).includes(outcome ?? "") ? (outcome as TraceOutcome) : null,
+    from: parseDay(params.get(TRACE_PARAM.from)),
+    to: parseDay(params.get(TRACE_PARAM.to)),
+    reflected: reflected === "yes" || reflected === "no" ? reflected : null,
+    variant: (params.get(TRACE_PARAM.variant) ?? "").trim().slice(0, 100),
+    search: (params.get(TRACE_PARAM.search) ?? "").slice(0, 500),
+  };
+}
+
+/** Writes filters into params, leaving empty ones out so URLs stay short. Other params are kept. */
+export function writeTraceFilters(params: URLSearchParams, filters: TraceFilters): URLSearchParams {
+  const next = new URLSearchParams(params);
+  const set = (key: string, value: string | null) => (value ? next.set(key, value) : next.delete(key));
+  set(TRACE_PARAM.playbook, filters.playbookId);
+  set(TRACE_PARAM.outcome, filters.outcome);
+  set(TRACE_PARAM.from, filters.from);
+  set(TRACE_PARAM.to, filters.to);
+  set(TRACE_PARAM.reflected, filters.reflected);
+  set(TRACE_PARAM.variant, filters.variant.trim() || null);
+  set(TRACE_PARAM.search, filters.search.trim() || null);
+  return next;
+}
+
+export function hasTraceFilters(filters: TraceFilters): boolean {
+  return Boolean(
+    filters.playbookId ||
+      filters.outcome ||
+      filters.from ||
+      filters.to ||
+      filters.reflected ||
+      filters.variant.trim() ||
+      filters.search.trim(),
+  );
+}
+
+export type TraceListQueryInput = Omit<ListTracesInput, "cursor">;
+
+function nextDay(day: string): Date {
+  const date = new Date(`${day}T00:00:00.000Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return date;
+}
+
+/** The traces.list input for these filters, without the cursor (the infinite query adds it). */
+export function traceListInput(filters: TraceFilters, limit = TRACE_PAGE_SIZE): TraceListQueryInput {
+  const search = filters.search.trim();
+  const variant = filters.variant.trim();
+  return {
+    ...(filters.playbookId ? { playbookId: filters.playbookId } : {}),
+    ...(filters.outcome ? { outcome: filters.outcome } : {}),
+    ...(filters.from ? { from: new Date(`${filters.from}T00:00:00.000Z`) } : {}),
+    ...(filters.to ? { to: nextDay(filters.to) } : {}),
+    ...(filters.reflected ? { reflected: filters.reflected === "yes" } : {}),
+    ...(variant ? { variant } : {}),
+    ...(search ? { search } : {}),
+    limit,
+  };
+}
+
+/** Paging of traces.list (a keyset cursor): shared by the server prefetch and the client query. */
+export const TRACE_PAGES = {
+  initialCursor: null,
+  getNextPageParam: (page: TracePage) => page.nextCursor ?? undefined,
+} as const;
+
+/** A link to the explorer with some filters set, e.g. one playbook's traces. */
+export function tracesHref(filters: Partial<TraceFilters> = {}): string {
+  const query = writeTraceFilters(new URLSearchParams(), { ...EMPTY_TRACE_FILTERS, ...filters }).toString();
+  return `/traces${query ? `?${query}` : ""}`;
+}

@@ -1,0 +1,30 @@
+"use client";
+// List filters kept in the URL (shareable, the back button works). Changes go through the native
+// History API, which Next's router follows without asking the server to render the page again.
+import { useSearchParams } from "next/navigation";
+import { useCallback, useMemo } from "react";
+
+function commit(params: URLSearchParams, mode: "push" | "replace") {
+  const query = params.toString();
+  const url = `${window.location.pathname}${query ? `?${query}` : ""}`;
+  if (mode === "push") window.history.pushState(null, "", url);
+  else window.history.replaceState(null, "", url);
+}
+
+/** `parse` and `write` must be module-level functions (stable), as in trace-url.ts and runs-url.ts. */
+export function useUrlFilters<F>(parse: (params: URLSearchParams) => F, write: (params: URLSearchParams, filters: F) => URLSearchParams) {
+  const searchParams = useSearchParams();
+  const filters = useMemo(() => parse(new URLSearchParams(searchParams.toString())), [searchParams, parse]);
+
+  const update = useCallback(
+    (patch: Partial<F>, mode: "push" | "replace" = "push") => {
+      const current = new URLSearchParams(window.location.search);
+      commit(write(current, { ...parse(current), ...patch }), mode);
+    },
+    [parse, write],
+  );
+
+  const reset = useCallback(() => commit(new URLSearchParams(), "push"), []);
+
+  return { filters, update, reset };
+}

@@ -1,0 +1,124 @@
+// Trace ingestion: one trace per call, and batches of 100 and 1,000, through the traces service with
+// the body parsed as POST /api/v1/traces parses it. Each call also queues a reflector run and its
+// job per new trace (afterTracesIngested), as in production; no worker runs, so the jobs only queue.
+import { queueStats } from "@/server/jobs/queue";
+import { offlineProvider, useRunProvider } from "@/server/runs/providers";
+import { listRunsInput } from "@/server/runs/schemas";
+import { listRuns } from "@/server/runs/service";
+import { parseTraceBody } from "@/server/traces/schemas";
+import { ingestTraces } from "@/server/traces/service";
+import { CALL_TIMEOUT_MS, check, guarded, importAppWorld, type RecordResult } from "./database";
+import type { BenchEngine } from "./engines";
+import { measurePrepared, type RunPlan } from "./measure";
+import { formatRate, type RateTarget, type Throughput } from "./report";
+import { percentile, summarize } from "./stats";
+import { bulletIdsOf, traceSource, type TraceBody } from "./trace-data";
+
+/** The target holds for batched ingestion on PostgreSQL, the production engine. */
+export const TRACE_TARGET: RateTarget = { minPerSecond: 1_000 };
+const UNIT = "traces/s";
+
+export interface TracePlans {
+  single: RunPlan;
+  batch100: RunPlan;
+  batch1000: RunPlan;
+}
+
+function throughputOf(samples: readonly number[], perCall: number, target: RateTarget | undefined): Throughput {
+  const totalMs = samples.reduce((sum, ms) => sum + ms, 0);
+  return { perSecond: (perCall * samples.length * 1000) / totalMs, unit: UNIT, ...(target ? { target } : {}) };
+}
+
+export async function traceBenchmarks(engine: BenchEngine, plans: TracePlans, record: RecordResult): Promise<void> {
+  const { db } = engine;
+  const stamp = Date.now();
+  const name = `Trace ingestion ${stamp}`;
+  let source: ReturnType<typeof traceSource> | undefined;
+  let playbookId = "";
+  const ready = await guarded(record, "Ingest traces: setup", engine.name, async () => {
+    // Runs are queued under the provider's name and model; the provider itself is never called here.
+    useRunProvider(db, offlineProvider());
+    const imported = await importAppWorld(engine, name);
+    playbookId = imported.playbookId;
+    source = traceSource({ playbook: name, bulletIds: bulletIdsOf(imported.content), idPrefix: `bench-${stamp}` });
+  });
+  if (!ready || !source) return;
+  const traces = source;
+
+  let stored = 0;
+  const variants: { label: string; size: number; plan: RunPlan }[] = [
+    { label: "one trace per call", size: 1, plan: plans.single },
+    { label: "batches of 100", size: 100, plan: plans.batch100 },
+    { label: "batches of 1,000", size: 1_000, plan: plans.batch1000 },
+  ];
+  for (const { label, size, plan } of variants) {
+    const benchmark = `Ingest traces, ${label}`;
+    await guarded(record, benchmark, engine.name, async () => {
+      let bytes = 0;
+      const samples = await measurePrepared(
+        async () => {
+          const batch = traces.next(size);
+          bytes += Buffer.byteLength(JSON.stringify(batch));
+          // The HTTP body: one trace alone, or { traces: [...] }.
+          return size === 1 ? (batch[0] as TraceBody) : { traces: batch };
+        },
+        async (body) => {
+          const result = await ingestTraces(db, parseTraceBody(body), { source: "api" });
+          check(result.created === size, `expected ${size} traces stored, ${result.created} were`);
+          stored += size;
+        },
+        plan,
+        CALL_TIMEOUT_MS,
+        benchmark,
+      );
+      const calls = plan.warmup + plan.runs;
+      const target = engine.name === "PostgreSQL" && size > 1 ? TRACE_TARGET : undefined;
+      const throughput = throughputOf(samples, size, target);
+      const medianRate = percentile(
+        samples.map((ms) => (size * 1000) / ms),
+        50,
+      );
+      record({
+        kind: "measured",
+        benchmark,
+        engine: engine.name,
+        summary: summarize(samples),
+        throughput,
+        note:
+          `Throughput ${formatRate(throughput)} is traces stored / time of the timed calls; the median call's rate was ` +
+          `${formatRate({ perSecond: medianRate, unit: UNIT })}. ${(bytes / calls / size / 1024).toFixed(1)} KB of JSON per trace. ` +
+          `The playbook held ${(stored - size * calls).toLocaleString("en")} traces (and as many queued runs and jobs) before the first call.`,
+      });
+    });
+  }
+
+  // Every trace stored queued its reflection, and nothing ran it.
+  await guarded(record, "Ingest traces: queued reflections", engine.name, async () => {
+    const [runs, jobs] = await Promise.all([
+      listRuns(db, listRunsInput.parse({ playbookId, limit: 1 })),
+      queueStats(db, { playbookId }),
+    ]);
+    check(runs.total === stored, `expected ${stored} queued reflector runs, found ${runs.total}`);
+    check(jobs.byStatus.queued === stored, `expected ${stored} queued jobs, found ${jobs.byStatus.queued}`);
+    check(jobs.total === jobs.byStatus.queued, "a worker claimed jobs during the benchmark");
+  });
+}
+
+/** Lines for "How these were measured". */
+export function traceNotes(plans: TracePlans): string[] {
+  const of = (plan: RunPlan) => `${plan.warmup} + ${plan.runs}`;
+  return [
+    `Trace ingestion (target ≥ ${TRACE_TARGET.minPerSecond.toLocaleString("en")} ${UNIT} batched, on PostgreSQL): ingestTraces ` +
+      `(server/traces/service.ts) with the body parsed by parseTraceBody, as POST /api/v1/traces does (traceBatchSchema for a batch, ` +
+      `the trace schema for one trace alone); JSON parsing and HTTP are not timed. Warm-up + timed calls: one trace per call ` +
+      `${of(plans.single)}, batches of 100 ${of(plans.batch100)}, batches of 1,000 ${of(plans.batch1000)}, in that order, into one ` +
+      `imported AppWorld playbook (318 bullets). Each call includes what ingestion costs in production: one transaction storing the ` +
+      `traces, then afterTracesIngested queueing one reflector run and one job per new trace. No job worker runs (none is started), ` +
+      `so the jobs stay queued; this is checked afterwards. Throughput is total traces / total time of the timed calls; the median ` +
+      `call's rate is in the note.`,
+    `Traces (server/bench/trace-data.ts, seeded): AppWorld-style tasks; 1–2 KB of step-by-step reasoning citing 2–5 random bullet ` +
+      `ids of the playbook as [id] (cited ids are extracted from the text, as for an agent that sends no citedBulletIds); the final ` +
+      `code or answer; outcome success 65 %, failure 30 %, unknown 5 %; feedback with test results, errors and a ground truth for ` +
+      `failed answers; usage, duration and metadata; an external id unique per trace (no duplicates).`,
+  ];
+}

@@ -1,6 +1,7 @@
-// The curation settings a person can change, with the rule each number must follow and where its
-// default comes from. The form and its validation read this one table.
-import type { PlaybookSettings } from "@/server/playbooks/schemas";
+// The curation and run settings a person can change, with the rule each number must follow and
+// where its default comes from. The form and its validation read these tables (the studio budget
+// dialog reads the two budget fields too, so both check a budget the same way).
+import { RUN_MODES, type PlaybookSettings, type RunMode } from "@/server/playbooks/schemas";
 
 export type NumberKey =
   | "autoApplyConfidence"
@@ -9,6 +10,9 @@ export type NumberKey =
   | "tokenBudget"
   | "maxBullets"
   | "curatorFrequency"
+  | "reflectorRounds"
+  | "monthlyTokenBudget"
+  | "monthlyCostBudgetUsd"
   | "pruning.harmfulShare"
   | "pruning.harmfulMinVotes"
   | "pruning.minSuccessRatio"
@@ -18,8 +22,8 @@ export interface NumberField {
   key: NumberKey;
   label: string;
   help: string;
-  /** A share in [0, 1] with decimals, or a whole number. */
-  kind: "ratio" | "whole";
+  /** A share in [0, 1] with decimals, a whole number, or an amount of money (two decimals). */
+  kind: "ratio" | "whole" | "amount";
   min: number;
   max: number;
   /** Empty means "no limit" (stored as null). */
@@ -75,11 +79,40 @@ export const NUMBER_FIELDS: Record<NumberKey, NumberField> = {
   curatorFrequency: {
     key: "curatorFrequency",
     label: "Curator frequency",
-    help: "Default 10 — the ACE middleware's curator_frequency: the curator runs after every N reflected interactions.",
+    help: "Default 10 — the ACE middleware's curator_frequency: with the curator on automatic, it runs after every N reflected interactions.",
     kind: "whole",
     min: 1,
     max: 10_000,
     unit: "interactions",
+  },
+  reflectorRounds: {
+    key: "reflectorRounds",
+    label: "Refinement rounds",
+    help: "Default 1. The ACE design documents let the reflector refine its diagnosis up to 5 times (max_reflection_iterations); each round is one more LLM call per trace. The offline rules always make one.",
+    kind: "whole",
+    min: 1,
+    max: 5,
+    unit: "rounds",
+  },
+  monthlyTokenBudget: {
+    key: "monthlyTokenBudget",
+    label: "Monthly LLM tokens",
+    help: "Default: no limit. The integration spec's cost control: a warning at 75 %, and no new reflector or curator run once the month's tokens (in + out) reach it. The offline provider uses none.",
+    kind: "whole",
+    min: 1_000,
+    max: 10_000_000_000,
+    optional: true,
+    unit: "tokens",
+  },
+  monthlyCostBudgetUsd: {
+    key: "monthlyCostBudgetUsd",
+    label: "Monthly LLM cost",
+    help: "Default: no limit. The same rule in dollars (the spec's example: $100 a month, alert at $75), estimated from the model's price per token.",
+    kind: "amount",
+    min: 0.01,
+    max: 1_000_000,
+    optional: true,
+    unit: "USD",
   },
   "pruning.harmfulShare": {
     key: "pruning.harmfulShare",
@@ -117,12 +150,80 @@ export const NUMBER_FIELDS: Record<NumberKey, NumberField> = {
   },
 };
 
-export type SettingsDraft = Record<NumberKey, string> & { autoApply: boolean; pruningEnabled: boolean };
+export type SwitchKey = "autoApply" | "pruningEnabled" | "tagsNeedReview";
+
+export interface SwitchField {
+  key: SwitchKey;
+  label: string;
+  help: string;
+}
+
+export const SWITCH_FIELDS: Record<SwitchKey, SwitchField> = {
+  autoApply: {
+    key: "autoApply",
+    label: "Apply confident deltas automatically",
+    help: "Default off. Deltas applied this way are marked auto-applied in the queue and the history. Pruning, near-duplicates, limit breaches and stale deltas always wait for a person.",
+  },
+  pruningEnabled: {
+    key: "pruningEnabled",
+    label: "Propose pruning by this policy",
+    help: "Default off (auto_prune=False in the ACE middleware).",
+  },
+  tagsNeedReview: {
+    key: "tagsNeedReview",
+    label: "Review the reflector's counter tags",
+    help: "Default off: a helpful/harmful tag is an observation, so the ACE middleware updates the counters at once. On: each reflection's tags wait in the review queue as a delta.",
+  },
+};
+
+export type ChoiceKey = "reflectorMode" | "curatorMode";
+
+export interface ChoiceField {
+  key: ChoiceKey;
+  label: string;
+  help: string;
+  options: readonly { value: RunMode; label: string }[];
+}
+
+export const CHOICE_FIELDS: Record<ChoiceKey, ChoiceField> = {
+  reflectorMode: {
+    key: "reflectorMode",
+    label: "When to reflect",
+    help: "Default automatic — as the ACE middleware reflects after every model response, each trace is reflected as it arrives. Manual: only when someone presses Reflect now. Off: traces are kept, never reflected.",
+    options: [
+      { value: "auto", label: "Automatic" },
+      { value: "manual", label: "Manual" },
+      { value: "off", label: "Off" },
+    ],
+  },
+  curatorMode: {
+    key: "curatorMode",
+    label: "When to curate",
+    help: "Default automatic — the curator runs once the curator frequency's worth of reflections wait. Manual: only when someone presses Curate now. Off: reflections only update counters.",
+    options: [
+      { value: "auto", label: "Automatic" },
+      { value: "manual", label: "Manual" },
+      { value: "off", label: "Off" },
+    ],
+  },
+};
+
+export function isRunMode(value: string): value is RunMode {
+  return (RUN_MODES as readonly string[]).includes(value);
+}
+
+export type SettingsDraft = Record<NumberKey, string> & Record<SwitchKey, boolean> & Record<ChoiceKey, RunMode>;
 
 export function draftFrom(settings: PlaybookSettings): SettingsDraft {
   return {
     autoApply: settings.autoApply,
     pruningEnabled: settings.pruning.enabled,
+    tagsNeedReview: settings.tagsNeedReview,
+    reflectorMode: settings.reflectorMode,
+    curatorMode: settings.curatorMode,
+    reflectorRounds: String(settings.reflectorRounds),
+    monthlyTokenBudget: settings.monthlyTokenBudget === null ? "" : String(settings.monthlyTokenBudget),
+    monthlyCostBudgetUsd: settings.monthlyCostBudgetUsd === null ? "" : String(settings.monthlyCostBudgetUsd),
     autoApplyConfidence: String(settings.autoApplyConfidence),
     similarityThreshold: String(settings.similarityThreshold),
     maxContentLength: String(settings.maxContentLength),
@@ -138,12 +239,20 @@ export function draftFrom(settings: PlaybookSettings): SettingsDraft {
 
 /** The number the person typed, or a sentence saying what is wrong with it. */
 export function parseField(field: NumberField, text: string): { value: number | null } | { error: string } {
-  const trimmed = text.trim().replace(/,/g, "");
+  // "1,000" and, for money, "$25" read as the numbers they are.
+  const trimmed = field.kind === "amount" ? text.trim().replace(/,/g, "").replace(/^\$\s*/, "") : text.trim().replace(/,/g, "");
   if (trimmed === "") return field.optional ? { value: null } : { error: "Enter a number." };
   const value = Number(trimmed);
-  const range = field.kind === "ratio" ? `between ${field.min} and ${field.max}` : `from ${field.min.toLocaleString("en-US")} to ${field.max.toLocaleString("en-US")}`;
-  if (!Number.isFinite(value)) return { error: `Enter a number ${range}.` };
+  const range =
+    field.kind === "ratio"
+      ? `between ${field.min} and ${field.max}`
+      : field.kind === "amount"
+        ? `from $${field.min} to $${field.max.toLocaleString("en-US")}`
+        : `from ${field.min.toLocaleString("en-US")} to ${field.max.toLocaleString("en-US")}`;
+  const what = field.kind === "whole" ? "a whole number" : field.kind === "amount" ? "an amount" : "a number";
+  if (!Number.isFinite(value)) return { error: `Enter ${field.kind === "whole" ? "a number" : what} ${range}.` };
   if (field.kind === "whole" && !Number.isInteger(value)) return { error: `Enter a whole number ${range}.` };
-  if (value < field.min || value > field.max) return { error: `Enter a ${field.kind === "whole" ? "whole number" : "number"} ${range}.` };
-  return { value };
+  if (value < field.min || value > field.max) return { error: `Enter ${what} ${range}.` };
+  // Cents are the finest a budget needs; more decimals would only pretend a precision.
+  return { value: field.kind === "amount" ? Math.round(value * 100) / 100 : value };
 }

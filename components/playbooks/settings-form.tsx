@@ -1,6 +1,7 @@
 "use client";
-// The settings tab: curation thresholds, limits and the pruning policy, saved as a version (the
-// history says who changed what), and a way to propose pruning now.
+// The settings tab: curation thresholds, limits, the pruning policy, how the reflector and curator
+// run and what they may spend, saved as a version (the history says who changed what), and a way
+// to propose pruning now.
 import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
 import { Scissors } from "lucide-react";
 import { useRouter } from "next/navigation";
@@ -10,13 +11,25 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
+import { Select } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
 import { reviewHref } from "@/components/deltas/review-url";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { PlaybookDetail, PlaybookSettingsPatch } from "@/server/playbooks/schemas";
 import { errorMessage } from "./errors";
-import { draftFrom, NUMBER_FIELDS, parseField, type NumberKey, type SettingsDraft } from "./settings-fields";
+import {
+  CHOICE_FIELDS,
+  draftFrom,
+  isRunMode,
+  NUMBER_FIELDS,
+  parseField,
+  SWITCH_FIELDS,
+  type ChoiceKey,
+  type NumberKey,
+  type SettingsDraft,
+  type SwitchKey,
+} from "./settings-fields";
 
 export function SettingsForm({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();
@@ -65,16 +78,13 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
   const field = (key: NumberKey) => (
     <NumberRow key={key} fieldKey={key} value={draft[key]} error={errors[key]} onChange={(value) => set(key, value)} />
   );
+  const toggle = (key: SwitchKey) => <SwitchRow key={key} fieldKey={key} checked={draft[key]} onChange={(value) => set(key, value)} />;
+  const choice = (key: ChoiceKey) => <ChoiceRow key={key} fieldKey={key} value={draft[key]} onChange={(value) => set(key, value)} />;
 
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-6 pb-24">
       <Group title="Auto-apply" description="Let confident proposals through without a reviewer.">
-        <SwitchRow
-          label="Apply confident deltas automatically"
-          help="Default off. Deltas applied this way are marked auto-applied in the queue and the history. Pruning, near-duplicates, limit breaches and stale deltas always wait for a person."
-          checked={draft.autoApply}
-          onChange={(value) => set("autoApply", value)}
-        />
+        {toggle("autoApply")}
         {field("autoApplyConfidence")}
       </Group>
       <Group title="De-duplication and limits" description="Checked for every proposal and every edit.">
@@ -84,19 +94,29 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
         {field("maxBullets")}
       </Group>
       <Group title="Pruning" description="Pruning only ever proposes: each removal waits in the queue for approval.">
-        <SwitchRow
-          label="Propose pruning by this policy"
-          help="Default off (auto_prune=False in the ACE middleware)."
-          checked={draft.pruningEnabled}
-          onChange={(value) => set("pruningEnabled", value)}
-        />
+        {toggle("pruningEnabled")}
         {field("pruning.harmfulShare")}
         {field("pruning.harmfulMinVotes")}
         {field("pruning.minSuccessRatio")}
         {field("pruning.successMinObservations")}
         <PruneNow playbook={playbook} dirty={dirty} />
       </Group>
-      <Group title="Curator">{field("curatorFrequency")}</Group>
+      <Group title="Reflector" description="Reads each trace the agent reports, diagnoses it and tags the bullets it cited.">
+        {choice("reflectorMode")}
+        {field("reflectorRounds")}
+        {toggle("tagsNeedReview")}
+      </Group>
+      <Group title="Curator" description="Turns waiting reflections into a proposed delta; a person approves it.">
+        {choice("curatorMode")}
+        {field("curatorFrequency")}
+      </Group>
+      <Group
+        title="Monthly LLM budget"
+        description="For this playbook's reflector and curator runs, by calendar month (UTC). The studio-wide budget is on the Runs page."
+      >
+        {field("monthlyTokenBudget")}
+        {field("monthlyCostBudgetUsd")}
+      </Group>
 
       {mutation.isError ? (
         <Notice tone="danger" title="The settings were not saved">
@@ -146,6 +166,12 @@ function patchOf(values: Partial<Record<NumberKey, number | null>>, draft: Setti
   if (changed(values.tokenBudget, stored.tokenBudget)) patch.tokenBudget = values.tokenBudget as number;
   if (changed(values.maxBullets, stored.maxBullets)) patch.maxBullets = values.maxBullets ?? null;
   if (changed(values.curatorFrequency, stored.curatorFrequency)) patch.curatorFrequency = values.curatorFrequency as number;
+  if (changed(values.reflectorRounds, stored.reflectorRounds)) patch.reflectorRounds = values.reflectorRounds as number;
+  if (changed(values.monthlyTokenBudget, stored.monthlyTokenBudget)) patch.monthlyTokenBudget = values.monthlyTokenBudget ?? null;
+  if (changed(values.monthlyCostBudgetUsd, stored.monthlyCostBudgetUsd)) patch.monthlyCostBudgetUsd = values.monthlyCostBudgetUsd ?? null;
+  if (draft.reflectorMode !== stored.reflectorMode) patch.reflectorMode = draft.reflectorMode;
+  if (draft.curatorMode !== stored.curatorMode) patch.curatorMode = draft.curatorMode;
+  if (draft.tagsNeedReview !== stored.tagsNeedReview) patch.tagsNeedReview = draft.tagsNeedReview;
   if (draft.pruningEnabled !== stored.pruning.enabled) pruning.enabled = draft.pruningEnabled;
   if (changed(values["pruning.harmfulShare"], stored.pruning.harmfulShare)) pruning.harmfulShare = values["pruning.harmfulShare"] as number;
   if (changed(values["pruning.harmfulMinVotes"], stored.pruning.harmfulMinVotes)) pruning.harmfulMinVotes = values["pruning.harmfulMinVotes"] as number;
@@ -245,7 +271,7 @@ function NumberRow({ fieldKey, value, error, onChange }: { fieldKey: NumberKey; 
         <div className="flex w-full items-center gap-2 sm:w-auto">
           <Input
             id={id}
-            inputMode={field.kind === "ratio" ? "decimal" : "numeric"}
+            inputMode={field.kind === "whole" ? "numeric" : "decimal"}
             value={value}
             placeholder={field.optional ? "No limit" : undefined}
             onChange={(event) => onChange(event.target.value)}
@@ -260,19 +286,46 @@ function NumberRow({ fieldKey, value, error, onChange }: { fieldKey: NumberKey; 
   );
 }
 
-function SwitchRow({ label, help, checked, onChange }: { label: string; help: string; checked: boolean; onChange: (value: boolean) => void }) {
+function SwitchRow({ fieldKey, checked, onChange }: { fieldKey: SwitchKey; checked: boolean; onChange: (value: boolean) => void }) {
   const id = useId();
+  const field = SWITCH_FIELDS[fieldKey];
   return (
     <Row
       id={id}
-      label={label}
-      help={help}
+      label={field.label}
+      help={field.help}
       control={
         <div className="flex items-center gap-2">
           <Switch id={id} checked={checked} onCheckedChange={onChange} aria-describedby={`${id}-help`} />
           <span className="w-8 text-[13px] text-ink-muted" aria-hidden>
             {checked ? "On" : "Off"}
           </span>
+        </div>
+      }
+    />
+  );
+}
+
+function ChoiceRow({ fieldKey, value, onChange }: { fieldKey: ChoiceKey; value: SettingsDraft[ChoiceKey]; onChange: (value: SettingsDraft[ChoiceKey]) => void }) {
+  const id = useId();
+  const field = CHOICE_FIELDS[fieldKey];
+  return (
+    <Row
+      id={id}
+      label={field.label}
+      help={field.help}
+      control={
+        <div className="flex w-full items-center gap-2 sm:w-auto">
+          <Select
+            id={id}
+            value={value}
+            onValueChange={(next: string) => {
+              if (isRunMode(next)) onChange(next);
+            }}
+            options={field.options}
+            className="w-full sm:w-32"
+          />
+          <span className="w-20 shrink-0" aria-hidden />
         </div>
       }
     />

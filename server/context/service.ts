@@ -88,6 +88,37 @@ function sectionsOf(bullets: repo.ContextBulletTuple[]): ContextSection[] {
  * statement; when the playbook changed in between, the answer (and its ETag) is of the new version.
  */
 export async function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
+  const cached = compiledCache.get(target.etag);
+  if (cached) return cached;
+  const compiled = await compileFromDatabase(db, target);
+  remember(compiled);
+  return compiled;
+}
+
+/**
+ * Compiled contexts by ETag. The ETag names the playbook version and every option, and every change
+ * to a playbook bumps its version, so an entry is never stale: agents that fetch the context before
+ * each call pay the compile once per version, not once per call.
+ */
+const compiledCache = new Map<string, { result: ContextResult; etag: string }>();
+const CACHED_CONTEXTS = 32;
+
+function remember(compiled: { result: ContextResult; etag: string }) {
+  compiledCache.delete(compiled.etag);
+  compiledCache.set(compiled.etag, compiled);
+  while (compiledCache.size > CACHED_CONTEXTS) {
+    const oldest = compiledCache.keys().next().value;
+    if (oldest === undefined) break;
+    compiledCache.delete(oldest);
+  }
+}
+
+/** For benchmarks and tests that time or check the compile itself. */
+export function forgetCompiledContexts(): void {
+  compiledCache.clear();
+}
+
+async function compileFromDatabase(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
   const loaded = await repo.loadContextCandidates(db, target.playbookId, {
     budget: target.budget,
     includeCounters: target.includeCounters,

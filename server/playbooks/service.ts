@@ -186,14 +186,16 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
 }
 
 export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
-  const [rows, total] = await Promise.all([repo.listBullets(db, query), repo.countBullets(db, query)]);
+  const rows = await repo.listBullets(db, query);
+  // A page carries the total; an empty one does not, and only a page past the end needs counting.
+  const total = rows[0]?.total ?? (query.cursor > 0 ? await repo.countBullets(db, query) : 0);
   // No rows at all may mean no such playbook: say so rather than show an empty list.
   if (total === 0) await requirePlaybook(db, query.playbookId);
   const nextCursor = query.cursor + rows.length < total ? query.cursor + rows.length : null;
   return {
     total,
     nextCursor,
-    items: rows.map((row) => ({ ...row, signal: classifyBullet(row) })),
+    items: rows.map(({ total: _total, ...row }) => ({ ...row, signal: classifyBullet(row) })),
   };
 }
 

@@ -11,7 +11,7 @@ import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testi
 import { startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
 import { createCaller } from "@/server/trpc/root";
 import { offlineProvider, openAiRunProvider, useRunProvider } from "./providers";
-import { runHandlers, sweepOrphanTraces } from "./service";
+import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 
 const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
 vi.mock("@/server/db/client", async (importOriginal) => {
@@ -143,6 +143,22 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
     // The server stops here; its successor's worker starts from the table.
     await worker().drain();
     expect((await caller.runs.status({ playbookId })).unreflected).toBe(0);
+  });
+
+  it("a run whose job is gone is failed with the reason at start-up, and can be retried", async () => {
+    const { playbookId } = await demo();
+    const ids = (await caller.playbook.bullets({ playbookId, limit: 2 })).items.map((bullet) => bullet.externalId);
+    await post({ traces: agentTraces(ids, 2) });
+    // The worker died on the job's last attempt: the queue failed the job, the run still says running.
+    await database.db.job.updateMany({ data: { status: "failed" } });
+    await database.db.run.updateMany({ data: { status: "running" } });
+    expect(await failAbandonedRuns(database.db)).toBe(2);
+    const [run] = (await caller.runs.list({ playbookId })).items;
+    expect(run).toMatchObject({ status: "failed" });
+    expect(run!.error).toMatch(/server stopped/);
+    await caller.runs.retry({ runId: run!.id });
+    await worker().drain();
+    expect((await caller.runs.get({ runId: run!.id })).status).toBe("succeeded");
   });
 
   it("traces stored without a run (the process stopped in between) are queued by the start-up sweep", async () => {

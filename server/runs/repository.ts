@@ -242,6 +242,19 @@ export async function orphanTraces(db: Db, limit: number): Promise<{ id: string;
     LIMIT ${limit}`;
 }
 
+/**
+ * Runs left queued or running with no live job behind them (their job failed for good when its
+ * worker died on the last attempt): failed with the reason, so they can be retried.
+ */
+export async function failRunsWithoutJob(db: Db): Promise<number> {
+  return db.$executeRaw`
+    UPDATE "Run" r SET status = 'failed', "finishedAt" = now() AT TIME ZONE 'UTC',
+      error = 'The server stopped while this run was under way and it has no attempt left. Retry it.'
+    WHERE r.status IN ('queued', 'running')
+      AND NOT EXISTS (
+        SELECT 1 FROM "Job" j WHERE j.status IN ('queued', 'running') AND j.payload->>'runId' = r.id::text)`;
+}
+
 // ---- Reflections waiting for the curator -----------------------------------------------------
 
 export function uncuratedReflections(db: DbOrTx, playbookId: string, limit: number) {

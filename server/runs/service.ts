@@ -96,6 +96,11 @@ async function maybeCurate(db: Db, playbookId: string): Promise<void> {
   if ((await repo.countUncurated(db, playbookId)) >= settings.curatorFrequency) await enqueueCuration(db, playbookId, "auto");
 }
 
+/** Runs whose job is gone are failed with the reason (start-up), so none stays "running" forever. */
+export function failAbandonedRuns(db: Db): Promise<number> {
+  return repo.failRunsWithoutJob(db);
+}
+
 /** Traces stored but never queued (the process stopped in between) are queued on start. */
 export async function sweepOrphanTraces(db: Db): Promise<number> {
   let queued = 0;

@@ -1,7 +1,8 @@
 // The web server's background worker for reflector and curator runs (started by server/startup.ts).
 import type { Db } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
-import { runHandlers, sweepOrphanTraces } from "./service";
+import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
+import { runProviderFor } from "./providers";
 
 const globalForRuns = globalThis as typeof globalThis & { __aceRunWorker?: JobWorker };
 
@@ -18,6 +19,11 @@ function concurrencyFromEnv(): number {
 export async function startRunWorker(db: Db): Promise<JobWorker | null> {
   const concurrency = concurrencyFromEnv();
   if (concurrency === 0 || globalForRuns.__aceRunWorker) return globalForRuns.__aceRunWorker ?? null;
+  // A bad provider setting fails here, at start, with the variable's name, not in every run.
+  const provider = runProviderFor(db);
+  console.log(`[ace-studio] runs use the ${provider.name === "offline" ? "offline provider (rule-based, no LLM)" : `OpenAI-compatible provider (${provider.label})`}`);
+  const abandoned = await failAbandonedRuns(db);
+  if (abandoned > 0) console.log(`[ace-studio] ${abandoned} run(s) lost their worker before the last stop: marked failed, retry them from the Runs page`);
   const swept = await sweepOrphanTraces(db);
   if (swept > 0) console.log(`[ace-studio] queued ${swept} trace(s) stored before the last stop but never reflected`);
   const worker = new JobWorker(db, { handlers: runHandlers(), concurrency });

@@ -23,7 +23,7 @@ import { useTRPC } from "@/components/trpc/client";
 import type { CitedBullet, TraceDetail, TraceRunSummary } from "@/server/traces/schemas";
 import { CopyButton } from "./copy-button";
 import { Breadcrumb, DetailSection, Fact, Facts, jsonText } from "./detail-parts";
-import { taskTitle } from "./labels";
+import { bulletHref, taskTitle } from "./labels";
 import { TextBlock } from "./text-block";
 import { tracesHref } from "./trace-url";
 import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
@@ -215,10 +215,6 @@ function FeedbackPart({ title, children }: { title: string; children: ReactNode 
       {children}
     </div>
   );
-}
-
-export function bulletHref(playbookId: string, externalId: string): string {
-  return `/playbooks/${playbookId}?bullet=${encodeURIComponent(externalId)}`;
 }
 
 function CitedBulletsSection({ trace }: { trace: TraceDetail }) {

@@ -1,27 +1,16 @@
 // The compiled context through GET /api/v1/playbooks/{name}/context and the tRPC preview, against
 // embedded PGlite and PostgreSQL. The route's getDb() is pointed at the test database.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
-import type { Db } from "@/server/db/client";
+import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
 
-const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
-vi.mock("@/server/db/client", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("@/server/db/client")>();
-  return {
-    ...actual,
-    getDb: async () => {
-      if (!appDb.current) throw new Error("The test has not opened its database yet.");
-      return appDb.current;
-    },
-  };
-});
 
 const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
 
@@ -55,11 +44,11 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    appDb.current = database.db;
+    serveDb(database.db);
     caller = createCaller({ db: database.db, actor: "tester" });
   });
   afterAll(async () => {
-    appDb.current = undefined;
+    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

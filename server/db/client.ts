@@ -148,6 +148,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
  * (DATABASE_URL or DATA_DIR). Concurrent first callers share one opening.
  */
 export async function getDb(): Promise<Db> {
+  if (servedDb) return servedDb;
   if (!globalForDb.__aceDb) {
     const opening = openDatabase(databaseConfigFromEnv());
     globalForDb.__aceDb = opening;
@@ -156,6 +157,16 @@ export async function getDb(): Promise<Db> {
     });
   }
   return (await globalForDb.__aceDb).db;
+}
+
+let servedDb: Db | undefined;
+
+/**
+ * Points getDb() at a database the caller opened (integration tests calling route handlers, the
+ * benchmark); undefined goes back to the environment's.
+ */
+export function serveDb(db: Db | undefined): void {
+  servedDb = db;
 }
 
 /** Closes the getDb() database (graceful shutdown). */

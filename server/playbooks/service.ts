@@ -135,11 +135,16 @@ export async function updateSettings(
 
 // ---- Browsing ----------------------------------------------------------------------------
 
+interface Tally {
+  summary: PlaybookSummary;
+  activeBySection: Map<string, number>;
+}
+
 /**
  * Totals for the summary strip and per-section counts. Tokens are the stored per-bullet counts plus
  * the section headers; bullets written before counts existed are counted once here and stored.
  */
-async function tally(db: Db, playbookId: string, sectionNames: string[]) {
+async function tally(db: Db, playbookId: string, sectionNames: string[]): Promise<Tally> {
   const sections = await repo.tallyBySection(db, playbookId);
   const signals = Object.fromEntries(BULLET_SIGNALS.map((signal) => [signal, 0])) as Record<BulletSignal, number>;
   const summary: PlaybookSummary = { active: 0, archived: 0, signals, estimatedTokens: 0 };
@@ -163,10 +168,44 @@ async function tally(db: Db, playbookId: string, sectionNames: string[]) {
   return { summary, activeBySection: new Map(sections.map((section) => [section.sectionId, section.active])) };
 }
 
+// The tally of each playbook's current version, per database. Every change to a playbook's bullets
+// or sections bumps its version in the same transaction, so a tally holds while its version is the
+// playbook's: opening a 10,000-bullet playbook again does not scan its bullets again. On globalThis
+// so hot reload in development keeps one cache.
+const TALLIED_PLAYBOOKS = 64;
+const globalForTallies = globalThis as typeof globalThis & {
+  __acePlaybookTallies?: WeakMap<Db, Map<string, Tally & { version: number }>>;
+};
+const tallies: WeakMap<Db, Map<string, Tally & { version: number }>> = (globalForTallies.__acePlaybookTallies ??= new WeakMap());
+
+async function tallyOfVersion(db: Db, playbookId: string, version: number, sectionNames: string[]): Promise<Tally> {
+  let cache = tallies.get(db);
+  if (!cache) {
+    cache = new Map();
+    tallies.set(db, cache);
+  }
+  const cached = cache.get(playbookId);
+  if (cached?.version === version) return cached;
+  const fresh = await tally(db, playbookId, sectionNames);
+  // Re-inserted, so the Map's order is the eviction order.
+  cache.delete(playbookId);
+  cache.set(playbookId, { ...fresh, version });
+  while (cache.size > TALLIED_PLAYBOOKS) {
+    const oldest = cache.keys().next().value;
+    if (oldest === undefined) break;
+    cache.delete(oldest);
+  }
+  return fresh;
+}
+
 export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookDetail> {
-  const playbook = await requirePlaybook(db, playbookId);
-  const sections = await repo.listSections(db, playbookId);
-  const { summary, activeBySection } = await tally(db, playbookId, sections.map((section) => section.name));
+  const [playbook, sections] = await Promise.all([requirePlaybook(db, playbookId), repo.listSections(db, playbookId)]);
+  const { summary, activeBySection } = await tallyOfVersion(
+    db,
+    playbookId,
+    playbook.version,
+    sections.map((section) => section.name),
+  );
   return {
     id: playbook.id,
     name: playbook.name,
@@ -181,7 +220,8 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
       ...section,
       bulletCount: activeBySection.get(section.id) ?? 0,
     })),
-    summary,
+    // A copy: the cached tally must not change with what a caller does to its result.
+    summary: { ...summary, signals: { ...summary.signals } },
   };
 }
 

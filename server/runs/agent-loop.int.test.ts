@@ -1,9 +1,9 @@
 // The "done when", on embedded PGlite and PostgreSQL: an agent posts 100 traces for the demo
 // playbook over HTTP and, with no step but approval, the counters move and deltas wait in the queue,
 // with no LLM (offline) and through the OpenAI SDK (the mock server). Also: queued work survives a
-// restart, and traces stored without a run are found and queued.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Db } from "@/server/db/client";
+// restart, and traces stored without a run are found and queued. The route's getDb() serves the test database.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { serveDb } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
 import { llmConfigFromEnv } from "@/server/llm/config";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
@@ -13,17 +13,6 @@ import { createCaller } from "@/server/trpc/root";
 import { offlineProvider, openAiRunProvider, useRunProvider } from "./providers";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 
-const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
-vi.mock("@/server/db/client", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("@/server/db/client")>();
-  return {
-    ...actual,
-    getDb: async () => {
-      if (!appDb.current) throw new Error("The test has not opened its database yet.");
-      return appDb.current;
-    },
-  };
-});
 
 const { POST } = await import("@/app/api/v1/traces/route");
 
@@ -58,11 +47,12 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    appDb.current = database.db;
+    serveDb(database.db);
     caller = createCaller({ db: database.db, actor: "alice" });
     mock = await startMockOpenAi({ mode: "ace" });
   });
   afterAll(async () => {
+    serveDb(undefined);
     await mock?.close();
     await database?.close();
   });

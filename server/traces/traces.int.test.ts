@@ -1,25 +1,14 @@
 // Trace ingest and browsing through POST /api/v1/traces and the tRPC procedures, against embedded
-// PGlite and PostgreSQL. The route reaches its database through getDb(); the test points that at the
-// test database by mocking it, everything else in server/db/client stays real. The after-ingest
+// PGlite and PostgreSQL. The route reaches its database through getDb(), which serveDb() points at
+// the test database. The after-ingest
 // trigger (the runs domain's) is replaced by a spy: these tests are about what ingest hands it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Db } from "@/server/db/client";
+import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
 import { MAX_TRACE_BODY_BYTES } from "./schemas";
 
-const appDb = vi.hoisted(() => ({ current: undefined as Db | undefined }));
-vi.mock("@/server/db/client", async (importOriginal) => {
-  const actual = await importOriginal<typeof import("@/server/db/client")>();
-  return {
-    ...actual,
-    getDb: async () => {
-      if (!appDb.current) throw new Error("The test has not opened its database yet.");
-      return appDb.current;
-    },
-  };
-});
 
 const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
 vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
@@ -59,11 +48,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    appDb.current = database.db;
+    serveDb(database.db);
     caller = createCaller({ db: database.db, actor: "tester" });
   });
   afterAll(async () => {
-    appDb.current = undefined;
+    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

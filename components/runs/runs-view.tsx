@@ -1,0 +1,149 @@
+"use client";
+// The runs list (/runs): every reflector and curator run, newest first, filtered by the URL. While a
+// run on screen is queued or running, the list asks again every few seconds.
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { Bot, FilterX, RotateCw, SearchX } from "lucide-react";
+import Link from "next/link";
+import { useMemo } from "react";
+import { Button, buttonClass } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Notice } from "@/components/ui/notice";
+import { Select } from "@/components/ui/select";
+import { errorMessage } from "@/components/playbooks/errors";
+import { formatNumber } from "@/components/playbooks/labels";
+import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
+import { useTRPC } from "@/components/trpc/client";
+import { TableSkeleton } from "@/components/traces/data-table";
+import { useUrlFilters } from "@/components/traces/use-url-filters";
+import { RUN_ROLES, RUN_STATUSES, type RunRole, type RunStatus } from "@/server/runs/schemas";
+import { isActive, ROLE_META, RUN_STATUS_LABELS } from "./labels";
+import { RunsTable } from "./runs-table";
+import { hasRunFilters, parseRunFilters, runListInput, writeRunFilters } from "./runs-url";
+import { StudioBudgetButton } from "./studio-budget-dialog";
+
+export const RUNS_POLL_MS = 3_000;
+const ALL = "all";
+
+export function RunsView() {
+  const trpc = useTRPC();
+  const { filters, update, reset } = useUrlFilters(parseRunFilters, writeRunFilters);
+  const query = useInfiniteQuery({
+    ...trpc.runs.list.infiniteQueryOptions(runListInput(filters), OFFSET_PAGES),
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (q.state.data?.pages.some((page) => page.items.some(isActive)) ? RUNS_POLL_MS : false),
+  });
+  const pages = query.data?.pages;
+  const items = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
+  const total = pages?.[0]?.total ?? 0;
+  const hasNextPage = query.hasNextPage && !query.isPlaceholderData;
+
+  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
+  const playbookOptions = [{ value: ALL, label: "All playbooks" }, ...playbooks.map((p) => ({ value: p.id, label: p.name, textValue: p.name }))];
+  if (filters.playbookId && !playbooks.some((p) => p.id === filters.playbookId)) playbookOptions.push({ value: filters.playbookId, label: "Unknown playbook" });
+
+  return (
+    <>
+      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight text-ink">Runs</h1>
+          <p className="mt-1 max-w-2xl text-sm text-ink-muted">
+            The reflector and curator at work: each run with its provider, prompts, answers, tokens and cost, and the delta it
+            proposed.
+          </p>
+        </div>
+        <StudioBudgetButton />
+      </div>
+
+      <div className="relative z-20 -mx-4 flex flex-wrap items-center gap-2 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+        <Select
+          label="Playbook"
+          prefix="Playbook"
+          className="w-full sm:w-64"
+          value={filters.playbookId ?? ALL}
+          onValueChange={(value) => update({ playbookId: value === ALL ? null : value })}
+          options={playbookOptions}
+        />
+        <Select<RunRole | typeof ALL>
+          label="Role"
+          prefix="Role"
+          className="w-[calc(50%-0.25rem)] sm:w-44"
+          value={filters.role ?? ALL}
+          onValueChange={(value) => update({ role: value === ALL ? null : value })}
+          options={[{ value: ALL, label: "Any" }, ...RUN_ROLES.map((role) => ({ value: role, label: ROLE_META[role].label }))]}
+        />
+        <Select<RunStatus | typeof ALL>
+          label="Status"
+          prefix="Status"
+          className="w-[calc(50%-0.25rem)] sm:w-44"
+          value={filters.status ?? ALL}
+          onValueChange={(value) => update({ status: value === ALL ? null : value })}
+          options={[{ value: ALL, label: "Any" }, ...RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))]}
+        />
+        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
+          {query.isFetching && !query.isFetchingNextPage ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
+          <span className="tabular-nums">{query.isPending ? "Loading…" : `${formatNumber(total)} ${total === 1 ? "run" : "runs"}`}</span>
+          {hasRunFilters(filters) ? (
+            <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
+              <FilterX aria-hidden /> Reset
+            </Button>
+          ) : null}
+        </div>
+      </div>
+
+      <div className="pb-16 pt-4">
+        {query.isPending ? (
+          <TableSkeleton label="Loading runs…" />
+        ) : query.isError && !query.data ? (
+          <Notice
+            tone="danger"
+            title="The runs could not be loaded"
+            actions={
+              <Button size="sm" onClick={() => void query.refetch()}>
+                <RotateCw aria-hidden /> Try again
+              </Button>
+            }
+          >
+            {errorMessage(query.error)}
+          </Notice>
+        ) : items.length === 0 ? (
+          hasRunFilters(filters) ? (
+            <EmptyState
+              icon={<SearchX />}
+              title="No runs match"
+              actions={
+                <Button variant="primary" onClick={reset}>
+                  <FilterX aria-hidden /> Reset filters
+                </Button>
+              }
+            >
+              No run has this playbook, role and status. Loosen the filters, or reset to see every run.
+            </EmptyState>
+          ) : (
+            <EmptyState
+              icon={<Bot />}
+              title="No runs yet"
+              actions={
+                <Link href="/traces" className={buttonClass("primary")}>
+                  See the traces
+                </Link>
+              }
+            >
+              A reflector run starts for every trace an agent reports (or when someone presses Reflect now); the curator runs once
+              enough reflections wait. Both show up here.
+            </EmptyState>
+          )
+        ) : (
+          <RunsTable
+            items={items}
+            showPlaybook={filters.playbookId === null}
+            hasNextPage={hasNextPage}
+            fetchingNextPage={query.isFetchingNextPage}
+            onLoadMore={() => void query.fetchNextPage()}
+            dimmed={query.isPlaceholderData}
+            endNote={items.length > 10 ? `End of the list · ${formatNumber(items.length)} runs` : null}
+          />
+        )}
+      </div>
+    </>
+  );
+}

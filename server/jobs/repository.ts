@@ -68,9 +68,17 @@ export function insertJob(db: DbOrTx, job: NewJob) {
   return db.job.create({ data: job, select: { id: true } });
 }
 
+/** Many jobs in one statement, the rows as one JSON parameter (createMany binds every field of every row). */
 export async function insertJobs(db: DbOrTx, jobs: readonly NewJob[]): Promise<number> {
-  const { count } = await db.job.createMany({ data: [...jobs] });
-  return count;
+  if (jobs.length === 0) return 0;
+  const rows = jobs.map((job) => ({ ...job, runAt: job.runAt?.toISOString() ?? null }));
+  return db.$executeRaw`
+    INSERT INTO "Job" (id, kind, "playbookId", payload, status, "maxAttempts", "runAt", "singletonKey", "createdAt", "updatedAt")
+    SELECT gen_random_uuid(), r.kind, r."playbookId", r.payload, 'queued', r."maxAttempts",
+      COALESCE(r."runAt"::timestamptz AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'), r."singletonKey",
+      now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
+      kind text, "playbookId" uuid, payload jsonb, "maxAttempts" int, "runAt" text, "singletonKey" text)`;
 }
 
 // ---- Claiming ------------------------------------------------------------------------------

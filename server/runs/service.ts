@@ -2,7 +2,7 @@
 // them from the job queue, and what the UI reads (runs, a run, the provider's and budgets' status).
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import type { Db, Tx } from "@/server/db/client";
+import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as queue from "@/server/jobs/queue";
 import type { ClaimedJob } from "@/server/jobs/queue";
@@ -36,10 +36,10 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 
 // ---- Queueing ---------------------------------------------------------------------------------
 
-/** One queued reflector run and job per trace, written together. */
-export async function enqueueReflections(db: Db | Tx, playbookId: string, traceIds: readonly string[], trigger: RunTrigger) {
+/** One queued reflector run and job per trace, written together in one transaction. */
+export async function enqueueReflections(db: Db, playbookId: string, traceIds: readonly string[], trigger: RunTrigger) {
   if (traceIds.length === 0) return [];
-  const provider = runProviderFor(db as Db);
+  const provider = runProviderFor(db);
   const runs = traceIds.map((traceId) => ({
     id: randomUUID(),
     playbookId,
@@ -49,11 +49,13 @@ export async function enqueueReflections(db: Db | Tx, playbookId: string, traceI
     trigger,
     traceIds: [traceId],
   }));
-  await repo.insertQueuedRuns(db, runs);
-  await queue.enqueueMany(
-    db,
-    runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
-  );
+  await db.$transaction(async (tx) => {
+    await repo.insertQueuedRuns(tx, runs);
+    await queue.enqueueMany(
+      tx,
+      runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
+    );
+  });
   return runs.map((run) => run.id);
 }
 

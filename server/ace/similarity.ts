@@ -324,12 +324,15 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
       visited = new Uint32Array(slots.length * 2);
       partial = new Float64Array(slots.length * 2);
     }
-    visit += 1;
+    // Marks wrap within the Uint32Array's range; 0 is never a query's mark.
+    visit = visit === 0xffff_ffff ? 1 : visit + 1;
+    if (visit === 1) visited.fill(0);
     // Marked as seen, so reading never makes them candidates to drop: the bound does not hold for them.
     const always = [...alwaysScored];
     for (const slot of always) visited[slot] = visit;
     const found: number[] = [];
     let next = 0;
+    // Taking candidates: every slot in a posting list read, while an unseen vector may still reach the threshold.
     for (; next < ordered.length && bound() >= floor; next += 1) {
       const feature = ordered[next] as QueryFeature;
       if (feature.id !== undefined) {
@@ -347,6 +350,7 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
       }
       account(feature, -1);
     }
+    // Dropping candidates: the remaining lists that are cheap next to scoring the candidates left.
     for (; next < ordered.length && found.length > 0; next += 1) {
       const feature = ordered[next] as QueryFeature;
       const list = feature.id === undefined ? [] : (postings[feature.id] ?? []);

@@ -159,6 +159,9 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     }
     expect(new Set(seen).size).toBe(318);
     expect(seen[0]).toBe("shr-00001");
+    // Reading order is the file's order: sections by position, then bullets by position.
+    const exported = await caller.playbook.export({ playbookId });
+    expect(seen).toEqual([...exported.content.matchAll(/^\[([^\]]+)\]/gm)].map((match) => match[1]));
     const past = await caller.playbook.bullets({ playbookId, cursor: 400 });
     expect(past).toEqual({ items: [], total: 318, nextCursor: null });
   });
@@ -185,14 +188,18 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     const edited = `${initial
       .replace("[shr-00001] Make sure", "[shr-00001] Always make sure")
       .replace(/\[psw-00007\][^\n]*\n/, "")}[misc-00009] A new lesson.\n`;
+    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 0 });
     const merged = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "merge" } });
     expect(merged).toMatchObject({ version: 2, bulletCount: 9 });
+    // The summary is kept per version: a new version is counted again.
+    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 9, archived: 0 });
     const updated = await caller.playbook.bullet({ playbookId, externalId: "shr-00001" });
     expect(updated.content).toMatch(/^Always make sure/);
     expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("active");
 
     const replaced = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
     expect(replaced).toMatchObject({ version: 3, bulletCount: 8 });
+    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 1 });
     expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("archived");
     const again = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
     expect(again.version).toBe(3);

@@ -131,18 +131,25 @@ const DEFAULT_DIRECTION: Record<ListBulletsQuery["sort"], "asc" | "desc"> = {
   recent: "desc",
 };
 
-// A bullet's section position, looked up in arrays of the playbook's sections (the "sections" CTE of
-// listBullets) rather than by joining Section row by row: with 10,000 bullets that join was most of
-// the query's time on PGlite, whose planner has no statistics to pick a hash join with.
-const SECTION_POSITION = Prisma.sql`sections.positions[array_position(sections.ids, b."sectionId")]`;
+/**
+ * A bullet's section position, read from two arrays of the playbook's sections that PostgreSQL builds
+ * once per statement (uncorrelated subqueries), rather than by joining Section row by row: with
+ * 10,000 bullets that join was most of the list's time on PGlite, whose planner has no statistics
+ * (no autovacuum there) to choose a hash join with.
+ */
+function sectionPosition(playbookId: string): Prisma.Sql {
+  const sections = Prisma.sql`FROM "Section" s WHERE s."playbookId" = ${playbookId}::uuid ORDER BY s.id`;
+  return Prisma.sql`(ARRAY(SELECT s.position ${sections}))[array_position(ARRAY(SELECT s.id ${sections}), b."sectionId")]`;
+}
 
 function orderBy(query: ListBulletsQuery): Prisma.Sql {
   const dir = (query.order ?? DEFAULT_DIRECTION[query.sort]) === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const section = sectionPosition(query.playbookId);
   // Ties fall back to reading order so paging is stable.
-  const reading = Prisma.sql`${SECTION_POSITION} ASC, b.position ASC, b."externalId" ASC`;
+  const reading = Prisma.sql`${section} ASC, b.position ASC, b."externalId" ASC`;
   switch (query.sort) {
     case "position":
-      return Prisma.sql`${SECTION_POSITION} ${dir}, b.position ${dir}, b."externalId" ${dir}`;
+      return Prisma.sql`${section} ${dir}, b.position ${dir}, b."externalId" ${dir}`;
     case "id":
       return Prisma.sql`b."externalId" ${dir}`;
     case "helpful":
@@ -195,25 +202,22 @@ export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise
 }
 
 /**
- * One page of the filtered, sorted list, and the number of bullets the filter matches. The sort runs
- * over keys only and keeps the page's rows (top-N, not a sort of every row); content is read for the
- * page alone, so a 10,000-bullet playbook never sorts its megabytes of text. The page's rows are put
- * in order again by the same ORDER BY. An empty page carries no total: see countBullets.
+ * One page of the filtered, sorted list, and on each of its rows the number of bullets the filter
+ * matches (an empty page has no rows to carry it: see countBullets). Only the page's rows leave the
+ * sort (top-N, not a sort of every bullet), by id, so a 10,000-bullet playbook never sorts its
+ * megabytes of text; the page's 200 rows are then read and put in the same order again.
  */
 export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
   return db.$queryRaw<BulletListRow[]>`
-    WITH sections AS MATERIALIZED (
-      SELECT array_agg(s.id ORDER BY s.id) AS ids, array_agg(s.position ORDER BY s.id) AS positions
-      FROM "Section" s WHERE s."playbookId" = ${query.playbookId}::uuid),
-    page AS MATERIALIZED (
+    WITH page AS MATERIALIZED (
       SELECT b.id, COUNT(*) OVER () AS total
-      FROM "Bullet" b, sections
+      FROM "Bullet" b
       WHERE ${bulletFilter(query)}
       ORDER BY ${orderBy(query)}
       LIMIT ${query.limit} OFFSET ${query.cursor})
     SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
            b."countersKnown", b.status::text AS status, b."updatedAt", page.total::int AS total
-    FROM page JOIN "Bullet" b ON b.id = page.id, sections
+    FROM page JOIN "Bullet" b ON b.id = page.id
     ORDER BY ${orderBy(query)}`;
 }
 

@@ -173,10 +173,9 @@ async function tally(db: Db, playbookId: string, sectionNames: string[]): Promis
 // playbook's: opening a 10,000-bullet playbook again does not scan its bullets again. On globalThis
 // so hot reload in development keeps one cache.
 const TALLIED_PLAYBOOKS = 64;
-const globalForTallies = globalThis as typeof globalThis & {
-  __acePlaybookTallies?: WeakMap<Db, Map<string, Tally & { version: number }>>;
-};
-const tallies: WeakMap<Db, Map<string, Tally & { version: number }>> = (globalForTallies.__acePlaybookTallies ??= new WeakMap());
+type TallyCache = WeakMap<Db, Map<string, Tally & { version: number }>>;
+const globalForTallies = globalThis as typeof globalThis & { __acePlaybookTallies?: TallyCache };
+const tallies: TallyCache = (globalForTallies.__acePlaybookTallies ??= new WeakMap());
 
 async function tallyOfVersion(db: Db, playbookId: string, version: number, sectionNames: string[]): Promise<Tally> {
   let cache = tallies.get(db);

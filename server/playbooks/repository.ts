@@ -408,3 +408,8 @@ export function countPlaybooks(db: DbOrTx) {
 export function updateSettings(tx: Tx, playbookId: string, settings: Prisma.InputJsonObject) {
   return tx.playbook.update({ where: { id: playbookId }, data: { settings }, select: { id: true } });
 }
+
+/** Planner statistics of the bullet and section tables (see importPlaybook). */
+export async function refreshStatistics(db: Db): Promise<void> {
+  await db.$executeRaw`ANALYZE "Bullet", "Section"`;
+}

@@ -213,13 +213,20 @@ export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<v
   await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() } });
 }
 
-export async function unreflectedTraceIds(db: DbOrTx, playbookId: string, limit: number): Promise<string[]> {
-  const rows = await db.trace.findMany({
-    where: { playbookId, reflectedAt: null },
-    orderBy: { createdAt: "asc" },
-    take: limit,
-    select: { id: true },
-  });
+/**
+ * Traces of the playbook that still need a reflection: not reflected, and no reflector run queued or
+ * under way for them (asking twice must not tag a bullet twice). `among` narrows it to those ids.
+ */
+export async function traceIdsToReflect(db: DbOrTx, playbookId: string, limit: number, among?: readonly string[]): Promise<string[]> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT t.id::text AS id FROM "Trace" t
+    WHERE t."playbookId" = ${playbookId}::uuid AND t."reflectedAt" IS NULL
+      ${among ? Prisma.sql`AND t.id = ANY(${[...among]}::uuid[])` : Prisma.empty}
+      AND NOT EXISTS (
+        SELECT 1 FROM "Run" r
+        WHERE r.role = 'reflector' AND r.status IN ('queued', 'running') AND r."traceIds" @> ARRAY[t.id::text])
+    ORDER BY t."createdAt", t.id
+    LIMIT ${limit}`;
   return rows.map((row) => row.id);
 }
 

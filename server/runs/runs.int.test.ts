@@ -190,8 +190,13 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
 
       const reflected = await caller.runs.reflectNow({ playbookId });
       expect(reflected.runIds).toHaveLength(1);
+      // Asking again while it waits, or after it ran, never reflects (and tags) a trace twice.
+      expect((await caller.runs.reflectNow({ playbookId })).runIds).toHaveLength(0);
       await worker().drain();
       expect(await counters(playbookId, "str-00002")).toMatchObject({ harmful: 5 });
+      const [trace] = (await caller.traces.list({ playbookId, limit: 1 })).items;
+      const again = await caller.runs.reflectNow({ playbookId, traceIds: [trace!.id] });
+      expect(again).toMatchObject({ runIds: [], message: expect.stringMatching(/reflected already/) });
 
       const first = await caller.runs.curateNow({ playbookId });
       const second = await caller.runs.curateNow({ playbookId });

@@ -129,14 +129,23 @@ export async function reflectNow(db: Db, input: z.output<typeof reflectNowInput>
   if (playbook.settings.reflectorMode === "off") {
     throw new AppError("INVALID_INPUT", "The reflector is off for this playbook. Turn it on in the playbook's settings first.");
   }
-  const traceIds = input.traceIds ?? (await repo.unreflectedTraceIds(db, playbook.id, 1_000));
   if (input.traceIds) {
     const found = await repo.findTraces(db, input.traceIds);
-    const foreign = found.length !== new Set(input.traceIds).size;
-    if (foreign) throw new AppError("NOT_FOUND", "Some of the traces were not found. Reload the trace list and try again.");
+    if (found.length !== new Set(input.traceIds).size) {
+      throw new AppError("NOT_FOUND", "Some of the traces were not found. Reload the trace list and try again.");
+    }
   }
-  if (traceIds.length === 0) return { runIds: [], message: "Every trace of this playbook is reflected already: nothing to do." };
-  const runIds = await enqueueReflections(db, playbook.id, [...new Set(traceIds)], trigger);
+  // A trace is reflected once: its tags are observations, and counting one twice would skew the counters.
+  const traceIds = await repo.traceIdsToReflect(db, playbook.id, 1_000, input.traceIds);
+  if (traceIds.length === 0) {
+    return {
+      runIds: [],
+      message: input.traceIds
+        ? "Nothing to do: these traces are reflected already, or their reflector runs are queued."
+        : "Nothing to do: every trace of this playbook is reflected or queued for reflection.",
+    };
+  }
+  const runIds = await enqueueReflections(db, playbook.id, traceIds, trigger);
   return { runIds, message: `${plural(runIds.length, "reflector run")} queued${playbook.settings.runsPaused ? " (runs are paused for this playbook)" : ""}.` };
 }
 

@@ -186,14 +186,14 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     .map(([signal, count]) => `${signal} ${count}`)
     .join(", ");
   return [
-    `Each figure is wall-clock time (\`performance.now()\`) around one call. Warm-up runs come first and are not timed. ` +
-      `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it. ` +
+    `Each figure is wall-clock time (\`performance.now()\`) around one call, except the token counts ("tok") of the cycle rows. Warm-up runs come first and are not timed. ` +
+      `p50 / p95 / max are nearest-rank percentiles (always a measured run); a target is met when p95 is at or below it ` +
+      `(a throughput target: when the throughput is at or above it). ` +
       `With fewer than 20 runs, p95 is the maximum.`,
     `Runs: import ${runsOf(plans.import)}; page queries ${runsOf(plans.page)}; export ${runsOf(plans.export)} per format; ` +
       `compiled context ${runsOf(plans.context)} per variant; curation ${runsOf(plans.curation)} per benchmark (the duplicate check: see below); render ${runsOf(plans.render)}.`,
     `Database benchmarks call the services (server/playbooks, server/deltas, server/history, server/context, server/traces, ` +
-      `server/runs) in this process with input ` +
-      `parsed by the procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation. Rows marked ` +
+      `server/runs) in this process with input parsed by the procedures' zod schemas: what a tRPC call does, minus HTTP and serialisation. Rows marked ` +
       `"in-process (no database)" time the pure ACE core (server/ace) once per run.`,
     `Import (target p95 ≤ ${formatMs(TARGETS.import.maxMs)}): the 318-bullet AppWorld playbook (ace-plain) into a new playbook, ` +
       `a new name every run, in a database that grows by one playbook per run.`,

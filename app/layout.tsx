@@ -48,13 +48,15 @@ function TopBar() {
   return (
     <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/95">
       <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
-        <Link href="/playbooks" className="flex items-center gap-2 rounded-md text-[15px] font-semibold tracking-tight text-ink">
+        <Link href="/playbooks" className="flex shrink-0 items-center gap-2 whitespace-nowrap rounded-md text-[15px] font-semibold tracking-tight text-ink">
           <BrandMark />
           ACE Studio
         </Link>
-        <nav aria-label="Main" className="flex items-center gap-1">
+        <nav aria-label="Main" className="-mr-4 flex min-w-0 items-center gap-1 overflow-x-auto pr-4 sm:mr-0 sm:pr-0">
           <NavLink href="/playbooks">Playbooks</NavLink>
           <ReviewNavLink />
+          <NavLink href="/traces">Traces</NavLink>
+          <NavLink href="/runs">Runs</NavLink>
         </nav>
       </div>
     </header>

@@ -1,5 +1,5 @@
 // Test helpers: seed data through the tRPC HTTP API (not the UI), and read the fixtures.
-import type { Page } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -110,4 +110,41 @@ export async function proposeDelta(
 export async function openPlaybookTab(page: Page, playbookId: string, tab: "review" | "history"): Promise<void> {
   await page.goto(`/playbooks/${playbookId}/${tab}`);
   await waitForApp(page);
+}
+
+/** Opens any page of the app and waits until it is interactive. */
+export async function openPage(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await waitForApp(page);
+}
+
+export interface TraceBody {
+  playbook: string;
+  task: string;
+  externalId?: string;
+  reasoning?: string;
+  output?: string;
+  citedBulletIds?: string[];
+  outcome?: "success" | "failure" | "unknown";
+  feedback?: { groundTruth?: string; errors?: string[]; testResults?: string; notes?: string };
+  durationMs?: number;
+  usage?: { inputTokens?: number; outputTokens?: number };
+  variant?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Posts traces as an agent does (POST /api/v1/traces, one batch); returns the ingest result. */
+export async function postTraces(
+  request: APIRequestContext,
+  traces: TraceBody[],
+): Promise<{ traces: { id: string; status: string }[]; created: number; duplicates: number }> {
+  const response = await request.post(`${BASE_URL}/api/v1/traces`, { data: { traces } });
+  if (!response.ok()) throw new Error(`POST /api/v1/traces answered ${response.status()}: ${await response.text()}`);
+  return response.json();
+}
+
+/** Runs of a playbook not finished yet plus traces not reflected yet: 0 once the background work is done. */
+export async function runsPending(playbookId: string): Promise<number> {
+  const status = await api.runs.status.query({ playbookId });
+  return status.queue.queued + status.queue.running + (status.reflectorMode === "auto" ? status.unreflected : 0);
 }

@@ -1,6 +1,7 @@
 "use client";
 // What the engine and the queue found about one operation: problems that block approval,
-// near-duplicates (with the bullet they resemble and a one-click merge), limits, conflicts.
+// near-duplicates (with the bullet they resemble and a one-click merge), limits, conflicts, and
+// model-written content that reads like instructions to the agent (a possible prompt injection).
 import { useQuery } from "@tanstack/react-query";
 import { GitMerge, TriangleAlert } from "lucide-react";
 import Link from "next/link";
@@ -45,6 +46,14 @@ export function OperationFindings({
             onUse={onUseSuggestion}
             pending={suggestionPending}
           />
+        ) : finding.kind === "prompt_injection" ? (
+          <Notice key={index} tone="warning" compact announce={false} title="Possible prompt injection">
+            {findingText(finding.message)}
+            <span className="mt-1 block text-xs text-amber-900">
+              A model wrote this content, and it reads like instructions to the agent that would follow the playbook. Approve it only if
+              it is meant as guidance; otherwise edit it or reject the operation.
+            </span>
+          </Notice>
         ) : (
           <Notice key={index} tone={finding.severity === "error" ? "danger" : "warning"} compact announce={false} title={finding.severity === "error" ? "Problem" : "Warning"}>
             {findingText(finding.message)}

@@ -44,9 +44,9 @@ export function isActive(run: Pick<RunListItem, "status">): boolean {
 }
 
 export const TRIGGER_LABELS: Record<RunTrigger, string> = {
-  manual: "Asked by a person",
+  manual: "By a person",
   auto: "Automatic",
-  api: "Asked by an agent (API)",
+  api: "By an agent",
 };
 
 export function triggerLabel(trigger: string): string {

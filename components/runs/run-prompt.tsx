@@ -5,19 +5,24 @@
 import { ChevronRight } from "lucide-react";
 import type { ReactNode } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import { formatNumber } from "@/components/playbooks/labels";
 import { jsonText } from "@/components/traces/detail-parts";
 import { TextBlock } from "@/components/traces/text-block";
 import { prettyJson, promptRounds, rawResponses, type ChatTurn } from "./run-record";
 
 const ROLE_TONES: Record<string, BadgeTone> = { system: "gray", user: "blue", assistant: "accent" };
 
-export function RunExchange({ prompt, rawResponse }: { prompt: unknown; rawResponse: unknown }) {
+export function RunExchange({ prompt, rawResponse, attempts }: { prompt: unknown; rawResponse: unknown; attempts: number }) {
   const rounds = promptRounds(prompt);
   const answers = rawResponses(rawResponse);
   const count = Math.max(rounds.length, answers.length);
   if (count === 0) {
-    return <p className="text-sm text-ink-muted">Nothing was sent yet: the run has not started.</p>;
+    return (
+      <p className="text-sm text-ink-muted">
+        {attempts === 0
+          ? "Nothing was sent yet: the run has not started."
+          : "Nothing recorded: no attempt has had an answer yet (the messages are kept with each answer that comes back)."}
+      </p>
+    );
   }
   return (
     <ol className="flex flex-col gap-6">
@@ -48,7 +53,7 @@ export function RunExchange({ prompt, rawResponse }: { prompt: unknown; rawRespo
               <Folded
                 title={offline ? "Rules output" : "Raw response"}
                 tone="green"
-                summary={`${formatNumber(answer.length)} characters, as received`}
+                summary={offline ? "What the rules returned" : "The model's answer as received"}
                 defaultOpen
               >
                 <TextBlock text={prettyJson(answer)} label={offline ? "the rules' output" : "the raw response"} />

@@ -9,7 +9,9 @@ import { reviewHref } from "@/components/deltas/review-url";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/traces/data-table";
 import type { RunListItem } from "@/server/runs/schemas";
 import { formatCost, formatDuration, tokenSummary } from "./format";
-import { ROLE_META, runHref, runState } from "./labels";
+import { ROLE_META, runHref } from "./labels";
+import { ReasonText } from "./reason-text";
+import { waitingReason } from "./run-record";
 import { ProviderBadge, RunStateBadge } from "./run-badges";
 
 const NUM = "lg:text-right tabular-nums";
@@ -52,16 +54,21 @@ export function RunsTable({
 /** What the row says under the run: why it failed or waits, else what it read. */
 function runNote(run: RunListItem): { text: string; tone: "danger" | "warning" | "muted" } {
   if (run.status === "failed") return { text: run.error ?? "Failed without a reason.", tone: "danger" };
-  if (run.status === "queued" && run.error) return { text: run.error, tone: "warning" };
+  if (run.status === "queued" && run.error) return { text: waitingReason(run.error), tone: "warning" };
   const traces = `${run.traceCount} ${run.traceCount === 1 ? "trace" : "traces"}`;
   return { text: run.role === "reflector" ? `Reflects ${traces}` : `Curates ${traces}`, tone: "muted" };
 }
 
 function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boolean }) {
-  const tokens = tokenSummary(run.inputTokens, run.outputTokens);
+  // The offline rules use no tokens: a dash says "not applicable" better than a zero.
+  const offline = run.provider === "offline";
+  const tokens = offline ? { total: "—", detail: "The offline rules use no tokens" } : tokenSummary(run.inputTokens, run.outputTokens);
   const note = runNote(run);
   const Icon = ROLE_META[run.role].icon;
-  const state = runState(run);
+  const finished = run.status === "succeeded" || run.status === "failed";
+  const phoneFacts = finished
+    ? [tokens.total !== "—" ? `${tokens.total} tokens` : null, run.costUsd !== null ? formatCost(run.costUsd) : null, formatDuration(run.latencyMs)]
+    : [];
   return (
     <>
       <div role="cell" className={cn(WIDE, "whitespace-nowrap text-[13px] text-ink-muted")}>
@@ -80,7 +87,7 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
           )}
           title={note.text}
         >
-          {note.text}
+          <ReasonText text={note.text} />
         </p>
       </div>
       {showPlaybook ? (
@@ -112,11 +119,9 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
         <ProviderBadge provider={run.provider} model={run.model} />
         <RelativeTime date={run.createdAt} />
         {showPlaybook ? <span className="truncate">· {run.playbookName}</span> : null}
-        {state === "succeeded" || state === "failed" ? (
-          <span>
-            · {tokens.total} tokens · {formatCost(run.costUsd)} · {formatDuration(run.latencyMs)}
-          </span>
-        ) : null}
+        {phoneFacts.filter(Boolean).map((fact) => (
+          <span key={fact}>· {fact}</span>
+        ))}
         <DeltaLink run={run} />
       </div>
     </>

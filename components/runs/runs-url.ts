@@ -53,3 +53,15 @@ export function runsHref(filters: Partial<RunFilters> = {}): string {
   const query = writeRunFilters(new URLSearchParams(), { playbookId: null, role: null, status: null, ...filters }).toString();
   return `/runs${query ? `?${query}` : ""}`;
 }
+
+/** How many runs and traces a playbook's Runs tab lists; the full lists are a link away. */
+export const RECENT_ON_TAB = 10;
+
+/** The queries of a playbook's Runs tab, for the server prefetch and the client alike. */
+export function playbookRunsInputs(playbookId: string) {
+  return {
+    status: { playbookId },
+    runs: { playbookId, limit: RECENT_ON_TAB },
+    traces: { playbookId, limit: RECENT_ON_TAB },
+  };
+}

@@ -21,7 +21,7 @@ import { RunsTable } from "./runs-table";
 import { hasRunFilters, parseRunFilters, runListInput, writeRunFilters } from "./runs-url";
 import { StudioBudgetButton } from "./studio-budget-dialog";
 
-export const RUNS_POLL_MS = 3_000;
+const RUNS_POLL_MS = 3_000;
 const ALL = "all";
 
 export function RunsView() {

@@ -25,13 +25,19 @@ const onError = (error: unknown) => {
   toast.error(errorMessage(error));
 };
 
+/** "2 reflector runs queued." is news; "Nothing to do: …" (no run queued) is only information. */
+function announce(result: { runIds: string[]; message: string }) {
+  if (result.runIds.length > 0) toast.success(result.message);
+  else toast.info(result.message);
+}
+
 export function useReflectNow() {
   const trpc = useTRPC();
   const invalidate = useInvalidateRuns();
   return useMutation(
     trpc.runs.reflectNow.mutationOptions({
       onSuccess: async (result) => {
-        toast.success(result.message);
+        announce(result);
         await invalidate();
       },
       onError,
@@ -45,7 +51,7 @@ export function useCurateNow() {
   return useMutation(
     trpc.runs.curateNow.mutationOptions({
       onSuccess: async (result) => {
-        toast.success(result.message);
+        announce(result);
         await invalidate();
       },
       onError,

@@ -18,7 +18,8 @@ import { versionHref } from "@/components/history/history-url";
 import { formatDuration, formatTokens } from "@/components/runs/format";
 import { isActive, runHref } from "@/components/runs/labels";
 import { ProviderBadge, RoleLabel, RunStateBadge } from "@/components/runs/run-badges";
-import { useReflectNow } from "@/components/runs/use-run-actions";
+import { useInvalidateRuns, useReflectNow } from "@/components/runs/use-run-actions";
+import { useWhenSettled } from "@/components/runs/use-settled";
 import { useTRPC } from "@/components/trpc/client";
 import type { CitedBullet, TraceDetail, TraceRunSummary } from "@/server/traces/schemas";
 import { CopyButton } from "./copy-button";
@@ -36,6 +37,9 @@ export function TraceDetailView({ traceId }: { traceId: string }) {
     ...trpc.traces.get.queryOptions({ traceId }),
     refetchInterval: (query) => (query.state.data?.runs.some(isActive) ? POLL_MS : false),
   });
+  const invalidate = useInvalidateRuns();
+  // A run of it finished: the playbook's counters, the run lists and the queue have changed.
+  useWhenSettled(trace.runs.some(isActive), () => void invalidate());
   return (
     <div className="pb-16">
       <TraceHeader trace={trace} />
@@ -66,6 +70,8 @@ export function TraceDetailView({ traceId }: { traceId: string }) {
 function TraceHeader({ trace }: { trace: TraceDetail }) {
   const reflect = useReflectNow();
   const running = trace.runs.some((run) => run.role === "reflector" && isActive(run));
+  // A trace is reflected once (the server's rule): its tags are observations and count once.
+  const reflected = trace.reflectedAt !== null;
   return (
     <header className="flex flex-col gap-4 pb-6 pt-6 md:flex-row md:items-start md:justify-between">
       <div className="min-w-0">
@@ -84,9 +90,6 @@ function TraceHeader({ trace }: { trace: TraceDetail }) {
           <span>
             Received <RelativeTime date={trace.createdAt} className="font-medium text-ink" />
           </span>
-          <span aria-hidden className="text-line-strong">
-            ·
-          </span>
           <span>
             Playbook{" "}
             <Link href={`/playbooks/${trace.playbookId}`} className="font-medium text-ink hover:underline">
@@ -98,10 +101,10 @@ function TraceHeader({ trace }: { trace: TraceDetail }) {
       <div className="flex shrink-0 flex-wrap gap-2">
         <CopyButton text={trace.id} label="Copy trace id" what="the trace id" />
         <Button
-          variant="primary"
-          disabled={reflect.isPending || running}
+          variant={reflected ? "secondary" : "primary"}
+          disabled={reflect.isPending || running || reflected}
           onClick={() => reflect.mutate({ playbookId: trace.playbookId, traceIds: [trace.id] })}
-          title={trace.reflectedAt ? "Reflect on this trace again; its counter tags count again." : undefined}
+          title={reflected ? "Reflected already: a trace is reflected once, so its tags count once." : undefined}
         >
           <ScanSearch aria-hidden />
           {reflect.isPending ? "Queueing…" : running ? "Reflecting…" : "Reflect now"}

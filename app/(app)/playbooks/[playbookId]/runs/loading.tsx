@@ -1,0 +1,5 @@
+import { PlaybookRunsSkeleton } from "@/components/runs/playbook-runs";
+
+export default function Loading() {
+  return <PlaybookRunsSkeleton />;
+}

@@ -83,7 +83,6 @@ function Evidence({ delta }: { delta: DeltaView }) {
   if (traceIds.length === 0 && runIds.length === 0 && links.length === 0 && !notes) {
     return <Row term="Evidence"><span className="text-ink-faint">none attached</span></Row>;
   }
-  // Trace and run pages come later; the links are drawn now so the ids are one click from them.
   return (
     <>
       {traceIds.length > 0 ? (

@@ -109,6 +109,12 @@ export async function executeRun(
   const context: RunContext = { db, provider, runId: run.id, playbookId: run.playbookId, settings, attempt: job.attempt, maxAttempts: job.maxAttempts };
   const exchange = new Exchange(context);
   const started = Date.now();
+  const sent = () => ({
+    prompt: exchange.prompt as never,
+    rawResponse: exchange.rawResponse,
+    inputTokens: exchange.inputTokens,
+    outputTokens: exchange.outputTokens,
+  });
   const usage = () => ({
     inputTokens: exchange.inputTokens,
     outputTokens: exchange.outputTokens,
@@ -129,7 +135,7 @@ export async function executeRun(
     if (error instanceof LlmError && error.kind === "circuit_open") {
       // Half-open: another run is probing the provider; look again shortly.
       const until = (await provider.circuitOpenUntil()) ?? Date.now() + Math.max(error.retryAfterMs ?? 0, HALF_OPEN_RECHECK_MS);
-      await repo.markRunQueued(db, run.id, `Waiting: ${error.message}`);
+      await repo.markRunQueued(db, run.id, `Waiting: ${error.message}`, sent());
       return { type: "defer", untilMs: until, reason: error.message };
     }
     // Provider faults, and a playbook too busy to take the delta right now, are worth another attempt.
@@ -137,7 +143,7 @@ export async function executeRun(
       error instanceof LlmError ? error.retryable : error instanceof AppError && (error.code === "BUSY" || error.code === "CONFLICT");
     const message = describe(error);
     if (retryable && job.attempt < job.maxAttempts) {
-      await repo.markRunQueued(db, run.id, `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${message} It will be retried.`);
+      await repo.markRunQueued(db, run.id, `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${message} It will be retried.`, sent());
       return { type: "retry", error: message, ...(error instanceof LlmError && error.retryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}) };
     }
     const reason = retryable ? `Failed after ${job.attempt} attempts: ${message}` : message;

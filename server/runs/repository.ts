@@ -110,9 +110,17 @@ export function markRunning(db: DbOrTx, runId: string, provider: string, model: 
   });
 }
 
-/** Back to the queue: a retry later, or waiting for the circuit breaker or the budget. */
-export async function markRunQueued(db: DbOrTx, runId: string, reason: string): Promise<void> {
-  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason } });
+/**
+ * Back to the queue: a retry later, or waiting for the circuit breaker or the budget. What the
+ * attempt sent and received so far is kept, so a retrying run shows its messages.
+ */
+export async function markRunQueued(
+  db: DbOrTx,
+  runId: string,
+  reason: string,
+  exchange?: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
+): Promise<void> {
+  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason, ...exchange } });
 }
 
 export interface RunResult {

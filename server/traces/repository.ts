@@ -206,13 +206,15 @@ export interface TraceRunRow {
   model: string;
   createdAt: Date;
   deltaId: string | null;
+  /** Why it failed, or what a queued run waits for. */
+  error: string | null;
 }
 
 /** Reflector and curator runs that read the trace, newest first; `@>` is what the GIN index on traceIds serves. */
 export function findRunsOfTrace(db: DbOrTx, playbookId: string, traceId: string): Promise<TraceRunRow[]> {
   return db.$queryRaw<TraceRunRow[]>`
     SELECT r.id::text AS id, r.role::text AS role, r.status::text AS status, r.provider, r.model, r."createdAt",
-      r."deltaId"::text AS "deltaId"
+      r."deltaId"::text AS "deltaId", r.error
     FROM "Run" r
     WHERE r."playbookId" = ${playbookId}::uuid AND r."traceIds" @> ARRAY[${traceId}::text]
     ORDER BY r."createdAt" DESC, r.id DESC`;

@@ -190,6 +190,8 @@ export interface TraceRunSummary {
   model: string;
   createdAt: Date;
   deltaId: string | null;
+  /** Why it failed, or what a queued run waits for. */
+  error: string | null;
 }
 
 export interface TraceDetail extends Omit<TraceListItem, "taskPreview"> {

@@ -4,7 +4,7 @@ import { pendingCountInput } from "@/components/deltas/review-url";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook } from "./load-playbook";
 
-// The header and the Bullets · Review · History · Settings tabs stay put while the tab below
+// The header and the Bullets · Review · History · Runs · Settings tabs stay put while the tab below
 // changes. The layout itself never waits: a suspended layout would show the parent's loading
 // state (the playbooks table) on the way in.
 export default function PlaybookLayout({ children, params }: { children: ReactNode; params: Promise<{ playbookId: string }> }) {

@@ -1,10 +1,9 @@
 "use client";
 // The sticky filter bar above the bullet list. Every control writes to the URL (see use-bullet-filters).
-import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Plus, Search, X } from "lucide-react";
-import { useEffect, useRef, useState } from "react";
+import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Plus } from "lucide-react";
 import { Button } from "@/components/ui/button";
+import { DebouncedInput } from "@/components/ui/debounced-input";
 import { cn } from "@/components/ui/cn";
-import { Kbd } from "@/components/ui/kbd";
 import { Select } from "@/components/ui/select";
 import { BULLET_SIGNALS, BULLET_SORTS, type PlaybookDetail } from "@/server/playbooks/schemas";
 import { defaultDirection, hasActiveFilters, SORT_LABELS, STATUS_LABELS, type BulletStatus } from "./filters";
@@ -37,7 +36,17 @@ export function BulletToolbar({
     // Sticky from the small breakpoint up: on a phone four rows of controls would hide the list.
     <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
       <div className="flex flex-wrap items-center gap-2">
-        <SearchBox value={filters.search} onCommit={(search) => update({ search }, filters.search ? "replace" : "push")} />
+        <DebouncedInput
+          search
+          slashFocus
+          delayMs={200}
+          label="Search bullets by content or id"
+          clearLabel="Clear search"
+          placeholder="Search content or id, e.g. shr-00021"
+          value={filters.search}
+          onCommit={(search) => update({ search }, filters.search ? "replace" : "push")}
+          className="w-full sm:min-w-64 sm:flex-1"
+        />
         <Select
           label="Section"
           prefix="Section"
@@ -139,84 +148,3 @@ export function BulletToolbar({
   );
 }
 
-/**
- * Search that waits for a 200 ms pause before it touches the URL (and so the server), and keeps
- * its text when the URL catches up. "/" focuses it from anywhere on the page.
- */
-function SearchBox({ value, onCommit }: { value: string; onCommit: (value: string) => void }) {
-  const [draft, setDraft] = useState(value);
-  const [seen, setSeen] = useState(value);
-  const inputRef = useRef<HTMLInputElement>(null);
-
-  // Back button or "Reset" changed the URL: show what it says now (state adjusted during render).
-  if (value !== seen) {
-    setSeen(value);
-    if (value !== draft.trim()) setDraft(value);
-  }
-
-  const commit = useRef(onCommit);
-  useEffect(() => {
-    commit.current = onCommit;
-  });
-
-  useEffect(() => {
-    if (draft.trim() === value) return;
-    const timer = setTimeout(() => commit.current(draft), 200);
-    return () => clearTimeout(timer);
-  }, [draft, value]);
-
-  useEffect(() => {
-    function onKeyDown(event: KeyboardEvent) {
-      if (event.key !== "/" || event.metaKey || event.ctrlKey || event.altKey) return;
-      const target = event.target as HTMLElement | null;
-      if (target?.closest("input, textarea, select, [contenteditable=true], [role=dialog]")) return;
-      event.preventDefault();
-      inputRef.current?.focus();
-    }
-    window.addEventListener("keydown", onKeyDown);
-    return () => window.removeEventListener("keydown", onKeyDown);
-  }, []);
-
-  return (
-    <div className="relative w-full sm:min-w-64 sm:flex-1">
-      <Search aria-hidden className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-ink-faint" />
-      <input
-        ref={inputRef}
-        type="search"
-        aria-label="Search bullets by content or id"
-        placeholder="Search content or id, e.g. shr-00021"
-        value={draft}
-        onChange={(event) => setDraft(event.target.value)}
-        onKeyDown={(event) => {
-          if (event.key === "Escape" && draft) {
-            event.preventDefault();
-            setDraft("");
-          }
-        }}
-        className={cn(
-          "h-9 w-full rounded-lg border border-line-strong bg-surface pl-9 pr-16 text-sm text-ink shadow-xs placeholder:text-ink-faint",
-          "focus-visible:border-accent focus-visible:outline-2 focus-visible:outline-offset-0 [&::-webkit-search-cancel-button]:hidden",
-        )}
-      />
-      <div className="absolute right-2 top-1/2 flex -translate-y-1/2 items-center gap-1">
-        {draft ? (
-          <button
-            type="button"
-            aria-label="Clear search"
-            onClick={() => {
-              setDraft("");
-              inputRef.current?.focus();
-            }}
-            className="inline-flex size-6 items-center justify-center rounded-md text-ink-faint hover:bg-subtle hover:text-ink"
-          >
-            <X aria-hidden className="size-3.5" />
-          </button>
-        ) : (
-          <span className="hidden sm:inline-flex" aria-hidden>
-            <Kbd>/</Kbd>
-          </span>
-        )}
-      </div>
-    </div>
-  );
-}

@@ -1,7 +1,7 @@
 // Every database call of the curation queue and of applying changes to a playbook. Plain rows out;
 // the rules (stale, conflicts, auto-apply) live in service.ts.
 import { randomUUID } from "node:crypto";
-import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import type { BulletState, SectionState } from "@/server/ace/history";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { Prisma, type Db, type Tx } from "@/server/db/client";
 import type { z } from "zod";

@@ -263,11 +263,6 @@ function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileNa
   }
 }
 
-function nameFromFile(fileName: string | undefined): string | undefined {
-  const base = fileName?.split(/[\\/]/).pop()?.replace(/\.(ace\.json|json|txt|md)$/i, "").trim();
-  return base ? base : undefined;
-}
-
 export async function importPlaybook(
   db: Db,
   actor: string,

@@ -15,7 +15,7 @@ import type { CandidateLesson } from "@/server/ace/reflection";
 import { injectionFindings, sanitizeModelText } from "@/server/ace/safety";
 import { bulletScore } from "@/server/ace/signals";
 import { loadSnapshot, proposeDelta, proposePruningDelta } from "@/server/deltas/service";
-import { proposeDeltaInput, type DeltaOperation } from "@/server/deltas/schemas";
+import { proposeDeltaInput } from "@/server/deltas/schemas";
 import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
 import type { StoredReflection } from "./reflect";
 import { embeddingSimilarity } from "./embeddings";

@@ -1,6 +1,6 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type Db, type Tx } from "@/server/db/client";
-import type { TraceOutcome } from "./schemas";
+import type { TraceListItem, TraceOutcome } from "./schemas";
 
 type DbOrTx = Db | Tx;
 
@@ -124,22 +124,8 @@ function traceFilter(filter: TraceFilter): Prisma.Sql {
   return Prisma.join(where, " AND ");
 }
 
-export interface TraceListRow {
-  id: string;
-  playbookId: string;
-  playbookName: string;
-  externalId: string | null;
-  taskPreview: string;
-  outcome: TraceOutcome;
-  citedBulletIds: string[];
-  variant: string | null;
-  playbookVersion: number | null;
-  durationMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  reflectedAt: Date | null;
-  createdAt: Date;
-}
+/** A list row is exactly what the procedure returns. */
+export type TraceListRow = TraceListItem;
 
 /** Newest first; limit + 1 rows are asked for so the caller knows whether a next page exists. */
 export function listTraces(db: DbOrTx, filter: TraceFilter, previewChars: number): Promise<TraceListRow[]> {

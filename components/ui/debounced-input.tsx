@@ -1,6 +1,6 @@
 "use client";
-// A text filter that waits for a 250 ms pause before it touches the URL (and so the server), and
-// keeps its text when the URL catches up. With `slashFocus`, "/" focuses it from anywhere.
+// A text filter that waits for a pause (250 ms by default) before it touches the URL (and so the
+// server), and keeps its text when the URL catches up. With `slashFocus`, "/" focuses it from anywhere.
 import { Search, X } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { cn } from "@/components/ui/cn";
@@ -14,6 +14,8 @@ export function DebouncedInput({
   search,
   slashFocus,
   className,
+  delayMs = 250,
+  clearLabel = `Clear ${label.toLowerCase()}`,
 }: {
   value: string;
   onCommit: (value: string) => void;
@@ -23,6 +25,8 @@ export function DebouncedInput({
   search?: boolean;
   slashFocus?: boolean;
   className?: string;
+  delayMs?: number;
+  clearLabel?: string;
 }) {
   const [draft, setDraft] = useState(value);
   const [seen, setSeen] = useState(value);
@@ -41,9 +45,9 @@ export function DebouncedInput({
 
   useEffect(() => {
     if (draft.trim() === value) return;
-    const timer = setTimeout(() => commit.current(draft), 250);
+    const timer = setTimeout(() => commit.current(draft), delayMs);
     return () => clearTimeout(timer);
-  }, [draft, value]);
+  }, [draft, value, delayMs]);
 
   useEffect(() => {
     if (!slashFocus) return;
@@ -84,7 +88,7 @@ export function DebouncedInput({
         {draft ? (
           <button
             type="button"
-            aria-label={`Clear ${label.toLowerCase()}`}
+            aria-label={clearLabel}
             onClick={() => {
               setDraft("");
               inputRef.current?.focus();

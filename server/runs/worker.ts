@@ -4,6 +4,8 @@ import { JobWorker } from "@/server/jobs/worker";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 import { runProviderFor } from "./providers";
 
+const SWEEP_INTERVAL_MS = 5 * 60_000;
+
 const globalForRuns = globalThis as typeof globalThis & { __aceRunWorker?: JobWorker };
 
 /** ACE_RUN_CONCURRENCY: runs at once in this process (default 2); 0 turns the worker off. */
@@ -28,6 +30,12 @@ export async function startRunWorker(db: Db): Promise<JobWorker | null> {
   if (swept > 0) console.log(`[ace-studio] queued ${swept} trace(s) stored before the last stop but never reflected`);
   const worker = new JobWorker(db, { handlers: runHandlers(), concurrency });
   worker.start();
+  // Traces whose after-ingest trigger failed (the traces were stored, their runs were not) are
+  // picked up here too, not only at the next start.
+  const sweep = setInterval(() => {
+    sweepOrphanTraces(db).catch((error: unknown) => console.error("[ace-studio] sweeping unqueued traces failed:", error));
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
   globalForRuns.__aceRunWorker = worker;
   return worker;
 }

@@ -1,13 +1,14 @@
 "use client";
 // The runs list (/runs): every reflector and curator run, newest first, filtered by the URL. While a
 // run on screen is queued or running, the list asks again every few seconds.
-import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { Bot, FilterX, RotateCw, SearchX } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Notice } from "@/components/ui/notice";
+import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { Select } from "@/components/ui/select";
 import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
@@ -37,9 +38,6 @@ export function RunsView() {
   const total = pages?.[0]?.total ?? 0;
   const hasNextPage = query.hasNextPage && !query.isPlaceholderData;
 
-  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
-  const playbookOptions = [{ value: ALL, label: "All playbooks" }, ...playbooks.map((p) => ({ value: p.id, label: p.name, textValue: p.name }))];
-  if (filters.playbookId && !playbooks.some((p) => p.id === filters.playbookId)) playbookOptions.push({ value: filters.playbookId, label: "Unknown playbook" });
 
   return (
     <>
@@ -55,14 +53,7 @@ export function RunsView() {
       </div>
 
       <div className="relative z-20 -mx-4 flex flex-wrap items-center gap-2 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
-        <Select
-          label="Playbook"
-          prefix="Playbook"
-          className="w-full sm:w-64"
-          value={filters.playbookId ?? ALL}
-          onValueChange={(value) => update({ playbookId: value === ALL ? null : value })}
-          options={playbookOptions}
-        />
+        <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
         <Select<RunRole | typeof ALL>
           label="Role"
           prefix="Role"

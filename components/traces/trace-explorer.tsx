@@ -1,7 +1,7 @@
 "use client";
 // The trace explorer (/traces): every run an agent reported, newest first, filtered by what the URL
 // says, loading further pages as the reader scrolls.
-import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { FileCode2, FilterX, Inbox, RotateCw, SearchX } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
@@ -10,6 +10,7 @@ import { DebouncedInput } from "@/components/ui/debounced-input";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
+import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { Select } from "@/components/ui/select";
 import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
@@ -139,16 +140,6 @@ function TraceFilterBar({
   summary: string;
   loading: boolean;
 }) {
-  const trpc = useTRPC();
-  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
-  const playbookOptions = [
-    { value: ALL, label: "All playbooks" },
-    ...playbooks.map((playbook) => ({ value: playbook.id, label: playbook.name, textValue: playbook.name })),
-  ];
-  // A playbook in the URL that the list does not have (deleted since) still shows as chosen.
-  if (filters.playbookId && !playbooks.some((playbook) => playbook.id === filters.playbookId)) {
-    playbookOptions.push({ value: filters.playbookId, label: "Unknown playbook" });
-  }
 
   return (
     <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
@@ -162,14 +153,7 @@ function TraceFilterBar({
           onCommit={(search) => update({ search }, filters.search ? "replace" : "push")}
           className="w-full sm:min-w-64 sm:flex-1"
         />
-        <Select
-          label="Playbook"
-          prefix="Playbook"
-          className="w-full sm:w-64"
-          value={filters.playbookId ?? ALL}
-          onValueChange={(value) => update({ playbookId: value === ALL ? null : value })}
-          options={playbookOptions}
-        />
+        <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
         <Select<TraceOutcome | typeof ALL>
           label="Outcome"
           prefix="Outcome"

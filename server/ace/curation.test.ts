@@ -150,6 +150,21 @@ describe("curateOffline", () => {
     expect(curatorOutputSchema.safeParse(result).success).toBe(true);
   });
 
+  it("adds a lesson that several runs teach once, in its general form, saying how many runs showed it", () => {
+    const error = (task: string) => ({
+      section: "common_mistakes_to_avoid",
+      content: `When working on tasks like "${task}": anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.`,
+      evidence: 'Error reported by the run: "HTTP 429".',
+      general: 'Anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.',
+    });
+    const lone = { ...error("Refund order 9"), content: error("Refund order 9").content.replace("429", "500"), general: "Handle HTTP 500." };
+    const result = curateOffline({ lessons: [error("Refund order 1"), error("Refund order 2"), error("Cancel order 3"), lone], sections: [] });
+    expect(result.operations.map((operation) => [operation.content, operation.rationale])).toEqual([
+      ['Anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.', 'Error reported by the run: "HTTP 429". Seen in 3 runs.'],
+      [lone.content, lone.evidence],
+    ]);
+  });
+
   it("proposes nothing without lessons", () => {
     expect(curateOffline({ lessons: [], sections: [] })).toEqual({
       reasoning: "Rule-based curation (no model): no lesson to add.",

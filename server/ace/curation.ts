@@ -191,25 +191,33 @@ export interface OfflineCurationInput {
 
 /**
  * One ADD per distinct lesson (same content after normalising case, whitespace and final
- * punctuation counts once), in order, at most MAX_CURATOR_OPERATIONS. Near-duplicates of existing
- * bullets are left to the engine, which warns about them with a merge suggestion.
+ * punctuation counts once), in order, at most MAX_CURATOR_OPERATIONS. A lesson that several runs
+ * teach (the same `general` form, e.g. one tool error on different tasks) is added once in that
+ * general form, citing how many runs showed it. Near-duplicates of existing bullets are left to the
+ * engine, which warns about them with a merge suggestion.
  */
 export function curateOffline({ lessons, sections }: OfflineCurationInput): CuratorOutput {
+  const runsTeaching = new Map<string, number>();
+  for (const lesson of lessons) {
+    if (lesson.general) runsTeaching.set(lessonKey(lesson.general), (runsTeaching.get(lessonKey(lesson.general)) ?? 0) + 1);
+  }
   const seen = new Set<string>();
   const operations: CuratorOperation[] = [];
   for (const lesson of lessons) {
-    const content = lesson.content.trim();
+    const shared = lesson.general ? (runsTeaching.get(lessonKey(lesson.general)) ?? 0) : 0;
+    const content = (shared > 1 ? (lesson.general as string) : lesson.content).trim();
     const key = lessonKey(content);
     if (key === "" || seen.has(key)) continue;
     seen.add(key);
     if (operations.length === MAX_CURATOR_OPERATIONS) break;
     const section = sections.find((name) => looseKey(name) === looseKey(lesson.section)) ?? lesson.section;
+    const evidence = shared > 1 ? `${lesson.evidence.trim()} Seen in ${shared} runs.` : lesson.evidence.trim();
     operations.push({
       type: "ADD",
       section,
       content: content.slice(0, CURATOR_LIMITS.content),
       bulletIds: [],
-      rationale: lesson.evidence.trim().slice(0, CURATOR_LIMITS.rationale),
+      rationale: evidence.slice(0, CURATOR_LIMITS.rationale),
       confidence: OFFLINE_CURATOR_CONFIDENCE,
     });
   }

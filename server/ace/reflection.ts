@@ -271,6 +271,11 @@ export interface CandidateLesson {
   content: string;
   /** What in the trace supports it. */
   evidence: string;
+  /**
+   * The same lesson without the task, for when several runs teach it (the same tool error on
+   * different tasks): the curator then proposes this once instead of one near-copy per task.
+   */
+  general?: string;
 }
 
 /** A reflection plus the lessons behind its keyInsight; `lessons` is not part of the model's schema. */
@@ -325,6 +330,7 @@ export function reflectOffline(trace: ReflectorTrace, citedBullets: readonly Cit
       section: OFFLINE_LESSON_SECTION,
       content: `${gist}: anticipate and handle the error "${quote(error)}" instead of repeating the step that caused it.`,
       evidence: `Error reported by the run: "${quote(error)}".`,
+      general: `Anticipate and handle the error "${quote(error)}" instead of repeating the step that caused it.`,
     });
   }
   if (failingTests) {

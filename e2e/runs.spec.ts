@@ -105,7 +105,9 @@ test("traces posted over HTTP are reflected in the background, move the counters
   await playbookTab(page, "Bullets").click();
   const lesson = page.getByRole("list", { name: "Bullets" }).getByRole("listitem").filter({ hasText: "anticipate and handle the error" });
   await expect(lesson).toHaveCount(1);
-  await expect(lesson).toContainText("Refund order 1042");
+  // Four runs hit the same error: one lesson, in its general form.
+  await expect(lesson).toContainText(RATE_LIMIT);
+  await expect(lesson).not.toContainText("Refund order 1042");
 });
 
 test("a trace's page shows what the agent sent and links its cited bullets; Reflect now reflects it once and lists the run", async ({ page, request }) => {

@@ -2,15 +2,14 @@
 // The runs list (/runs): every reflector and curator run, newest first, filtered by the URL. While a
 // run on screen is queued or running, the list asks again every few seconds.
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { Bot, FilterX, RotateCw, SearchX } from "lucide-react";
+import { Bot, FilterX, SearchX } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Notice } from "@/components/ui/notice";
+import { LoadFailed } from "@/components/ui/load-failed";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { Select } from "@/components/ui/select";
-import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { useTRPC } from "@/components/trpc/client";
@@ -85,17 +84,7 @@ export function RunsView() {
         {query.isPending ? (
           <TableSkeleton label="Loading runs…" />
         ) : query.isError && !query.data ? (
-          <Notice
-            tone="danger"
-            title="The runs could not be loaded"
-            actions={
-              <Button size="sm" onClick={() => void query.refetch()}>
-                <RotateCw aria-hidden /> Try again
-              </Button>
-            }
-          >
-            {errorMessage(query.error)}
-          </Notice>
+          <LoadFailed what="runs" error={query.error} onRetry={() => void query.refetch()} />
         ) : items.length === 0 ? (
           hasRunFilters(filters) ? (
             <EmptyState

@@ -2,13 +2,14 @@
 // The trace explorer (/traces): every run an agent reported, newest first, filtered by what the URL
 // says, loading further pages as the reader scrolls.
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { FileCode2, FilterX, Inbox, RotateCw, SearchX } from "lucide-react";
+import { FileCode2, FilterX, Inbox, SearchX } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
+import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { Select } from "@/components/ui/select";
@@ -67,17 +68,7 @@ export function TraceExplorer() {
         {query.isPending ? (
           <TableSkeleton label="Loading traces…" />
         ) : query.isError && !query.data ? (
-          <Notice
-            tone="danger"
-            title="The traces could not be loaded"
-            actions={
-              <Button size="sm" onClick={() => void query.refetch()}>
-                <RotateCw aria-hidden /> Try again
-              </Button>
-            }
-          >
-            {errorMessage(query.error)}
-          </Notice>
+          <LoadFailed what="traces" error={query.error} onRetry={() => void query.refetch()} />
         ) : items.length === 0 ? (
           filtered ? (
             <EmptyState

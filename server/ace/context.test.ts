@@ -5,12 +5,13 @@ import { describe, expect, it } from "vitest";
 import {
   compileContext,
   contextBulletTokens,
-  counterTokens,
-  counterTokensWithoutNumbers,
+  contextSectionsOf,
   type ContextBullet,
   type ContextSection,
 } from "./context";
+import { createPlaybookState } from "./delta";
 import type { PlaybookDocument } from "./document";
+import type { BulletState } from "./history";
 import { parsePlaybook } from "./formats";
 import { parseAceText } from "./formats/ace-text";
 import { countBulletTokens, countSectionTokens, countTokens } from "./tokens";
@@ -89,7 +90,7 @@ describe("compileContext", () => {
     const header = (name: string) => countSectionTokens(name);
     const [str1] = playbook[0]!.bullets;
     const [mis4] = playbook[2]!.bullets;
-    const twoBullets = header("common_mistakes_to_avoid") + mis4!.tokenCount + header("strategies_and_insights") + str1!.tokenCount;
+    const twoBullets = header("common_mistakes_to_avoid") + contextBulletTokens(mis4!, true) + header("strategies_and_insights") + contextBulletTokens(str1!, true);
 
     const exact = compileContext(playbook, { tokenBudget: twoBullets, includeCounters: true });
     expect(exact.includedBullets).toEqual(["mis-00004", "str-00001"]);
@@ -171,6 +172,60 @@ describe("compileContext", () => {
   });
 });
 
+describe("compileContext with counts kept by the caller", () => {
+  it("asks tokensWithCounters for the bullets the cut reaches and nothing else, and uses its answer", () => {
+    const asked: string[] = [];
+    const tokensWithCounters = (b: ContextBullet) => {
+      asked.push(b.externalId);
+      return countBulletTokens(b);
+    };
+    const whole = compileContext(playbook, { tokenBudget: UNLIMITED, includeCounters: true });
+    const budget = whole.tokens - 1;
+    const result = compileContext(playbook, { tokenBudget: budget, includeCounters: true, tokensWithCounters });
+    expect(result).toEqual(compileContext(playbook, { tokenBudget: budget, includeCounters: true }));
+    // The last-ranked bullet is asked for and does not fit; nothing ranked after it is asked for.
+    expect(asked).toEqual(whole.includedBullets);
+
+    const inflated = compileContext(playbook, { tokenBudget: UNLIMITED, includeCounters: true, tokensWithCounters: () => 1_000 });
+    expect(inflated.tokens).toBe(5_000 + countSectionTokens("strategies_and_insights") + countSectionTokens("common_mistakes_to_avoid"));
+  });
+
+  it("takes a playbook state's active bullets by section in reading order", () => {
+    const state = createPlaybookState(
+      [
+        { id: "s2", name: "second", slug: "sec", position: 1 },
+        { id: "s1", name: "first", slug: "fir", position: 0 },
+      ],
+      [
+        { ...stateBullet("fir-00002", "s1", 1), content: "Second in first." },
+        { ...stateBullet("fir-00001", "s1", 0), content: "First in first." },
+        { ...stateBullet("fir-00003", "s1", 2), status: "archived" as const },
+        stateBullet("sec-00004", "s2", 0),
+      ],
+    );
+    expect(contextSectionsOf(state).map((section) => [section.name, section.bullets.map((b) => b.externalId)])).toEqual([
+      ["first", ["fir-00001", "fir-00002"]],
+      ["second", ["sec-00004"]],
+    ]);
+  });
+});
+
+function stateBullet(externalId: string, sectionId: string, position: number): BulletState {
+  return {
+    externalId,
+    sectionId,
+    content: `Bullet ${externalId}.`,
+    helpful: 0,
+    harmful: 0,
+    neutral: 0,
+    countersKnown: true,
+    status: "active",
+    position,
+    archivedReason: null,
+    mergedInto: null,
+  };
+}
+
 describe("token counts without counters", () => {
   it("equal a direct count of the plain line, whatever the content starts with", () => {
     const contents = [
@@ -196,20 +251,6 @@ describe("token counts without counters", () => {
         expect(contextBulletTokens(b, false), JSON.stringify({ content, helpful, harmful })).toBe(
           countTokens(plain.text) - countSectionTokens("s"),
         );
-      }
-    }
-  });
-});
-
-describe("counter tokens", () => {
-  it("are bounded by the fixed part plus one token per digit, the bound the database cut relies on", () => {
-    const fixed = counterTokensWithoutNumbers();
-    expect(fixed).toBe(5);
-    for (const helpful of [0, 7, 42, 999, 1_000, 12_345, 2_147_483_647]) {
-      for (const harmful of [0, 3, 100, 4_096]) {
-        const bound = fixed + String(helpful).length + String(harmful).length;
-        expect(counterTokens(helpful, harmful)).toBeLessThanOrEqual(bound);
-        if (helpful < 1_000 && harmful < 1_000) expect(counterTokens(helpful, harmful)).toBe(fixed + 2);
       }
     }
   });

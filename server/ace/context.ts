@@ -17,6 +17,7 @@
 // - Without counters, a bullet's tokens are its stored count (measured with counters) minus the
 //   tokens of the counters it drops. The counters are their own pre-tokens (" helpful", "=", "3",
 //   " harmful", "=", "0", " ::"), so the subtraction is exact, not an estimate (tested on the fixtures).
+import { bulletsBySection, type PlaybookState } from "./delta";
 import { bulletLines } from "./formats/ace-text";
 import { bulletScore } from "./signals";
 import { countBulletTokens, countSectionTokens, countTokens } from "./tokens";
@@ -28,8 +29,8 @@ export interface ContextBullet {
   harmful: number;
   neutral: number;
   countersKnown: boolean;
-  /** Tokens of the bullet's lines with counters (countBulletTokens); below 0 when not counted yet. */
-  tokenCount: number;
+  /** Tokens of the bullet's lines with counters (countBulletTokens); absent or below 0 when not counted yet. */
+  tokenCount?: number;
 }
 
 export interface ContextSection {
@@ -43,6 +44,20 @@ export interface ContextOptions {
   tokenBudget: number;
   /** false: `[id] content` lines (ace-plain) instead of `[id] helpful=H harmful=K :: content`. */
   includeCounters: boolean;
+  /**
+   * Tokens of a bullet's lines with counters, for callers that keep counts elsewhere. Default: its
+   * tokenCount, counted when below 0. Asked only for the bullets the cut reaches.
+   */
+  tokensWithCounters?: (bullet: ContextBullet) => number;
+}
+
+/** A playbook state's active bullets by section, in reading order: what compileContext takes. */
+export function contextSectionsOf(state: PlaybookState): ContextSection[] {
+  const groups = bulletsBySection(state);
+  return state.sections.map((section) => ({
+    name: section.name,
+    bullets: (groups.get(section.id) ?? []).filter((bullet) => bullet.status === "active"),
+  }));
 }
 
 export interface CompiledContext {
@@ -68,7 +83,7 @@ function rankScore(bullet: ContextBullet): number {
 const counterTokenCache = new Map<string, number>();
 
 /** Tokens of the counters part of a bullet line, the text between `[id]` and ` content`. */
-export function counterTokens(helpful: number, harmful: number): number {
+function counterTokens(helpful: number, harmful: number): number {
   const key = `${helpful}/${harmful}`;
   let tokens = counterTokenCache.get(key);
   if (tokens === undefined) {
@@ -78,17 +93,12 @@ export function counterTokens(helpful: number, harmful: number): number {
   return tokens;
 }
 
-/**
- * Tokens of the counters part without its two numbers (" helpful=", " harmful=", " ::"). A number
- * of n digits takes at most n tokens, so this plus the digits bounds counterTokens from above.
- */
-export function counterTokensWithoutNumbers(): number {
-  return counterTokens(0, 0) - 2 * countTokens("0");
-}
-
 /** Tokens of the bullet's lines (with their line break) in the chosen form. */
-export function contextBulletTokens(bullet: ContextBullet, includeCounters: boolean): number {
-  const withCounters = bullet.tokenCount >= 0 ? bullet.tokenCount : countBulletTokens(bullet);
+export function contextBulletTokens(
+  bullet: ContextBullet,
+  includeCounters: boolean,
+  withCounters = bullet.tokenCount !== undefined && bullet.tokenCount >= 0 ? bullet.tokenCount : countBulletTokens(bullet),
+): number {
   if (includeCounters) return withCounters;
   const shown = shownCounters(bullet) ?? { helpful: 0, harmful: 0 };
   return withCounters - counterTokens(shown.helpful, shown.harmful);
@@ -102,7 +112,10 @@ interface Ranked {
   score: number;
 }
 
-export function compileContext(sections: ContextSection[], { tokenBudget, includeCounters }: ContextOptions): CompiledContext {
+export function compileContext(
+  sections: readonly ContextSection[],
+  { tokenBudget, includeCounters, tokensWithCounters }: ContextOptions,
+): CompiledContext {
   const ranked: Ranked[] = [];
   sections.forEach((section, index) => {
     for (const bullet of section.bullets) {
@@ -118,7 +131,7 @@ export function compileContext(sections: ContextSection[], { tokenBudget, includ
     const entry = ranked[rank] as Ranked;
     const opensSection = chosen[entry.section]?.length === 0;
     const cost =
-      contextBulletTokens(entry.bullet, includeCounters) +
+      contextBulletTokens(entry.bullet, includeCounters, tokensWithCounters?.(entry.bullet)) +
       (opensSection ? countSectionTokens((sections[entry.section] as ContextSection).name) : 0);
     if (tokens + cost > tokenBudget) {
       cut = rank;

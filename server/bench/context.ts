@@ -1,12 +1,15 @@
 // The compiled context of the 10,000-bullet playbook, as GET /api/v1/playbooks/{name}/context serves
 // it minus HTTP: resolve the playbook and options to an ETag, answer 304 when the agent's copy is
-// current, else compile the context (server/context/service.ts), or take the copy compiled for
-// that ETag before. The compile is timed with that copy forgotten before every call.
+// current, else compile the context (server/context/service.ts) from the playbook state the delta
+// engine keeps in memory, or take the copy compiled for that ETag before. The compile is timed with
+// that copy forgotten before every call, and after a counter update made a new version.
 import { parseContextQuery } from "@/server/context/schemas";
 import { compileTarget, forgetCompiledContexts, resolveContextTarget } from "@/server/context/service";
+import { editDeltaInput } from "@/server/deltas/schemas";
+import { editPlaybook, forgetEngineStates } from "@/server/deltas/service";
 import { matchesIfNoneMatch } from "@/server/http/etag";
 import { getPlaybook } from "@/server/playbooks/service";
-import { CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
@@ -44,6 +47,7 @@ export async function contextBenchmarks(
     name = playbook.name;
     budget = playbook.settings.tokenBudget;
     forgetCompiledContexts();
+    forgetEngineStates(engine.db);
     const ms = await timeOnce(() => serveContext(engine, name, "", null), CALL_TIMEOUT_MS, cold);
     record({ kind: "measured", benchmark: cold, engine: engine.name, summary: summarize([ms]) });
   });
@@ -86,6 +90,39 @@ export async function contextBenchmarks(
     });
   }
 
+  // What an agent waits for after each reflection: the reflector's counter update (a tag delta on
+  // three bullets, applied untimed) makes a new version, and the next fetch compiles it.
+  const afterTags = `Compiled context, ${count} bullets: compile after a counter update`;
+  await guarded(record, afterTags, engine.name, async () => {
+    const { result } = await compileTarget(engine.db, await resolveContextTarget(engine.db, { name }, { includeCounters: true, format: "json" }));
+    const ids = [...result.context.matchAll(/^\[([^\]]+)\]/gm)].map((match) => match[1] as string).slice(0, 30);
+    check(ids.length === 30, `expected 30 bullet ids in the context, found ${ids.length}`);
+    let expectedVersion = result.version;
+    const samples = await measurePrepared(
+      async (call) => {
+        const operations = [0, 1, 2].map((k) => ({ type: "tag" as const, bulletId: ids[(call * 3 + k) % ids.length] as string, helpful: 1 }));
+        const outcome = await editPlaybook(engine.db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark tags ${call}`, operations }));
+        check(outcome.status === "applied", `the counter update was ${outcome.status}`);
+        expectedVersion += 1;
+      },
+      async () => {
+        const answer = await serveContext(engine, name, "", null);
+        check(answer.status === 200 && answer.result.version === expectedVersion, "the context is not of the new version");
+      },
+      plan,
+      CALL_TIMEOUT_MS,
+      afterTags,
+    );
+    record({
+      kind: "measured",
+      benchmark: afterTags,
+      engine: engine.name,
+      summary: summarize(samples),
+      target: CONTEXT_TARGET,
+      note: "Default options. Before each call, untimed: a tag delta adds 1 helpful to three bullets (as a reflection does), a new version.",
+    });
+  });
+
   const cached = `Compiled context, ${count} bullets: compiled copy of the same version and options`;
   await guarded(record, cached, engine.name, async () => {
     await serveContext(engine, name, "", null);
@@ -115,6 +152,8 @@ export async function contextBenchmarks(
       note: "resolveContextTarget alone: the playbook's name, version and settings, and the ETag; no bullet is read.",
     });
   });
+  // The curation benchmarks time the first apply after opening, which loads this state.
+  forgetEngineStates(engine.db);
 }
 
 /** Lines for "How these were measured". */
@@ -123,9 +162,11 @@ export function contextNotes(plan: RunPlan): string[] {
     `Compiled context (target p95 ≤ ${formatMs(CONTEXT_TARGET.maxMs)}): GET /api/v1/playbooks/{name}/context minus HTTP, on the ` +
       `synthetic playbook after the page and export benchmarks and before curation changes it: the query parsed by ` +
       `parseContextQuery, resolveContextTarget by name, then compileTarget (ranked bullets cut to the budget, JSON answer), or a ` +
-      `304 when If-None-Match carries the current ETag. The service keeps compiled contexts per ETag; "compile" rows call ` +
-      `forgetCompiledContexts (untimed) before every call so each one reads and compiles the bullets, the "compiled copy" row ` +
-      `is what later requests for the same version and options cost. ${plan.warmup} warm-ups + ${plan.runs} timed calls per ` +
-      `variant; the first context call on the playbook is timed once apart.`,
+      `304 when If-None-Match carries the current ETag. The compile reads the playbook state the delta engine keeps per version ` +
+      `(every write moves it forward; versions written by another process are replayed), with token counts kept per bullet. ` +
+      `The first call after opening loads that state and the stored token counts, and is timed once apart. The service also ` +
+      `keeps compiled contexts per ETag; "compile" rows call forgetCompiledContexts (untimed) before every call, the "after a ` +
+      `counter update" row applies a three-bullet tag delta (untimed) before every call, and the "compiled copy" row is what ` +
+      `later requests for the same version and options cost. ${plan.warmup} warm-ups + ${plan.runs} timed calls per variant.`,
   ];
 }

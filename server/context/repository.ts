@@ -1,6 +1,6 @@
-// Every database call of the compiled context. The context is read before every agent call, so
-// the bullets are ranked and cut in the database: only the bullets that can fit the budget travel,
-// with their content; for a 10,000-bullet playbook and an 80,000-token budget that is a sixth.
+// Every database call of the compiled context. The bullets themselves come from the delta
+// engine's cached playbook state (server/deltas/service.ts); this reads the playbook's head and
+// the token counts stored with its bullets.
 import type { Db, Tx } from "@/server/db/client";
 
 type DbOrTx = Db | Tx;
@@ -29,56 +29,29 @@ export function findPlaybookById(db: DbOrTx, playbookId: string): Promise<Playbo
   return db.playbook.findUnique({ where: { id: playbookId }, select: { id: true, name: true, version: true, settings: true } });
 }
 
-/** [section name, external id, content, helpful, harmful, neutral, countersKnown, tokenCount, bullet id] */
-export type ContextBulletTuple = [string, string, string, number, number, number, boolean, number, string];
-
-export interface ContextCandidates {
+/** Token counts stored with the bullets, and the version they belong to. */
+export interface StoredTokenCounts {
   version: number;
-  /** Active bullets in the playbook. */
-  bulletCount: number;
-  /** The bullets that may fit the budget, in reading order (section position, bullet position, id). */
-  candidates: ContextBulletTuple[];
+  /** Tokens with counters of the active bullets whose count is stored, by external id. */
+  counts: Map<string, number>;
 }
 
 /**
- * The version, the number of active bullets and the candidates for the context, in one statement
- * so they belong together. The candidates are a superset of what the context compiler will take:
- * the ranked prefix (the compiler's order: score, then reading order) whose running sum of a lower
- * bound of each bullet's tokens fits the budget. The lower bound leaves out section headers, counts
- * a bullet never counted (-1) as 0 and, without counters, takes off at most
- * counterTokensWithoutNumbers + one token per digit of its counters. The compiler then cuts exactly.
- * null when there is no such playbook.
+ * The active bullets' stored token counts (countBulletTokens, written with every bullet) and the
+ * playbook's version, in one statement so they belong together. null when there is no such playbook.
+ * The pairs travel as one "id count id count …" string (ids have no whitespace): for 10,000 bullets
+ * that reads in half the time of JSON.
  */
-export async function loadContextCandidates(
-  db: DbOrTx,
-  playbookId: string,
-  options: { budget: number; includeCounters: boolean; counterTokensWithoutNumbers: number },
-): Promise<ContextCandidates | null> {
-  const [row] = await db.$queryRaw<{ version: number; bulletCount: number; candidates: string }[]>`
-    WITH active AS (
-      SELECT b.id, s.id AS "sectionId", s.position AS "sectionPosition", b.position, b."externalId",
-        CASE WHEN b."countersKnown" THEN b.helpful - b.harmful ELSE 0 END AS score,
-        GREATEST(0, CASE
-          WHEN b."tokenCount" < 0 THEN 0
-          WHEN ${options.includeCounters}::boolean THEN b."tokenCount"
-          WHEN b."countersKnown" THEN b."tokenCount" - ${options.counterTokensWithoutNumbers}::int
-            - length(b.helpful::text) - length(b.harmful::text)
-          ELSE b."tokenCount" - ${options.counterTokensWithoutNumbers}::int - 2
-        END) AS "minTokens"
-      FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
-      WHERE b."playbookId" = ${playbookId}::uuid AND b.status = 'active'
-    ), ranked AS (
-      SELECT *, SUM("minTokens") OVER (
-        ORDER BY score DESC, "sectionPosition", "sectionId", position, "externalId" ROWS UNBOUNDED PRECEDING) AS running
-      FROM active
-    )
-    SELECT p.version, (SELECT COUNT(*)::int FROM active) AS "bulletCount", COALESCE((
-      SELECT json_agg(json_build_array(s.name, b."externalId", b.content, b.helpful, b.harmful, b.neutral,
-          b."countersKnown", b."tokenCount", b.id)
-        ORDER BY r."sectionPosition", r."sectionId", r.position, r."externalId")
-      FROM ranked r JOIN "Bullet" b ON b.id = r.id JOIN "Section" s ON s.id = r."sectionId"
-      WHERE r.running <= ${options.budget}::bigint), '[]'::json)::text AS candidates
+export async function loadStoredTokenCounts(db: DbOrTx, playbookId: string): Promise<StoredTokenCounts | null> {
+  const [row] = await db.$queryRaw<{ version: number; counts: string | null }[]>`
+    SELECT p.version, (
+      SELECT string_agg(b."externalId" || ' ' || b."tokenCount", ' ')
+      FROM "Bullet" b
+      WHERE b."playbookId" = p.id AND b.status = 'active' AND b."tokenCount" >= 0) AS counts
     FROM "Playbook" p WHERE p.id = ${playbookId}::uuid`;
   if (!row) return null;
-  return { version: row.version, bulletCount: row.bulletCount, candidates: JSON.parse(row.candidates) as ContextBulletTuple[] };
+  const counts = new Map<string, number>();
+  const words = row.counts ? row.counts.split(" ") : [];
+  for (let i = 0; i + 1 < words.length; i += 2) counts.set(words[i] as string, Number(words[i + 1]));
+  return { version: row.version, counts };
 }

@@ -2,11 +2,12 @@
 // token budget by the context compiler (server/ace/context.ts), with an ETag so agents that poll
 // before every call re-download it only when the playbook changed.
 import { createHash } from "node:crypto";
-import { compileContext, counterTokensWithoutNumbers, type ContextSection } from "@/server/ace/context";
+import { compileContext, contextSectionsOf, type ContextBullet, type ContextSection } from "@/server/ace/context";
+import type { PlaybookState } from "@/server/ace/delta";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
+import { loadSnapshot } from "@/server/deltas/service";
 import { notFound } from "@/server/errors/app-error";
-import { storeTokenCounts } from "@/server/playbooks/repository";
 import { readSettings } from "@/server/playbooks/service";
 import * as repo from "./repository";
 import type { z } from "zod";
@@ -70,27 +71,15 @@ export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: Co
   return { ...target, etag: contextEtag(target) };
 }
 
-function sectionsOf(bullets: repo.ContextBulletTuple[]): ContextSection[] {
-  const sections: ContextSection[] = [];
-  let current: ContextSection | undefined;
-  for (const [sectionName, externalId, content, helpful, harmful, neutral, countersKnown, tokenCount] of bullets) {
-    if (current?.name !== sectionName) {
-      current = { name: sectionName, bullets: [] };
-      sections.push(current);
-    }
-    current.bullets.push({ externalId, content, helpful, harmful, neutral, countersKnown, tokenCount });
-  }
-  return sections;
-}
-
 /**
- * Compiles the context for a resolved target. The version is read again with the bullets, in one
- * statement; when the playbook changed in between, the answer (and its ETag) is of the new version.
+ * Compiles the context for a resolved target from the delta engine's state of the playbook, which
+ * every write keeps current in memory. When the playbook changed after the target was resolved, the
+ * answer (and its ETag) is of the new version.
  */
 export async function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
   const cached = compiledCache.get(target.etag);
   if (cached) return cached;
-  const compiled = await compileFromDatabase(db, target);
+  const compiled = await compileFromState(db, target);
   remember(compiled);
   return compiled;
 }
@@ -118,30 +107,62 @@ export function forgetCompiledContexts(): void {
   compiledCache.clear();
 }
 
-async function compileFromDatabase(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
-  const loaded = await repo.loadContextCandidates(db, target.playbookId, {
-    budget: target.budget,
-    includeCounters: target.includeCounters,
-    counterTokensWithoutNumbers: counterTokensWithoutNumbers(),
-  });
-  if (!loaded) throw notFound(`The playbook "${target.name}"`);
+// A state's bullets are immutable objects, and a version shares the objects of the bullets it did
+// not change, so token counts and section groupings are kept per object: a new version re-counts
+// only the bullets it changed. Both maps are weak: they go when the engine drops the state.
+const tokensByBullet = new WeakMap<ContextBullet, number>();
+const sectionsByState = new WeakMap<PlaybookState, { sections: ContextSection[]; active: number }>();
 
-  // Bullets written before token counts existed are counted once and stored (as the playbook page does).
-  const counted: { id: string; tokenCount: number }[] = [];
-  for (const bullet of loaded.candidates) {
-    if (bullet[7] >= 0) continue;
-    const [, externalId, content, helpful, harmful, , countersKnown, , id] = bullet;
-    bullet[7] = countBulletTokens({ externalId, content, helpful, harmful, countersKnown });
-    counted.push({ id, tokenCount: bullet[7] });
+/** When more of a state's bullets than this lack a count, the counts stored with them are read first. */
+const UNCOUNTED_BEFORE_READING = 200;
+
+function tokensWithCounters(bullet: ContextBullet): number {
+  let tokens = tokensByBullet.get(bullet);
+  if (tokens === undefined) {
+    tokens = countBulletTokens(bullet);
+    tokensByBullet.set(bullet, tokens);
   }
-  if (counted.length > 0) await storeTokenCounts(db, counted);
+  return tokens;
+}
 
-  // The candidates are a ranked prefix of the playbook's bullets; the compiler makes the exact cut.
-  const compiled = compileContext(sectionsOf(loaded.candidates), {
+function sectionsOfState(state: PlaybookState): { sections: ContextSection[]; active: number } {
+  let grouped = sectionsByState.get(state);
+  if (!grouped) {
+    const sections = contextSectionsOf(state);
+    grouped = { sections, active: sections.reduce((sum, section) => sum + section.bullets.length, 0) };
+    sectionsByState.set(state, grouped);
+  }
+  return grouped;
+}
+
+/**
+ * Takes the counts stored with the bullets (about 1 s of tokenizing for 10,000 bullets, read in
+ * milliseconds) when the state was just loaded, or a large change replaced many bullets. Counts read
+ * at another version than the state's are not used: they may belong to other content.
+ */
+async function adoptStoredCounts(db: Db, playbookId: string, state: PlaybookState, version: number, sections: ContextSection[]) {
+  let uncounted = 0;
+  for (const section of sections) for (const bullet of section.bullets) if (!tokensByBullet.has(bullet)) uncounted += 1;
+  if (uncounted <= UNCOUNTED_BEFORE_READING) return;
+  const stored = await repo.loadStoredTokenCounts(db, playbookId);
+  if (stored?.version !== version) return;
+  for (const [externalId, tokens] of stored.counts) {
+    const bullet = state.bullets.get(externalId);
+    if (bullet?.status === "active") tokensByBullet.set(bullet, tokens);
+  }
+}
+
+async function compileFromState(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
+  const { entry } = await loadSnapshot(db, target.playbookId);
+  const { state, version } = entry;
+  const { sections, active } = sectionsOfState(state);
+  await adoptStoredCounts(db, target.playbookId, state, version, sections);
+
+  const compiled = compileContext(sections, {
     tokenBudget: target.budget,
     includeCounters: target.includeCounters,
+    tokensWithCounters,
   });
-  const version = loaded.version;
   const etag = version === target.version ? target.etag : contextEtag({ ...target, version });
   return {
     etag,
@@ -150,9 +171,9 @@ async function compileFromDatabase(db: Db, target: ContextTarget): Promise<{ res
       version,
       tokens: compiled.tokens,
       budget: target.budget,
-      bulletCount: loaded.bulletCount,
+      bulletCount: active,
       includedBullets: compiled.includedBullets.length,
-      omittedBullets: loaded.bulletCount - compiled.includedBullets.length,
+      omittedBullets: active - compiled.includedBullets.length,
       context: compiled.text,
     },
   };

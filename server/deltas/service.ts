@@ -65,13 +65,15 @@ const MAX_ATTEMPTS = 4;
 // ---- 1. The engine's view of a playbook, cached per (playbook, version) ------------------------
 // Loading 10,000 bullets and indexing them for near-duplicates is most of an apply's cost. Every
 // write bumps the version, so a state cached under the version read from the database is exact.
-// The similarity index is mutable: it is synced forward after a commit, and the entry it belonged
-// to is retired, so nobody validates against an index that has moved past their state.
+// The similarity index is built on first need (the compiled context reads the state and never
+// needs it) and is mutable: it is synced forward after a commit, and the entry it belonged to is
+// retired, so nobody validates against an index that has moved past their state.
 
 export interface EngineEntry {
   version: number;
   state: PlaybookState;
-  index: SimilarityIndex;
+  /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
+  index: SimilarityIndex | null;
   /** Tokens of the active bullets' content; counted on first need (about 1 s for 10,000 bullets). */
   tokens: number | null;
   retired: boolean;
@@ -104,6 +106,12 @@ function remember(db: Db, playbookId: string, entry: EngineEntry): void {
   }
 }
 
+/** For benchmarks that time a first load: drops every cached playbook state of this database. */
+export function forgetEngineStates(db: Db): void {
+  for (const entry of cacheOf(db).values()) entry.retired = true;
+  engineStates.delete(db);
+}
+
 export interface Snapshot {
   head: repo.PlaybookHead;
   settings: PlaybookSettings;
@@ -123,7 +131,7 @@ async function catchUp(db: Db, head: repo.PlaybookHead, cached: EngineEntry): Pr
   if (records.length !== head.version - cached.version || changes.length > CATCH_UP_CHANGES || cached.retired) return null;
   const replayed = redoChanges(cached.state, changes);
   cached.retired = true;
-  syncSimilarityIndex(cached.index, changes);
+  if (cached.index) syncSimilarityIndex(cached.index, changes);
   return {
     version: head.version,
     state: { ...replayed, nextIdNumber: Math.max(replayed.nextIdNumber, head.nextBulletNumber) },
@@ -158,7 +166,7 @@ export async function loadSnapshot(db: Db, playbookId: string): Promise<Snapshot
     const entry: EngineEntry = {
       version: head.version,
       state: createPlaybookState(sections, bullets, head.nextBulletNumber),
-      index: buildSimilarityIndex(bullets),
+      index: null,
       tokens: null,
       retired: false,
     };
@@ -175,6 +183,12 @@ async function freshSnapshot(db: Db, playbookId: string): Promise<Snapshot> {
     if (!snapshot.entry.retired) return snapshot;
   }
   throw new AppError("BUSY", "The playbook is changing too fast to be read right now. Try again in a moment.");
+}
+
+/** The entry's near-duplicate index, built from its state the first time it is asked for. */
+export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
+  entry.index ??= buildSimilarityIndex(entry.state.bullets.values());
+  return entry.index;
 }
 
 function activeTokens(state: PlaybookState): number {
@@ -210,7 +224,7 @@ export function engineOptions(
   return {
     maxContentLength: settings.maxContentLength,
     similarityThreshold: nearDuplicates ? settings.similarityThreshold : Number.POSITIVE_INFINITY,
-    similarity: similarity ?? entry.index,
+    similarity: similarity ?? similarityIndexOf(entry),
     // Without a count the budget is not checked: nothing in the delta can change the total.
     ...(entry.tokens === null ? {} : { tokenBudget: settings.tokenBudget, stateTokenCount: entry.tokens }),
     newSectionId: randomUUID,
@@ -270,7 +284,7 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
   // Committed: move the cached state forward instead of reloading it.
   if (!entry.retired) {
     entry.retired = true;
-    syncSimilarityIndex(entry.index, commit.changes);
+    if (entry.index) syncSimilarityIndex(entry.index, commit.changes);
     remember(db, commit.playbookId, {
       version,
       state: commit.next,

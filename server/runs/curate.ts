@@ -1,7 +1,7 @@
 // The curator's run: the reflections since the last curation, the playbook ranked and cut to a
 // budget, and its statistics go in; a proposed delta (or one applied above the threshold) comes out.
 // The deterministic engine validates, de-duplicates and checks conflicts; nothing rewrites the playbook.
-import { compileContext, type ContextSection } from "@/server/ace/context";
+import { compileContext, contextSectionsOf } from "@/server/ace/context";
 import {
   buildCuratorMessages,
   curateOffline,
@@ -28,14 +28,6 @@ export const CURATOR_BATCH = 50;
  * reflection-and-curation cycle under the design documents' 8,000 tokens.
  */
 export const CURATOR_PLAYBOOK_TOKENS = 3_000;
-
-function sectionsForPrompt(state: PlaybookState): ContextSection[] {
-  const bySection = new Map<string, ContextSection>();
-  for (const section of state.sections) bySection.set(section.id, { name: section.name, bullets: [] });
-  const active = [...state.bullets.values()].filter((bullet) => bullet.status === "active").sort((a, b) => a.position - b.position);
-  for (const bullet of active) bySection.get(bullet.sectionId)?.bullets.push({ ...bullet, tokenCount: -1 });
-  return [...bySection.values()];
-}
 
 function statsOf(state: PlaybookState, tokenCount: number, tokenBudget: number) {
   const active = [...state.bullets.values()].filter((bullet) => bullet.status === "active");
@@ -64,7 +56,7 @@ async function curateWithModel(
   state: PlaybookState,
   tokenBudget: number,
 ): Promise<CuratorOutput> {
-  const compiled = compileContext(sectionsForPrompt(state), { tokenBudget: CURATOR_PLAYBOOK_TOKENS, includeCounters: true });
+  const compiled = compileContext(contextSectionsOf(state), { tokenBudget: CURATOR_PLAYBOOK_TOKENS, includeCounters: true });
   const messages = buildCuratorMessages({
     reflections,
     compiledPlaybook: compiled.text,

@@ -60,7 +60,7 @@ export const NUMBER_FIELDS: Record<NumberKey, NumberField> = {
   tokenBudget: {
     key: "tokenBudget",
     label: "Token budget",
-    help: "Default 80,000 tokens — the ACE middleware's playbook_token_budget. A delta that takes the active bullets past it is flagged for review.",
+    help: "Default 80,000 tokens — the ACE middleware's playbook_token_budget. The context agents fetch is cut to it, and a delta that takes the compiled playbook (bullet lines with their counters) past it is flagged for review.",
     kind: "whole",
     min: 100,
     max: 2_000_000,

@@ -27,9 +27,14 @@ export interface TokenCountedBullet {
  * break). Stored per bullet so a playbook's total is a sum, not a re-tokenisation of megabytes.
  */
 export function countBulletTokens(bullet: TokenCountedBullet): number {
+  return countTokens(compiledBulletText(bullet));
+}
+
+/** A bullet's lines in the compiled playbook (ACE text with counters), with its line break. */
+export function compiledBulletText(bullet: TokenCountedBullet): string {
   const counters = bullet.countersKnown ? { helpful: bullet.helpful, harmful: bullet.harmful, neutral: 0 } : null;
   const lines = bulletLines({ id: bullet.externalId, content: bullet.content, counters }, "ace");
-  return countTokens(`${lines.join("\n")}\n`);
+  return `${lines.join("\n")}\n`;
 }
 
 /** Tokens of a section header line in the compiled playbook. */

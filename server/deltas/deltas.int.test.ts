@@ -1,6 +1,7 @@
 // The curation queue through createCaller, against embedded PGlite and PostgreSQL.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { countSectionTokens, countTokens } from "@/server/ace/tokens";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
@@ -239,6 +240,32 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       edits: [{ operationId: view.operations[0]?.id ?? "", operation: { type: "add", section: "common_mistakes_to_avoid", content: "Convert timezones before comparing dates." } }],
     });
     expect(approveWithMerge.status).toBe("applied");
+  });
+
+  it("the token budget counts the compiled playbook as the summary and the context do, counters included", async () => {
+    const playbookId = await playbook();
+    const headers = countSectionTokens("strategies_and_insights") + countSectionTokens("common_mistakes_to_avoid");
+    const lines = async () => (await caller.playbook.get({ playbookId })).summary.estimatedTokens - headers;
+    const content = "Cache the list of supported currencies per session.";
+    const line = (id: string) => countTokens(`[${id}] helpful=0 harmful=0 :: ${content}\n`);
+    const budgetFinding = async (budget: number) => {
+      await alice.playbook.updateSettings({ playbookId, settings: { tokenBudget: budget } });
+      const { findings, deltaId } = await propose(playbookId, [{ type: "add", section: "strategies_and_insights", content }]);
+      await alice.delta.reject({ deltaId, reason: "Only measuring" });
+      return findings.find((finding) => finding.kind === "token_budget");
+    };
+
+    // The first proposal loads the playbook: its total comes from the counts stored with the bullets.
+    let total = (await lines()) + line("str-00005");
+    expect(await budgetFinding(total)).toBeUndefined();
+    expect((await budgetFinding(total - 1))?.message).toContain(`${total} tokens of the compiled playbook, over its budget of ${total - 1}`);
+
+    // A counter of four digits takes a token more: the engine's running total follows the tag.
+    await alice.delta.edit({ playbookId, reason: "Counters", operations: [{ type: "tag", bulletId: "str-00001", helpful: 1_000 }] });
+    expect(await lines()).toBe(total - line("str-00005") + 1);
+    total += 1;
+    expect(await budgetFinding(total)).toBeUndefined();
+    expect((await budgetFinding(total - 1))?.message).toContain(`${total} tokens of the compiled playbook`);
   });
 
   it("auto-applies confident deltas when the playbook allows it, never pruning or flagged ones", async () => {

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import {
   applyDelta,
+  changesCompiledLine,
   createPlaybookState,
   DeltaValidationError,
   resolveSection,
@@ -24,7 +25,7 @@ import { proposePruning as pruningCandidates } from "@/server/ace/pruning";
 import { redoChanges } from "@/server/ace/replay";
 import { injectionFindings } from "@/server/ace/safety";
 import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
-import { countTokens } from "@/server/ace/tokens";
+import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as playbookRepo from "@/server/playbooks/repository";
@@ -74,7 +75,10 @@ export interface EngineEntry {
   state: PlaybookState;
   /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
   index: SimilarityIndex | null;
-  /** Tokens of the active bullets' content; counted on first need (about 1 s for 10,000 bullets). */
+  /**
+   * Tokens of the active bullets' lines in the compiled playbook (countBulletTokens): the sum of the
+   * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).
+   */
   tokens: number | null;
   retired: boolean;
 }
@@ -156,9 +160,10 @@ export async function loadSnapshot(db: Db, playbookId: string): Promise<Snapshot
         return { head, settings, entry: caughtUp };
       }
     }
-    const [sections, bullets] = await Promise.all([
+    const [sections, bullets, stored] = await Promise.all([
       repo.loadSectionStates(db, playbookId),
       playbookRepo.loadBulletStates(db, playbookId),
+      playbookRepo.activeTokenTotal(db, playbookId),
     ]);
     // Both reads fell between two reads of the same version, so no change committed in between.
     const after = await repo.currentVersion(db, playbookId);
@@ -167,7 +172,7 @@ export async function loadSnapshot(db: Db, playbookId: string): Promise<Snapshot
       version: head.version,
       state: createPlaybookState(sections, bullets, head.nextBulletNumber),
       index: null,
-      tokens: null,
+      tokens: stored.uncounted === 0 ? stored.tokens : null,
       retired: false,
     };
     remember(db, playbookId, entry);
@@ -193,7 +198,7 @@ export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
 
 function activeTokens(state: PlaybookState): number {
   let total = 0;
-  for (const bullet of state.bullets.values()) if (bullet.status === "active") total += countTokens(bullet.content);
+  for (const bullet of state.bullets.values()) if (bullet.status === "active") total += countBulletTokens(bullet);
   return total;
 }
 
@@ -235,9 +240,9 @@ function tokenDelta(changes: readonly VersionChange[]): number {
   let delta = 0;
   for (const change of changes) {
     if (change.entity !== "bullet") continue;
-    if (change.before?.content === change.after?.content && change.before?.status === change.after?.status) continue;
-    if (change.before?.status === "active") delta -= countTokens(change.before.content);
-    if (change.after?.status === "active") delta += countTokens(change.after.content);
+    if (change.before && change.after && !changesCompiledLine(change.before, change.after)) continue;
+    if (change.before?.status === "active") delta -= countBulletTokens(change.before);
+    if (change.after?.status === "active") delta += countBulletTokens(change.after);
   }
   return delta;
 }

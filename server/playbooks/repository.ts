@@ -102,6 +102,18 @@ export async function tallyBySection(db: DbOrTx, playbookId: string): Promise<Se
   }));
 }
 
+/**
+ * The stored token counts of the active bullets, summed, and how many have none stored. The sum is
+ * the compiled playbook's bullet lines (countBulletTokens), without section headers.
+ */
+export async function activeTokenTotal(db: DbOrTx, playbookId: string): Promise<{ tokens: number; uncounted: number }> {
+  const [row] = await db.$queryRaw<{ tokens: number; uncounted: number }[]>`
+    SELECT COALESCE(SUM("tokenCount") FILTER (WHERE "tokenCount" >= 0), 0)::int AS tokens,
+      COUNT(*) FILTER (WHERE "tokenCount" < 0)::int AS uncounted
+    FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid AND status = 'active'`;
+  return row ?? { tokens: 0, uncounted: 0 };
+}
+
 /** Active bullets whose token count was never stored (rows written before counts existed). */
 export function uncountedBullets(db: DbOrTx, playbookId: string) {
   return db.bullet.findMany({

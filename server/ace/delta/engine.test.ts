@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BulletState } from "../history";
 import type { SimilarityIndex } from "../similarity";
+import { compiledBulletText } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
 import { orderedBullets } from "./state";
 import { MISTAKES, STRATEGIES, bullet, samplePlaybook, testOptions } from "./test-fixtures";
@@ -566,8 +567,9 @@ describe("token budget", () => {
   const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
   it("flags the operation that takes the active bullets over the budget, once, without blocking", () => {
-    const options = testOptions({ tokenBudget: 46, countTokens: words });
-    // The sample's active bullets hold 42 words: 44, then 47, then 51.
+    const options = testOptions({ tokenBudget: 70, countTokens: words });
+    // The sample's four active bullets take 58 words as compiled lines (42 of content, and 4 per line
+    // for "[id] helpful=H harmful=K ::"): 64, then 71, then 79.
     const result = apply(
       [
         { type: "add", section: "strategies_and_insights", content: "Two words." },
@@ -578,7 +580,20 @@ describe("token budget", () => {
       options,
     );
     expect(kinds(result.warnings)).toEqual(["1:warning:token_budget"]);
-    expect(result.warnings[0]?.message).toContain("47 tokens, over the playbook's budget of 46");
+    expect(result.warnings[0]?.message).toContain("71 tokens of the compiled playbook, over its budget of 70");
+  });
+
+  it("counts the bullets' lines with their counters, so a tag that lengthens a line counts too", () => {
+    const characters = (text: string) => text.length;
+    const state = samplePlaybook();
+    const total = [...state.bullets.values()]
+      .filter((bullet) => bullet.status === "active")
+      .reduce((sum, bullet) => sum + compiledBulletText(bullet).length, 0);
+    const tag: DeltaOperation = { type: "tag", bulletId: "str-00002", helpful: 8 }; // helpful=2 becomes helpful=10
+    expect(findingsOf([tag], state, testOptions({ tokenBudget: total + 1, countTokens: characters }))).toEqual([]);
+    expect(kinds(findingsOf([tag], state, testOptions({ tokenBudget: total, countTokens: characters })))).toEqual([
+      "0:warning:token_budget",
+    ]);
   });
 
   it("uses the caller's count of the state and credits removals", () => {

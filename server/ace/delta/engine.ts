@@ -4,7 +4,7 @@
 // randomness; bullet ids come from the playbook's counter and section ids from options.newSectionId.
 import type { BulletState } from "../history";
 import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
-import { countTokens as defaultCountTokens } from "../tokens";
+import { compiledBulletText, countTokens as defaultCountTokens } from "../tokens";
 import { findContradictions } from "./contradictions";
 import { makeFinding } from "./messages";
 import { checkOperation, type OperationContext } from "./operations";
@@ -136,19 +136,32 @@ function nearDuplicateFinder(
 }
 
 /**
- * Tracks the token count of the active bullets' content while the delta runs and names the first
- * operation that takes it over the budget (or, when the playbook is over it already, the first that
- * adds to it). The base count is taken only when an operation first changes content or status.
+ * Tracks the tokens the active bullets take in the compiled playbook (their lines with counters,
+ * as the context and the playbook summary count them) while the delta runs, and names the first
+ * operation that takes them over the budget (or, when the playbook is over it already, the first
+ * that adds to it). The base count is taken only when an operation first changes a bullet's line.
  */
+/** Whether a change shows in the bullet's compiled line: its content, counters or status. */
+export function changesCompiledLine(before: BulletState, after: BulletState): boolean {
+  return (
+    before.content !== after.content ||
+    before.status !== after.status ||
+    before.helpful !== after.helpful ||
+    before.harmful !== after.harmful ||
+    before.countersKnown !== after.countersKnown
+  );
+}
+
 function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options: EngineOptions, budget: number) {
   const count = options.countTokens ?? defaultCountTokens;
   const cache = new Map<string, number>();
   const tokensOf = (bullet: BulletState | undefined) => {
     if (bullet?.status !== "active") return 0;
-    let tokens = cache.get(bullet.content);
+    const text = compiledBulletText(bullet);
+    let tokens = cache.get(text);
     if (tokens === undefined) {
-      tokens = count(bullet.content);
-      cache.set(bullet.content, tokens);
+      tokens = count(text);
+      cache.set(text, tokens);
     }
     return tokens;
   };
@@ -156,7 +169,7 @@ function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options
   let warned = false;
   let change = 0;
   working.onBulletChange((before, after) => {
-    if (before && before.content === after.content && before.status === after.status) return;
+    if (before && !changesCompiledLine(before, after)) return;
     total ??= options.stateTokenCount ?? [...state.bullets.values()].reduce((sum, bullet) => sum + tokensOf(bullet), 0);
     change += tokensOf(after) - tokensOf(before);
   });
@@ -169,7 +182,10 @@ function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options
       total += change;
       if (warned || change <= 0 || total <= budget) return null;
       warned = true;
-      return `the active bullets would hold ${total} tokens, over the playbook's budget of ${budget}; shorten, merge or remove bullets`;
+      return (
+        `the active bullets would take ${total} tokens of the compiled playbook, over its budget of ${budget}; ` +
+        "agents would not see the lowest-ranked ones. Shorten, merge or remove bullets, or raise the budget"
+      );
     },
   };
 }

@@ -122,11 +122,14 @@ export interface EngineOptions {
    * The engine only queries it; bullets the delta writes go to a separate overlay (index.empty()).
    */
   similarity?: SimilarityIndex;
-  /** When set, a delta that takes the active bullets' content past this many tokens gets a warning. */
+  /**
+   * When set, a delta that takes the active bullets past this many tokens of the compiled playbook
+   * (their ACE lines with counters, compiledBulletText) gets a warning.
+   */
   tokenBudget?: number;
   /** Default: countTokens from ../tokens (o200k_base). */
   countTokens?: (text: string) => number;
-  /** Token count of the state's active bullet content when the caller has it; saves counting them all. */
+  /** Tokens of the state's active bullets' compiled lines when the caller has them; saves counting them all. */
   stateTokenCount?: number;
   /** Id for a section created by add_section; injected so results are deterministic. */
   newSectionId: () => string;

@@ -229,6 +229,7 @@ test("the trace explorer filters by outcome and search, and keeps the filters in
   await openPage(page, `/traces?playbook=${playbookId}`);
   const rows = page.getByRole("table", { name: "Traces" }).getByRole("rowgroup").last().getByRole("row");
   await expect(rows).toHaveCount(3);
+  await expect(page.getByText("3 traces", { exact: true })).toBeVisible();
 
   await page.getByRole("combobox", { name: "Outcome" }).click();
   await page.getByRole("option", { name: "Failure" }).click();
@@ -242,6 +243,7 @@ test("the trace explorer filters by outcome and search, and keeps the filters in
   await page.getByRole("searchbox", { name: /Search traces/ }).fill("cancel");
   await expect(page).toHaveURL(/[?&]q=cancel/);
   await expect(rows).toHaveCount(2);
+  await expect(page.getByText("2 traces", { exact: true })).toBeVisible();
 
   // A shared link opens with the same filters.
   await openPage(page, `/traces?playbook=${playbookId}&q=cancel&outcome=unknown`);

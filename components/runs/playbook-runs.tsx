@@ -308,7 +308,27 @@ function QueueCard({ playbookId, status }: { playbookId: string; status: RunsSta
           href={failed > 0 ? runsHref({ playbookId, status: "failed" }) : undefined}
         />
       </dl>
+      <QueueByRole queue={status.queue} />
     </Card>
+  );
+}
+
+/** "Reflector: 40 queued, 2 running · Curator: 1 queued": what the counts above are made of. */
+function QueueByRole({ queue }: { queue: RunsStatus["queue"] }) {
+  const parts = (["reflector", "curator"] as const)
+    .map((role) => {
+      const counts = queue[role];
+      const shown = (["queued", "running", "failed"] as const)
+        .filter((state) => counts[state] > 0)
+        .map((state) => `${formatNumber(counts[state])} ${state}`);
+      return shown.length === 0 ? null : `${role === "reflector" ? "Reflector" : "Curator"}: ${shown.join(", ")}`;
+    })
+    .filter((part) => part !== null);
+  if (parts.length === 0) return null;
+  return (
+    <p className="mt-2 text-xs text-ink-muted" data-testid="queue-by-role">
+      {parts.join(" · ")}
+    </p>
   );
 }
 

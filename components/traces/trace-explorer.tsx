@@ -16,7 +16,7 @@ import { Select } from "@/components/ui/select";
 import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
 import { useTRPC } from "@/components/trpc/client";
-import { TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
+import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
 import { TableSkeleton } from "./data-table";
 import { OUTCOME_META } from "./labels";
 import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
@@ -24,6 +24,13 @@ import { TracesTable } from "./traces-table";
 import { useUrlFilters } from "./use-url-filters";
 
 const ALL = "all";
+
+/** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
+function traceCount(total: number | null, loaded: number, more: boolean): string {
+  if (total === null) return `${formatNumber(loaded)}${more ? "+" : ""} ${loaded === 1 && !more ? "trace" : "traces"}`;
+  if (total > TRACE_COUNT_CAP) return `${formatNumber(TRACE_COUNT_CAP)}+ traces`;
+  return `${formatNumber(total)} ${total === 1 ? "trace" : "traces"}`;
+}
 
 export function TraceExplorer() {
   const trpc = useTRPC();
@@ -56,11 +63,7 @@ export function TraceExplorer() {
         filters={filters}
         update={update}
         reset={reset}
-        summary={
-          query.isPending
-            ? "Loading…"
-            : `${formatNumber(items.length)}${hasNextPage ? "+" : ""} ${items.length === 1 && !hasNextPage ? "trace" : "traces"}`
-        }
+        summary={query.isPending ? "Loading…" : traceCount(pages?.[0]?.total ?? null, items.length, hasNextPage)}
         loading={query.isFetching && !query.isFetchingNextPage}
       />
 

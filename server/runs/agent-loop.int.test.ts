@@ -129,7 +129,11 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
     const { playbookId } = await demo();
     const ids = (await caller.playbook.bullets({ playbookId, limit: 5 })).items.map((bullet) => bullet.externalId);
     expect((await post({ traces: agentTraces(ids, 5) })).status).toBe(201);
-    expect((await caller.runs.status({ playbookId })).queue.queued).toBe(5);
+    expect((await caller.runs.status({ playbookId })).queue).toMatchObject({
+      queued: 5,
+      reflector: { queued: 5, running: 0, failed: 0 },
+      curator: { queued: 0, running: 0, failed: 0 },
+    });
     // The server stops here; its successor's worker starts from the table.
     await worker().drain();
     expect((await caller.runs.status({ playbookId })).unreflected).toBe(0);

@@ -109,6 +109,12 @@ export interface CircuitView {
   reopensAt: Date | null;
 }
 
+export interface QueueCounts {
+  queued: number;
+  running: number;
+  failed: number;
+}
+
 export interface RunsStatus {
   provider: { name: "offline" | "openai"; reflectorModel: string; curatorModel: string; baseUrl: string | null };
   circuit: CircuitView;
@@ -119,6 +125,7 @@ export interface RunsStatus {
   /** Reflections waiting for the next curation. */
   uncurated: number;
   unreflected: number;
-  queue: { queued: number; running: number; failed: number };
+  /** Jobs of this playbook, and split by role. */
+  queue: QueueCounts & { reflector: QueueCounts; curator: QueueCounts };
   budgets: BudgetUsage[];
 }

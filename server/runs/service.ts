@@ -21,6 +21,7 @@ import type {
   RunDetail,
   RunPage,
   RunRole,
+  QueueCounts,
   RunsStatus,
   RunTrigger,
 } from "./schemas";
@@ -237,6 +238,10 @@ export async function getRun(db: Db, runId: string): Promise<RunDetail> {
   };
 }
 
+function queueCounts(jobs: queue.QueueStats["byStatus"] | undefined): QueueCounts {
+  return { queued: jobs?.queued ?? 0, running: jobs?.running ?? 0, failed: jobs?.failed ?? 0 };
+}
+
 export async function runsStatus(db: Db, playbookId: string): Promise<RunsStatus> {
   const playbook = await requirePlaybook(db, playbookId);
   const provider = runProviderFor(db);
@@ -256,7 +261,11 @@ export async function runsStatus(db: Db, playbookId: string): Promise<RunsStatus
     curatorFrequency: playbook.settings.curatorFrequency,
     uncurated,
     unreflected,
-    queue: { queued: stats.byStatus.queued, running: stats.byStatus.running, failed: stats.byStatus.failed },
+    queue: {
+      ...queueCounts(stats.byStatus),
+      reflector: queueCounts(stats.byKind[REFLECT_JOB]),
+      curator: queueCounts(stats.byKind[CURATE_JOB]),
+    },
     budgets,
   };
 }

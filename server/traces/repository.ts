@@ -140,6 +140,15 @@ export function listTraces(db: DbOrTx, filter: TraceFilter, previewChars: number
     LIMIT ${filter.limit + 1}`;
 }
 
+/** Traces matching the filter (its keyset bound ignored), counted up to cap + 1: more is "cap+". */
+export async function countTraces(db: DbOrTx, filter: Omit<TraceFilter, "before" | "limit">, cap: number): Promise<number> {
+  const [row] = await db.$queryRaw<{ count: number }[]>`
+    SELECT COUNT(*)::int AS count FROM (
+      SELECT 1 FROM "Trace" t WHERE ${traceFilter({ ...filter, limit: 0 })} LIMIT ${cap + 1}
+    ) AS matching`;
+  return row?.count ?? 0;
+}
+
 export function findTrace(db: DbOrTx, traceId: string) {
   return db.trace.findUnique({
     where: { id: traceId },

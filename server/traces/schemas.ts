@@ -167,7 +167,15 @@ export interface TraceListItem {
 export interface TracePage {
   items: TraceListItem[];
   nextCursor: string | null;
+  /**
+   * Traces matching the filters, on the first page only (null on later ones); counted up to
+   * TRACE_COUNT_CAP, so a larger number means "more than TRACE_COUNT_CAP".
+   */
+  total: number | null;
 }
+
+/** Counting stops here: a filter matching a million traces is not scanned to the end for a label. */
+export const TRACE_COUNT_CAP = 10_000;
 
 export interface CitedBullet {
   externalId: string;

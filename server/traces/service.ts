@@ -7,6 +7,7 @@ import { afterTracesIngested } from "@/server/runs/triggers";
 import * as repo from "./repository";
 import {
   TASK_PREVIEW_CHARS,
+  TRACE_COUNT_CAP,
   type CitedBullet,
   type IngestResult,
   type listTracesInput,
@@ -164,24 +165,23 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
 }
 
 export async function listTraces(db: Db, query: z.output<typeof listTracesInput>): Promise<TracePage> {
-  const rows = await repo.listTraces(
-    db,
-    {
-      playbookId: query.playbookId,
-      outcome: query.outcome,
-      from: query.from,
-      to: query.to,
-      reflected: query.reflected,
-      variant: query.variant,
-      search: query.search,
-      before: query.cursor ? decodeCursor(query.cursor) : undefined,
-      limit: query.limit,
-    },
-    TASK_PREVIEW_CHARS,
-  );
+  const filter = {
+    playbookId: query.playbookId,
+    outcome: query.outcome,
+    from: query.from,
+    to: query.to,
+    reflected: query.reflected,
+    variant: query.variant,
+    search: query.search,
+  };
+  const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const [rows, total] = await Promise.all([
+    repo.listTraces(db, { ...filter, before, limit: query.limit }, TASK_PREVIEW_CHARS),
+    before ? null : repo.countTraces(db, filter, TRACE_COUNT_CAP),
+  ]);
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
-  return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+  return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null, total };
 }
 
 export async function getTrace(db: Db, traceId: string): Promise<TraceDetail> {

@@ -7,6 +7,7 @@ import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
+import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES } from "./schemas";
 
 
@@ -261,8 +262,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
         trace({ externalId: "t5", outcome: "success", variant: "B", task: "Change seat" }),
       ],
     });
-    const ids = async (input: Omit<Parameters<typeof caller.traces.list>[0], "playbookId">) =>
-      (await caller.traces.list({ playbookId, ...input })).items.map((t) => t.externalId);
+    const ids = async (input: Omit<Parameters<typeof caller.traces.list>[0], "playbookId">) => {
+      const page = await caller.traces.list({ playbookId, ...input });
+      expect(page.total, JSON.stringify(input)).toBe(page.items.length); // every filter's matches fit one page here
+      return page.items.map((t) => t.externalId);
+    };
 
     expect(await ids({ outcome: "failure" })).toEqual(["t3", "t2"]);
     expect(await ids({ variant: "A" })).toEqual(["t3", "t1"]);
@@ -282,13 +286,19 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(await ids({ to: new Date(now - 60_000) })).toEqual([]);
 
     const seen: (string | null)[] = [];
+    const totals: (number | null)[] = [];
     let cursor: string | null = null;
     do {
       const page: Awaited<ReturnType<typeof caller.traces.list>> = await caller.traces.list({ playbookId, limit: 2, cursor });
       seen.push(...page.items.map((t) => t.externalId));
+      totals.push(page.total);
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual(["t5", "t4", "t3", "t2", "t1"]);
+    expect(totals).toEqual([5, null, null]); // counted once, with the first page
+    // Counting stops past its cap: 5 traces against a cap of 2 read as "more than 2".
+    expect(await countTraces(database.db, { playbookId }, 2)).toBe(3);
+    expect(await countTraces(database.db, { playbookId, outcome: "failure" }, 2)).toBe(2);
 
     expect((await caller.traces.list({})).items).toHaveLength(5);
     await expectAppError(caller.traces.list({ cursor: "not-a-cursor" }), "BAD_REQUEST", /cursor/);

@@ -1,7 +1,7 @@
 // Curation end to end: editing in the browser, the approval queue and the history. Each test
 // seeds its own small playbook over the API and works in that playbook's queue only.
 import { expect, test, type Page } from "@playwright/test";
-import { api, apiAs, openPlaybook, openPlaybookTab, proposeDelta, seedSmallPlaybook } from "./support";
+import { api, apiAs, openPage, openPlaybook, openPlaybookTab, proposeDelta, seedSmallPlaybook, waitForApp } from "./support";
 
 function bulletList(page: Page) {
   return page.getByRole("list", { name: "Bullets" });
@@ -180,4 +180,45 @@ test("in the queue j and k move between deltas and a approves the open one", asy
   expect((await api.delta.get.query({ deltaId: deltaB! })).status).toBe("applied");
   expect((await api.delta.get.query({ deltaId: deltaA! })).status).toBe("pending");
   expect((await api.delta.get.query({ deltaId: deltaC! })).status).toBe("pending");
+});
+
+test("choosing an origin in the queue narrows the list, and the URL keeps it across a reload", async ({ page }) => {
+  const playbookId = await seedSmallPlaybook();
+  // A person's direct edit (applied, origin person) and a curator proposal (pending, origin curator).
+  await apiAs("alice").delta.edit.mutate({
+    playbookId,
+    operations: [{ type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." }],
+    reason: "Backoff avoids rate limits",
+  });
+  await proposeDelta(playbookId, [{ type: "add", section: "strategies_and_insights", content: "Check the docs first." }], {
+    rationale: "Docs answer most questions",
+  });
+
+  await openPage(page, `/playbooks/${playbookId}/review?status=all`);
+  const list = page.getByRole("region", { name: "Deltas" });
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+
+  const origin = page.getByRole("combobox", { name: "Origin" });
+  await expect(origin).toHaveText("All origins");
+  await origin.click();
+  await page.getByRole("option", { name: "Curator run" }).click();
+  await expect(page).toHaveURL(/[?&]origin=curator(&|$)/);
+  await expect(page).toHaveURL(/[?&]status=all(&|$)/);
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("Docs answer most questions");
+  await expect(list).toContainText("1 delta from the curator");
+
+  await page.reload();
+  await waitForApp(page);
+  await expect(origin).toHaveText("Curator run");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("Docs answer most questions");
+
+  // Another status keeps the origin; an empty list says which filter left it empty.
+  await origin.click();
+  await page.getByRole("option", { name: "Person" }).click();
+  await expect(list).toContainText("Backoff avoids rate limits");
+  await page.getByRole("group", { name: "Show deltas" }).getByRole("button", { name: "Pending" }).click();
+  await expect(page).toHaveURL(/[?&]origin=person(&|$)/);
+  await expect(list).toContainText("No pending deltas from people yet.");
 });

@@ -12,7 +12,7 @@ import type { DeltaListItem } from "@/server/deltas/schemas";
 import { BulkBar } from "./bulk-bar";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
 import { deltasIn, describeTypes, formatConfidence, plural } from "./labels";
-import { reviewHref, type ReviewStatus } from "./review-url";
+import { reviewHref, type ReviewFilters } from "./review-url";
 
 export function deltaElementId(deltaId: string): string {
   return `delta-${deltaId}`;
@@ -21,7 +21,7 @@ export function deltaElementId(deltaId: string): string {
 export function DeltaList({
   items,
   total,
-  status,
+  filters,
   playbookId,
   showPlaybook,
   selectedId,
@@ -35,7 +35,7 @@ export function DeltaList({
 }: {
   items: DeltaListItem[];
   total: number;
-  status: ReviewStatus;
+  filters: ReviewFilters;
   /** The queue's playbook, or undefined for the queue across playbooks. */
   playbookId: string | undefined;
   showPlaybook: boolean;
@@ -51,6 +51,7 @@ export function DeltaList({
   const checkable = items.filter((item) => item.status === "pending");
   const allChecked = checkable.length > 0 && checkable.every((item) => checked.has(item.id));
   const someChecked = checkable.some((item) => checked.has(item.id));
+  const unfilteredPending = filters.status === "pending" && filters.origin === null;
 
   function toggle(id: string) {
     const next = new Set(checked);
@@ -79,7 +80,7 @@ export function DeltaList({
           <BulkBar checked={checked} onDone={(failed) => onCheckedChange(new Set(failed))} />
         ) : (
           <p className="text-xs font-medium text-ink-muted" aria-live="polite">
-            {formatNumber(total)} {deltasIn(status, total)}
+            {formatNumber(total)} {deltasIn(filters, total)}
           </p>
         )}
       </div>
@@ -88,11 +89,11 @@ export function DeltaList({
           <div className="mb-3 flex size-10 items-center justify-center rounded-xl bg-accent-soft text-accent" aria-hidden>
             <Inbox className="size-5" />
           </div>
-          <p className="text-sm font-medium text-ink">{status === "pending" ? "Nothing to review" : "No deltas here"}</p>
+          <p className="text-sm font-medium text-ink">{unfilteredPending ? "Nothing to review" : "No deltas here"}</p>
           <p className="mt-1 max-w-64 text-xs text-ink-muted">
-            {status === "pending"
+            {unfilteredPending
               ? "Changes the curator, pruning or other people propose will wait here for your decision."
-              : `No ${deltasIn(status, 0)} yet.`}
+              : `No ${deltasIn(filters, 0)} yet.`}
           </p>
         </div>
       ) : (
@@ -101,7 +102,7 @@ export function DeltaList({
             <li key={item.id}>
               <DeltaListRow
                 delta={item}
-                href={reviewHref(playbookId ?? null, { deltaId: item.id, status })}
+                href={reviewHref(playbookId ?? null, { deltaId: item.id, ...filters })}
                 showPlaybook={showPlaybook}
                 selected={item.id === selectedId}
                 checked={checked.has(item.id)}

@@ -3,15 +3,16 @@
 import { Bot, FileUp, History, ScanSearch, Scissors, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
 import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
-import type { ReviewStatus } from "./review-url";
+import type { ReviewFilters, ReviewStatus } from "./review-url";
 
-export const ORIGIN_META: Record<DeltaOrigin, { label: string; tone: BadgeTone; icon: LucideIcon }> = {
-  reflector: { label: "Reflector tags", tone: "accent", icon: ScanSearch },
-  curator: { label: "Curator run", tone: "accent", icon: Bot },
-  pruning: { label: "Pruning", tone: "amber", icon: Scissors },
-  import: { label: "Import", tone: "gray", icon: FileUp },
-  person: { label: "Person", tone: "blue", icon: User },
-  rollback: { label: "Rollback", tone: "gray", icon: History },
+/** label: the badge and the origin filter; source: who made it, after "from" in a sentence. */
+export const ORIGIN_META: Record<DeltaOrigin, { label: string; source: string; tone: BadgeTone; icon: LucideIcon }> = {
+  reflector: { label: "Reflector tags", source: "the reflector", tone: "accent", icon: ScanSearch },
+  curator: { label: "Curator run", source: "the curator", tone: "accent", icon: Bot },
+  pruning: { label: "Pruning", source: "pruning", tone: "amber", icon: Scissors },
+  import: { label: "Import", source: "imports", tone: "gray", icon: FileUp },
+  person: { label: "Person", source: "people", tone: "blue", icon: User },
+  rollback: { label: "Rollback", source: "rollbacks", tone: "gray", icon: History },
 };
 
 export const STATUS_FILTER_LABELS: Record<ReviewStatus, string> = {
@@ -23,10 +24,11 @@ export const STATUS_FILTER_LABELS: Record<ReviewStatus, string> = {
   all: "All",
 };
 
-/** "pending deltas", "delta" (for "all"): the words after a count in the queue. */
-export function deltasIn(status: ReviewStatus, count: number): string {
+/** "pending deltas", "delta" (for "all"), "applied deltas from the curator": the words after a count in the queue. */
+export function deltasIn({ status, origin }: ReviewFilters, count: number): string {
   const noun = count === 1 ? "delta" : "deltas";
-  return status === "all" ? noun : `${STATUS_FILTER_LABELS[status].toLowerCase()} ${noun}`;
+  const words = status === "all" ? noun : `${STATUS_FILTER_LABELS[status].toLowerCase()} ${noun}`;
+  return origin ? `${words} from ${ORIGIN_META[origin].source}` : words;
 }
 
 /** What a delta's badge says: "stale" is a pending delta whose targets changed since. */

@@ -1,20 +1,19 @@
-// What the queue pages put into the first HTML: the list for the status in the URL and the delta
+// What the queue pages put into the first HTML: the list for the filters in the URL and the delta
 // it opens (the linked one, or the first), so the page is readable before hydration.
 import "server-only";
 import { toSearchParams } from "@/components/playbooks/filters";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { getQueryClient, trpc } from "@/server/trpc/rsc";
-import { deltaListInput, parseDeltaId, parseReviewStatus, REVIEW_PARAM } from "./review-url";
+import { deltaListInput, parseDeltaId, parseReviewFilters, REVIEW_PARAM } from "./review-url";
 
 export async function prefetchQueue(
   playbookId: string | undefined,
   searchParams: Record<string, string | string[] | undefined>,
 ): Promise<void> {
   const query = toSearchParams(searchParams);
-  const status = parseReviewStatus(query.get(REVIEW_PARAM.status));
   const queryClient = getQueryClient();
   const pages = await queryClient.fetchInfiniteQuery(
-    trpc.delta.list.infiniteQueryOptions(deltaListInput(playbookId, status), OFFSET_PAGES),
+    trpc.delta.list.infiniteQueryOptions(deltaListInput(playbookId, parseReviewFilters(query)), OFFSET_PAGES),
   );
   const deltaId = parseDeltaId(query.get(REVIEW_PARAM.delta)) ?? pages.pages[0]?.items[0]?.id;
   if (deltaId) await queryClient.prefetchQuery(trpc.delta.get.queryOptions({ deltaId }));

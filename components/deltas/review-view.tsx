@@ -4,31 +4,43 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { ListChecks } from "lucide-react";
 import { useMemo, useState } from "react";
+import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Notice } from "@/components/ui/notice";
+import { Select, type SelectOption } from "@/components/ui/select";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
 import { errorMessage } from "@/components/playbooks/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
+import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";
 import { DeltaDetail } from "./delta-detail";
 import { deltaElementId, DeltaList, DeltaListSkeleton } from "./delta-list";
-import { deltasIn, STATUS_FILTER_LABELS } from "./labels";
-import { deltaListInput, REVIEW_STATUSES, type ReviewStatus } from "./review-url";
+import { deltasIn, ORIGIN_META, STATUS_FILTER_LABELS } from "./labels";
+import { deltaListInput, REVIEW_STATUSES, type ReviewFilters } from "./review-url";
 import { ShortcutLegend } from "./shortcut-legend";
 import { useReviewState } from "./use-review-state";
 
-export function useDeltaPages(playbookId: string | undefined, status: ReviewStatus) {
+// Radix forbids "" as an item value: this stands for "every origin".
+const ALL_ORIGINS = "all";
+
+const ORIGIN_OPTIONS: SelectOption<DeltaOrigin | typeof ALL_ORIGINS>[] = [
+  { value: ALL_ORIGINS, label: "All origins" },
+  ...DELTA_ORIGINS.map((origin) => ({ value: origin, label: ORIGIN_META[origin].label })),
+];
+
+export function useDeltaPages(playbookId: string | undefined, filters: ReviewFilters) {
   const trpc = useTRPC();
   return useInfiniteQuery({
-    ...trpc.delta.list.infiniteQueryOptions(deltaListInput(playbookId, status), OFFSET_PAGES),
+    ...trpc.delta.list.infiniteQueryOptions(deltaListInput(playbookId, filters), OFFSET_PAGES),
     placeholderData: keepPreviousData,
   });
 }
 
 export function ReviewView({ playbookId }: { playbookId?: string }) {
   const state = useReviewState();
-  const query = useDeltaPages(playbookId, state.status);
+  const { filters } = state;
+  const query = useDeltaPages(playbookId, filters);
   const pages = query.data?.pages;
   const items = useMemo(() => pages?.flatMap((page) => page.items) ?? [], [pages]);
   const total = pages?.[0]?.total ?? 0;
@@ -37,12 +49,14 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
   const index = items.findIndex((item) => item.id === selectedId);
 
   const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set());
-  const [checkedFor, setCheckedFor] = useState(state.status);
-  if (checkedFor !== state.status) {
+  const listKey = `${filters.status}:${filters.origin ?? ALL_ORIGINS}`;
+  const [checkedFor, setCheckedFor] = useState(listKey);
+  if (checkedFor !== listKey) {
     // Another list: a selection made in the last one would act on deltas no longer shown.
-    setCheckedFor(state.status);
+    setCheckedFor(listKey);
     setChecked(new Set());
   }
+  const unfilteredPending = filters.status === "pending" && filters.origin === null;
 
   function move(direction: 1 | -1) {
     const next = items[index + direction];
@@ -69,11 +83,11 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
             <button
               key={status}
               type="button"
-              aria-pressed={state.status === status}
+              aria-pressed={filters.status === status}
               onClick={() => state.setStatus(status)}
               className={cn(
                 "inline-flex h-8 shrink-0 items-center rounded-full border px-3 text-[13px] font-medium transition-colors",
-                state.status === status
+                filters.status === status
                   ? "border-accent bg-accent-soft text-accent-ink"
                   : "border-line-strong bg-surface text-ink-muted hover:border-ink-faint/60 hover:text-ink",
               )}
@@ -82,6 +96,13 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
             </button>
           ))}
         </div>
+        <Select<DeltaOrigin | typeof ALL_ORIGINS>
+          label="Origin"
+          className="w-44"
+          value={filters.origin ?? ALL_ORIGINS}
+          onValueChange={(value) => state.setOrigin(value === ALL_ORIGINS ? null : value)}
+          options={ORIGIN_OPTIONS}
+        />
         <div className="ml-auto">
           <ShortcutLegend active={shortcutsLive} />
         </div>
@@ -105,7 +126,7 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
               <DeltaList
                 items={items}
                 total={total}
-                status={state.status}
+                filters={filters}
                 playbookId={playbookId}
                 showPlaybook={playbookId === undefined}
                 selectedId={selectedId}
@@ -130,10 +151,20 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
               />
             ) : query.isPending ? null : (
               // Nothing is selected only when the list is empty.
-              <EmptyState icon={<ListChecks />} title={state.status === "pending" ? "All caught up" : "Nothing here"}>
-                {state.status === "pending"
+              <EmptyState
+                icon={<ListChecks />}
+                title={unfilteredPending ? "All caught up" : "Nothing here"}
+                actions={
+                  filters.origin ? (
+                    <Button variant="secondary" size="sm" onClick={() => state.setOrigin(null)}>
+                      Show all origins
+                    </Button>
+                  ) : null
+                }
+              >
+                {unfilteredPending
                   ? "No delta waits for review. New proposals from the curator, pruning and other people will show up here."
-                  : `No ${deltasIn(state.status, 0)} yet.`}
+                  : `No ${deltasIn(filters, 0)} yet.`}
               </EmptyState>
             )}
           </div>

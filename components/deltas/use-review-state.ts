@@ -1,9 +1,10 @@
 "use client";
-// The queue's filter and selected delta, read from the URL and written with the History API (as
+// The queue's filters and selected delta, read from the URL and written with the History API (as
 // the bullet filters are), so j/k can move through deltas without asking the server for a page.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
-import { parseDeltaId, parseReviewStatus, REVIEW_PARAM, type ReviewStatus } from "./review-url";
+import type { DeltaOrigin } from "@/server/deltas/schemas";
+import { parseDeltaId, parseReviewFilters, REVIEW_PARAM, writeReviewFilters, type ReviewFilters, type ReviewStatus } from "./review-url";
 
 function commit(params: URLSearchParams, mode: "push" | "replace") {
   const query = params.toString();
@@ -12,19 +13,21 @@ function commit(params: URLSearchParams, mode: "push" | "replace") {
   else window.history.replaceState(null, "", url);
 }
 
+/** Another list: the open delta may not be in it, so it starts from its first one. */
+function filter(patch: Partial<ReviewFilters>) {
+  const params = new URLSearchParams(window.location.search);
+  writeReviewFilters(params, { ...parseReviewFilters(params), ...patch });
+  params.delete(REVIEW_PARAM.delta);
+  commit(params, "push");
+}
+
 export function useReviewState() {
   const searchParams = useSearchParams();
-  const status = useMemo(() => parseReviewStatus(searchParams.get(REVIEW_PARAM.status)), [searchParams]);
+  const filters = useMemo(() => parseReviewFilters(searchParams), [searchParams]);
   const deltaId = useMemo(() => parseDeltaId(searchParams.get(REVIEW_PARAM.delta)), [searchParams]);
 
-  const setStatus = useCallback((next: ReviewStatus) => {
-    const params = new URLSearchParams(window.location.search);
-    if (next === "pending") params.delete(REVIEW_PARAM.status);
-    else params.set(REVIEW_PARAM.status, next);
-    // Another list: the open delta may not be in it, so start from its first one.
-    params.delete(REVIEW_PARAM.delta);
-    commit(params, "push");
-  }, []);
+  const setStatus = useCallback((status: ReviewStatus) => filter({ status }), []);
+  const setOrigin = useCallback((origin: DeltaOrigin | null) => filter({ origin }), []);
 
   /** Clicks push a history entry (Back returns to the list on a phone); j/k replace it. */
   const select = useCallback((id: string | null, mode: "push" | "replace" = "push") => {
@@ -34,7 +37,7 @@ export function useReviewState() {
     commit(params, mode);
   }, []);
 
-  return { status, deltaId, setStatus, select };
+  return { filters, deltaId, setStatus, setOrigin, select };
 }
 
 export type ReviewState = ReturnType<typeof useReviewState>;

@@ -217,7 +217,9 @@ export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise
  * One page of the filtered, sorted list, and on each of its rows the number of bullets the filter
  * matches (an empty page has no rows to carry it: see countBullets). Only the page's rows leave the
  * sort (top-N, not a sort of every bullet), by id, so a 10,000-bullet playbook never sorts its
- * megabytes of text; the page's 200 rows are then read and put in the same order again.
+ * megabytes of text; the page's 200 rows are then read by primary key (= ANY of the ids: as a join,
+ * PGlite's planner scanned every bullet a second time to hash-join 200 rows) and put in the same
+ * order again.
  */
 export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
   return db.$queryRaw<BulletListRow[]>`
@@ -228,8 +230,9 @@ export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<Bullet
       ORDER BY ${orderBy(query)}
       LIMIT ${query.limit} OFFSET ${query.cursor})
     SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
-           b."countersKnown", b.status::text AS status, b."updatedAt", page.total::int AS total
-    FROM page JOIN "Bullet" b ON b.id = page.id
+           b."countersKnown", b.status::text AS status, b."updatedAt", (SELECT total FROM page LIMIT 1)::int AS total
+    FROM "Bullet" b
+    WHERE b.id = ANY (ARRAY(SELECT id FROM page))
     ORDER BY ${orderBy(query)}`;
 }
 

@@ -7,6 +7,8 @@ import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
+import { countBullets } from "./repository";
+import { listBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -144,6 +146,25 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
       const expected = all.items.filter((bullet) => classifyBullet(bullet) === signal).map((b) => b.externalId);
       expect(filtered.items.map((b) => b.externalId).sort(), signal).toEqual(expected.sort());
       expect(filtered.items.every((bullet) => bullet.signal === signal)).toBe(true);
+    }
+  });
+
+  it("a page's total is what the filter matches, whether the version's tally or the query counts it", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "counters");
+    await caller.delta.edit({ playbookId, reason: "Archive one", operations: [{ type: "remove", bulletId: "str-00003", reason: "Risky" }] });
+    const detail = await caller.playbook.get({ playbookId }); // the page opens with this: it tallies the version
+    const [str, mis] = detail.sections.map((section) => section.id);
+    const combinations = [];
+    for (const status of ["active", "archived", "all"] as const)
+      for (const signals of [undefined, ["problematic"], ["problematic", "unused"], ["unused", "unused"]] as BulletSignal[][])
+        for (const sectionIds of [undefined, [mis!], [str!, mis!]])
+          for (const search of [undefined, "a"])
+            for (const cursor of [0, 2, 9]) combinations.push({ playbookId, status, signals, sectionIds, search, cursor, limit: 2 });
+    for (const input of combinations) {
+      const page = await caller.playbook.bullets(input);
+      const counted = await countBullets(database.db, listBulletsInput.parse(input));
+      expect(page.total, JSON.stringify(input)).toBe(counted);
+      expect(page.items.length, JSON.stringify(input)).toBe(Math.max(0, Math.min(2, counted - input.cursor)));
     }
   });
 

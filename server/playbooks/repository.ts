@@ -186,8 +186,10 @@ export interface BulletListRow {
   countersKnown: boolean;
   status: "active" | "archived";
   updatedAt: Date;
-  /** Bullets matching the filter, on every row of the page. */
-  total: number;
+  /** Bullets matching the filter, on every row of the page; null when not counted. */
+  total: number | null;
+  /** The playbook's version the page was read at, on every row. */
+  version: number;
 }
 
 function bulletFilter(query: ListBulletsQuery): Prisma.Sql {
@@ -214,26 +216,35 @@ export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise
 }
 
 /**
- * One page of the filtered, sorted list, and on each of its rows the number of bullets the filter
- * matches (an empty page has no rows to carry it: see countBullets). Only the page's rows leave the
+ * One page of the filtered, sorted list, and on each of its rows the playbook's version and, when
+ * asked, the number of bullets the filter matches (an empty page has no rows to carry it: see
+ * countBullets). A caller that knows the count at that version leaves the counting out: it is a
+ * window over every matching row, a fifth of the query on PGlite. Only the page's rows leave the
  * sort (top-N, not a sort of every bullet), by id, so a 10,000-bullet playbook never sorts its
  * megabytes of text; the page's 200 rows are then read by primary key (= ANY of the ids: as a join,
  * PGlite's planner scanned every bullet a second time to hash-join 200 rows) and put in the same
  * order again.
  */
-export function listBullets(db: DbOrTx, query: ListBulletsQuery): Promise<BulletListRow[]> {
-  return db.$queryRaw<BulletListRow[]>`
+export async function listBullets(
+  db: DbOrTx,
+  query: ListBulletsQuery,
+  { count }: { count: boolean },
+): Promise<{ rows: BulletListRow[]; version: number | null }> {
+  const total = count ? Prisma.sql`COUNT(*) OVER ()` : Prisma.sql`NULL::bigint`;
+  const rows = await db.$queryRaw<BulletListRow[]>`
     WITH page AS MATERIALIZED (
-      SELECT b.id, COUNT(*) OVER () AS total
+      SELECT b.id, ${total} AS total
       FROM "Bullet" b
       WHERE ${bulletFilter(query)}
       ORDER BY ${orderBy(query)}
       LIMIT ${query.limit} OFFSET ${query.cursor})
     SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
-           b."countersKnown", b.status::text AS status, b."updatedAt", (SELECT total FROM page LIMIT 1)::int AS total
+           b."countersKnown", b.status::text AS status, b."updatedAt", (SELECT total FROM page LIMIT 1)::int AS total,
+           (SELECT p.version FROM "Playbook" p WHERE p.id = ${query.playbookId}::uuid) AS version
     FROM "Bullet" b
     WHERE b.id = ANY (ARRAY(SELECT id FROM page))
     ORDER BY ${orderBy(query)}`;
+  return { rows, version: rows[0]?.version ?? null };
 }
 
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {

@@ -138,6 +138,7 @@ export async function updateSettings(
 interface Tally {
   summary: PlaybookSummary;
   activeBySection: Map<string, number>;
+  sections: repo.SectionTally[];
 }
 
 /**
@@ -165,7 +166,7 @@ async function tally(db: Db, playbookId: string, sectionNames: string[]): Promis
     summary.estimatedTokens += counts.reduce((sum, { tokenCount }) => sum + tokenCount, 0);
   }
   summary.estimatedTokens += sectionNames.reduce((sum, name) => sum + countSectionTokens(name), 0);
-  return { summary, activeBySection: new Map(sections.map((section) => [section.sectionId, section.active])) };
+  return { summary, activeBySection: new Map(sections.map((section) => [section.sectionId, section.active])), sections };
 }
 
 // The tally of each playbook's current version, per database. Every change to a playbook's bullets
@@ -224,17 +225,44 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
   };
 }
 
+/**
+ * The number of bullets a filter matches, from the tally of the version the list was read at, when
+ * the filter is one the tally counts (anything but a search); null otherwise.
+ */
+function totalFromTally(db: Db, query: z.output<typeof listBulletsInput>, version: number): number | null {
+  const cached = tallies.get(db)?.get(query.playbookId);
+  if (cached?.version !== version || query.search) return null;
+  const signals = query.signals?.length ? new Set(query.signals) : null;
+  if (signals && query.status !== "active") return null; // signals are tallied for active bullets only
+  const sections = query.sectionIds?.length ? new Set(query.sectionIds) : null;
+  let total = 0;
+  for (const section of cached.sections) {
+    if (sections && !sections.has(section.sectionId)) continue;
+    if (signals) for (const signal of signals) total += section.signals[signal];
+    else if (query.status === "active") total += section.active;
+    else if (query.status === "archived") total += section.archived;
+    else total += section.active + section.archived;
+  }
+  return total;
+}
+
 export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
-  const rows = await repo.listBullets(db, query);
-  // A page carries the total; an empty one does not, and only a page past the end needs counting.
-  const total = rows[0]?.total ?? (query.cursor > 0 ? await repo.countBullets(db, query) : 0);
+  // The page's total comes from the version's tally when the page opened it (getPlaybook), which
+  // spares the query a count over every matching bullet; otherwise the query counts them.
+  const tallied = tallies.get(db)?.get(query.playbookId);
+  const countable = tallied !== undefined && totalFromTally(db, query, tallied.version) !== null;
+  const { rows, version } = await repo.listBullets(db, query, { count: !countable });
+  const total =
+    (version === null ? null : totalFromTally(db, query, version)) ??
+    rows[0]?.total ??
+    (rows.length > 0 || query.cursor > 0 ? await repo.countBullets(db, query) : 0);
   // No rows at all may mean no such playbook: say so rather than show an empty list.
   if (total === 0) await requirePlaybook(db, query.playbookId);
   const nextCursor = query.cursor + rows.length < total ? query.cursor + rows.length : null;
   return {
     total,
     nextCursor,
-    items: rows.map(({ total: _total, ...row }) => ({ ...row, signal: classifyBullet(row) })),
+    items: rows.map(({ total: _total, version: _version, ...row }) => ({ ...row, signal: classifyBullet(row) })),
   };
 }
 

@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Notice } from "@/components/ui/notice";
-import { Select, type SelectOption } from "@/components/ui/select";
+import { FilterSelect, type SelectOption } from "@/components/ui/select";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
 import { errorMessage } from "@/components/playbooks/errors";
 import { useTRPC } from "@/components/trpc/client";
@@ -21,13 +21,7 @@ import { deltaListInput, REVIEW_STATUSES, type ReviewFilters } from "./review-ur
 import { ShortcutLegend } from "./shortcut-legend";
 import { useReviewState } from "./use-review-state";
 
-// Radix forbids "" as an item value: this stands for "every origin".
-const ALL_ORIGINS = "all";
-
-const ORIGIN_OPTIONS: SelectOption<DeltaOrigin | typeof ALL_ORIGINS>[] = [
-  { value: ALL_ORIGINS, label: "All origins" },
-  ...DELTA_ORIGINS.map((origin) => ({ value: origin, label: ORIGIN_META[origin].label })),
-];
+const ORIGIN_OPTIONS: SelectOption<DeltaOrigin>[] = DELTA_ORIGINS.map((origin) => ({ value: origin, label: ORIGIN_META[origin].label }));
 
 export function useDeltaPages(playbookId: string | undefined, filters: ReviewFilters) {
   const trpc = useTRPC();
@@ -49,7 +43,7 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
   const index = items.findIndex((item) => item.id === selectedId);
 
   const [checked, setChecked] = useState<ReadonlySet<string>>(() => new Set());
-  const listKey = `${filters.status}:${filters.origin ?? ALL_ORIGINS}`;
+  const listKey = `${filters.status}:${filters.origin ?? "every origin"}`;
   const [checkedFor, setCheckedFor] = useState(listKey);
   if (checkedFor !== listKey) {
     // Another list: a selection made in the last one would act on deltas no longer shown.
@@ -96,11 +90,12 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
             </button>
           ))}
         </div>
-        <Select<DeltaOrigin | typeof ALL_ORIGINS>
+        <FilterSelect<DeltaOrigin>
           label="Origin"
           className="w-44"
-          value={filters.origin ?? ALL_ORIGINS}
-          onValueChange={(value) => state.setOrigin(value === ALL_ORIGINS ? null : value)}
+          value={filters.origin}
+          onValueChange={state.setOrigin}
+          any={{ label: "All origins" }}
           options={ORIGIN_OPTIONS}
         />
         <div className="ml-auto">

@@ -4,7 +4,8 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { FilterX, RotateCw, SearchX } from "lucide-react";
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -221,24 +222,6 @@ function idColumnWidth(playbook: PlaybookDetail): string {
   return `${Math.min(20, Math.max(9, longest + 6 + 2))}ch`;
 }
 
-/** The element's distance from the top of the document, kept current as content above it changes. */
-function useDocumentOffset(ref: RefObject<HTMLElement | null>, pending: boolean): number {
-  const [offset, setOffset] = useState(0);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => setOffset(Math.round(el.getBoundingClientRect().top + window.scrollY));
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(document.body);
-    window.addEventListener("resize", measure);
-    return () => {
-      observer.disconnect();
-      window.removeEventListener("resize", measure);
-    };
-  }, [ref, pending]);
-  return offset;
-}
 
 function LoadingMoreRow() {
   return (

@@ -4,14 +4,12 @@ import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Plus } from "lucide-re
 import { Button } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
 import { cn } from "@/components/ui/cn";
-import { Select } from "@/components/ui/select";
+import { FilterSelect, Select } from "@/components/ui/select";
 import { BULLET_SIGNALS, BULLET_SORTS, type PlaybookDetail } from "@/server/playbooks/schemas";
 import { defaultDirection, hasActiveFilters, SORT_LABELS, STATUS_LABELS, type BulletStatus } from "./filters";
 import { formatNumber, SIGNAL_META } from "./labels";
 import { SignalDot } from "./signal-badge";
 import type { BulletFiltersApi } from "./use-bullet-filters";
-
-const ALL = "all";
 
 export function BulletToolbar({
   playbook,
@@ -47,16 +45,14 @@ export function BulletToolbar({
           onCommit={(search) => update({ search }, filters.search ? "replace" : "push")}
           className="w-full sm:min-w-64 sm:flex-1"
         />
-        <Select
+        <FilterSelect
           label="Section"
           prefix="Section"
           className="w-full sm:w-60 lg:hidden"
-          value={filters.sectionId ?? ALL}
-          onValueChange={(value) => update({ sectionId: value === ALL ? null : value })}
-          options={[
-            { value: ALL, label: "All sections", hint: summary.active, textValue: "All sections" },
-            ...playbook.sections.map((s) => ({ value: s.id, label: s.name, hint: s.bulletCount, textValue: s.name })),
-          ]}
+          value={filters.sectionId}
+          onValueChange={(sectionId) => update({ sectionId })}
+          any={{ label: "All sections", hint: summary.active, textValue: "All sections" }}
+          options={playbook.sections.map((s) => ({ value: s.id, label: s.name, hint: s.bulletCount, textValue: s.name }))}
         />
         <div className="flex min-w-0 flex-1 items-center gap-1 sm:flex-none">
           <Select

@@ -9,7 +9,7 @@ import { Button, buttonClass } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
-import { Select } from "@/components/ui/select";
+import { FilterSelect } from "@/components/ui/select";
 import { formatNumber } from "@/components/playbooks/labels";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { useTRPC } from "@/components/trpc/client";
@@ -22,8 +22,6 @@ import { hasRunFilters, parseRunFilters, runListInput, writeRunFilters } from ".
 import { StudioBudgetButton } from "./studio-budget-dialog";
 
 const RUNS_POLL_MS = 3_000;
-const ALL = "all";
-
 export function RunsView() {
   const trpc = useTRPC();
   const { filters, update, reset } = useUrlFilters(parseRunFilters, writeRunFilters);
@@ -53,21 +51,23 @@ export function RunsView() {
 
       <div className="relative z-20 -mx-4 flex flex-wrap items-center gap-2 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
-        <Select<RunRole | typeof ALL>
+        <FilterSelect<RunRole>
           label="Role"
           prefix="Role"
           className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.role ?? ALL}
-          onValueChange={(value) => update({ role: value === ALL ? null : value })}
-          options={[{ value: ALL, label: "Any" }, ...RUN_ROLES.map((role) => ({ value: role, label: ROLE_META[role].label }))]}
+          value={filters.role}
+          onValueChange={(role) => update({ role })}
+          any={{ label: "Any" }}
+          options={RUN_ROLES.map((role) => ({ value: role, label: ROLE_META[role].label }))}
         />
-        <Select<RunStatus | typeof ALL>
+        <FilterSelect<RunStatus>
           label="Status"
           prefix="Status"
           className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.status ?? ALL}
-          onValueChange={(value) => update({ status: value === ALL ? null : value })}
-          options={[{ value: ALL, label: "Any" }, ...RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))]}
+          value={filters.status}
+          onValueChange={(status) => update({ status })}
+          any={{ label: "Any" }}
+          options={RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))}
         />
         <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
           {query.isFetching && !query.isFetchingNextPage ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}

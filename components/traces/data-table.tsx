@@ -4,7 +4,8 @@
 // reader reaches the end. ↑/↓ move between row links. Rows are divs with table roles so a virtual
 // row can be positioned absolutely.
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode, type RefObject } from "react";
+import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
+import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -173,24 +174,6 @@ function Footer<T>({ hasNextPage, fetchingNextPage, onLoadMore, endNote, virtual
   return <p className={cn("px-5 py-3 text-center text-xs text-ink-faint", !virtual && "border-t border-line")}>{endNote}</p>;
 }
 
-/** The element's distance from the top of the document, kept current as content above it changes. */
-function useDocumentOffset(ref: RefObject<HTMLElement | null>): number {
-  const [offset, setOffset] = useState(0);
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => setOffset(Math.round(el.getBoundingClientRect().top + window.scrollY));
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(document.body);
-    window.addEventListener("resize", measure);
-    return () => {
-      observer.disconnect();
-      window.removeEventListener("resize", measure);
-    };
-  }, [ref]);
-  return offset;
-}
 
 /** The stretched link that makes a whole row one click target (the row's first cell holds it). */
 export const ROW_LINK =

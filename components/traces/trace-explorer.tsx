@@ -12,7 +12,7 @@ import { Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
-import { Select } from "@/components/ui/select";
+import { FilterSelect } from "@/components/ui/select";
 import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
 import { useTRPC } from "@/components/trpc/client";
@@ -22,8 +22,6 @@ import { OUTCOME_META } from "./labels";
 import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
 import { TracesTable } from "./traces-table";
 import { useUrlFilters } from "./use-url-filters";
-
-const ALL = "all";
 
 /** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
 function traceCount(total: number | null, loaded: number, more: boolean): string {
@@ -148,22 +146,23 @@ function TraceFilterBar({
           className="w-full sm:min-w-64 sm:flex-1"
         />
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
-        <Select<TraceOutcome | typeof ALL>
+        <FilterSelect<TraceOutcome>
           label="Outcome"
           prefix="Outcome"
           className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.outcome ?? ALL}
-          onValueChange={(value) => update({ outcome: value === ALL ? null : value })}
-          options={[{ value: ALL, label: "Any" }, ...TRACE_OUTCOMES.map((outcome) => ({ value: outcome, label: OUTCOME_META[outcome].label }))]}
+          value={filters.outcome}
+          onValueChange={(outcome) => update({ outcome })}
+          any={{ label: "Any" }}
+          options={TRACE_OUTCOMES.map((outcome) => ({ value: outcome, label: OUTCOME_META[outcome].label }))}
         />
-        <Select<ReflectedFilter | typeof ALL>
+        <FilterSelect<ReflectedFilter>
           label="Reflected"
           prefix="Reflector"
           className="w-[calc(50%-0.25rem)] sm:w-52"
-          value={filters.reflected ?? ALL}
-          onValueChange={(value) => update({ reflected: value === ALL ? null : value })}
+          value={filters.reflected}
+          onValueChange={(reflected) => update({ reflected })}
+          any={{ label: "Any" }}
           options={[
-            { value: ALL, label: "Any" },
             { value: "yes", label: "Reflected" },
             { value: "no", label: "Not reflected yet" },
           ]}

@@ -1,6 +1,6 @@
 "use client";
-// A labelled Radix Select for a short list of options. Radix forbids "" as an item value, so
-// callers use a sentinel such as "all" for "no filter".
+// A labelled Radix Select for a short list of options, and FilterSelect, whose first option means
+// "no filter" (null). Radix forbids "" as an item value, so FilterSelect keeps a sentinel inside.
 import { Check, ChevronDown } from "lucide-react";
 import { Select as RadixSelect } from "radix-ui";
 import type { ReactNode } from "react";
@@ -15,6 +15,44 @@ export interface SelectOption<T extends string> {
   textValue?: string;
 }
 
+interface SelectFrame {
+  id?: string;
+  /** Accessible name when there is no visible <label htmlFor={id}>. */
+  label?: string;
+  placeholder?: string;
+  /** Muted text before the value inside the trigger, e.g. "Sort". */
+  prefix?: string;
+  className?: string;
+  disabled?: boolean;
+}
+
+/** The value FilterSelect gives its "no filter" option; never a real option's value. */
+const NO_FILTER = "__no-filter__";
+
+/** A Select for a list filter: `any` is the first option and stands for null (no filter). */
+export function FilterSelect<T extends string>({
+  value,
+  onValueChange,
+  any,
+  options,
+  ...frame
+}: SelectFrame & {
+  value: T | null;
+  onValueChange: (value: T | null) => void;
+  /** The "no filter" option, e.g. { label: "Any" }. */
+  any: Omit<SelectOption<string>, "value">;
+  options: readonly SelectOption<T>[];
+}) {
+  return (
+    <Select<T | typeof NO_FILTER>
+      {...frame}
+      value={value ?? NO_FILTER}
+      onValueChange={(chosen) => onValueChange(chosen === NO_FILTER ? null : (chosen as T))}
+      options={[{ ...any, value: NO_FILTER }, ...options]}
+    />
+  );
+}
+
 export function Select<T extends string>({
   id,
   value,
@@ -25,18 +63,10 @@ export function Select<T extends string>({
   prefix,
   className,
   disabled,
-}: {
-  id?: string;
+}: SelectFrame & {
   value: T;
   onValueChange: (value: T) => void;
   options: readonly SelectOption<T>[];
-  /** Accessible name when there is no visible <label htmlFor={id}>. */
-  label?: string;
-  placeholder?: string;
-  /** Muted text before the value inside the trigger, e.g. "Sort". */
-  prefix?: string;
-  className?: string;
-  disabled?: boolean;
 }) {
   return (
     <RadixSelect.Root value={value} onValueChange={(v) => onValueChange(v as T)} disabled={disabled}>

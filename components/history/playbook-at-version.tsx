@@ -5,13 +5,14 @@ import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-qu
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { ArrowLeft, GitCompare } from "lucide-react";
 import Link from "next/link";
-import { useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
+import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { CounterBadges } from "@/components/playbooks/counter-badges";
 import { errorMessage } from "@/components/playbooks/errors";
 import { formatNumber } from "@/components/playbooks/labels";
@@ -91,16 +92,7 @@ export function PlaybookAtVersionView({ playbookId, version }: { playbookId: str
 function VersionRows({ snapshot, dimmed }: { snapshot: PlaybookAtVersion; dimmed: boolean }) {
   const rows = useMemo(() => buildRows(snapshot), [snapshot]);
   const listRef = useRef<HTMLDivElement>(null);
-  const [scrollMargin, setScrollMargin] = useState(0);
-  useLayoutEffect(() => {
-    const el = listRef.current;
-    if (!el) return;
-    const measure = () => setScrollMargin(Math.round(el.getBoundingClientRect().top + window.scrollY));
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(document.body);
-    return () => observer.disconnect();
-  }, []);
+  const scrollMargin = useDocumentOffset(listRef);
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     estimateSize: (index) => (rows[index]?.kind === "section" ? 50 : 80),

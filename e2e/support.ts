@@ -13,9 +13,9 @@ export const api = createTRPCClient<AppRouter>({
   links: [httpLink({ url: `${BASE_URL}/api/trpc`, transformer: superjson })],
 });
 
-/** The published playbooks in ../shared/fixtures (relative to the repository root). */
+/** The published playbooks kept in server/testing/playbooks (provenance in its README). */
 export function fixturePath(name: string): string {
-  return fileURLToPath(new URL(`../../shared/fixtures/playbooks/${name}`, import.meta.url));
+  return fileURLToPath(new URL(`../server/testing/playbooks/${name}`, import.meta.url));
 }
 
 export const APPWORLD_TRAINED = fixturePath("ace-appworld__appworld_offline_trained_no_gt_playbook.txt");

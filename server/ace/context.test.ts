@@ -1,6 +1,5 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   compileContext,
@@ -15,9 +14,9 @@ import type { BulletState } from "./history";
 import { parsePlaybook } from "./formats";
 import { parseAceText } from "./formats/ace-text";
 import { countBulletTokens, countSectionTokens, countTokens } from "./tokens";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const FIXTURES = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name));
 
 /** A bullet with its token count stored, as the database holds it. */

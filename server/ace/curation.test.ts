@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -20,9 +19,9 @@ import type { PlaybookDocument } from "./document";
 import { parsePlaybook } from "./formats";
 import type { BulletState, SectionState } from "./history";
 import { reflectOffline, type Reflection } from "./reflection";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const FIXTURES = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 
 function stateOf(doc: PlaybookDocument): PlaybookState {
   const sections: SectionState[] = doc.sections.map((section, index) => ({

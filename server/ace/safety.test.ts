@@ -1,12 +1,11 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parsePlaybook } from "./formats";
 import { detectPromptInjection, sanitizeModelText } from "./safety";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const FIXTURES = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 
 const kinds = (text: string) => detectPromptInjection(text).map((finding) => finding.kind);
 

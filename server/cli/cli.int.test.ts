@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { setLockUrl } from "@/server/db/lock";
 import { appRouter } from "@/server/trpc/root";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const fixturesDir = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const fixturesDir = PLAYBOOK_FIXTURES_DIR;
 const fixturePath = (name: string) => path.join(fixturesDir, name);
 
 /** An ACE playbook with counters, as the LangChain ACE middleware writes it. */

@@ -3,18 +3,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 
 const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
 
-const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/fixtures/playbooks");
+const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 const APPWORLD = readFileSync(path.join(FIXTURES, "ace-appworld__appworld_offline_trained_no_gt_playbook.txt"), "utf8");
 
 interface ContextBody {

@@ -10,9 +10,10 @@ import { createCaller } from "@/server/trpc/root";
 import { countBullets } from "./repository";
 import { listBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const fixturesDir = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const fixturesDir = PLAYBOOK_FIXTURES_DIR;
 const fixture = (name: string) => readFileSync(path.join(fixturesDir, name), "utf8");
 const APPWORLD_TRAINED = "ace-appworld__appworld_offline_trained_no_gt_playbook.txt";
 

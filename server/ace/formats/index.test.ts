@@ -1,12 +1,11 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { PLAYBOOK_FORMATS, type PlaybookDocument, type PlaybookFormat } from "../document";
 import { FORMAT_INFO, PlaybookParseError, detectFormat, parsePlaybook, serializePlaybook } from "./index";
+import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const FIXTURES = path.resolve(repoRoot, "../shared/fixtures/playbooks");
+const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name));
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
 

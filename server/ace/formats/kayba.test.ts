@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { BulletDoc, PlaybookDocument } from "../document";
 import { parseAceText, serializeAceText } from "./ace-text";
 import { PlaybookParseError } from "./errors";
 import { parseKayba, readKaybaExtra, serializeKayba } from "./kayba";
+import { playbookFixture } from "@/server/testing/playbook-files";
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const FIXTURE = readFileSync(
-  path.resolve(repoRoot, "../shared/fixtures/playbooks/kayba__skillbook_20260318_150822.json"),
+  playbookFixture("kayba__skillbook_20260318_150822.json"),
   "utf8",
 );
 

@@ -4,7 +4,6 @@ const nextConfig = {
   // Database drivers and WebAssembly engines load their own files at run time: keep them out of the bundle.
   serverExternalPackages: [
     "@electric-sql/pglite",
-    "@electric-sql/pglite-socket",
     "pglite-prisma-adapter",
     "@prisma/client",
     "@prisma/adapter-pg",

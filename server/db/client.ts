@@ -16,6 +16,8 @@ export { Prisma };
 export type Db = PrismaClient;
 /** The client inside `db.$transaction(async (tx) => …)`. */
 export type Tx = Prisma.TransactionClient;
+/** What a repository function accepts: the client, or the transaction it runs in. */
+export type DbOrTx = Db | Tx;
 
 export type OpenOptions = {
   /** Apply pending migrations before returning (default true). */

@@ -286,6 +286,32 @@ describe("the app server's database", () => {
   });
 });
 
+describe.runIf(testEngines().includes("postgres"))("several processes on one PostgreSQL database", () => {
+  // The schema engine's migration lock (PostgreSQL advisory lock 72707369).
+  const MIGRATION_LOCK = 72707369;
+
+  it("a migrated, running app holds no migration lock, so a second app and the CLI open the database at once", async () => {
+    const url = inject("testPostgresUrl")!;
+    const first = await openDatabase({ kind: "postgres", url });
+    try {
+      // The pool's connections keep serving queries, as the job worker's do.
+      await Promise.all(Array.from({ length: 5 }, () => first.db.$queryRaw`SELECT 1 AS one FROM pg_sleep(0.01)`));
+      const held = await first.db.$queryRaw<{ pid: number }[]>`
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = ${MIGRATION_LOCK}::oid AND granted`;
+      expect(held).toEqual([]);
+
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the second open waited for the migration lock")), 20_000);
+      });
+      const second = await Promise.race([openDatabase({ kind: "postgres", url }), waited]).finally(() => clearTimeout(timer));
+      await second.close();
+    } finally {
+      await first.close();
+    }
+  });
+});
+
 describe("configuration", () => {
   it("reads PostgreSQL, embedded and invalid settings from the environment", () => {
     expect(databaseConfigFromEnv({ DATABASE_URL: "postgresql://u@h:5432/db" })).toEqual({ kind: "postgres", url: "postgresql://u@h:5432/db" });

@@ -15,6 +15,7 @@ import type * as EngineModule from "@prisma/schema-engine-wasm/schema_engine_bg"
 import type { MigrationList, SchemaEngine, SchemaFilter } from "@prisma/schema-engine-wasm/schema_engine_bg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { DatabaseConfig } from "./config";
+import { connect } from "./connection";
 
 export type MigrationTarget = DatabaseConfig | SqlMigrationAwareDriverAdapterFactory;
 
@@ -220,9 +221,10 @@ type EngineRun<T> = (engine: SchemaEngine, paths: MigrationPaths, migrations: Mi
 
 async function withEngine<T>(target: MigrationTarget, paths: MigrationPaths, run: EngineRun<T>): Promise<T> {
   if (!("kind" in target)) return runEngine(target, paths, run);
-  // A config: connect through the client module (one PGlite per folder per process, the lock).
-  const { connect } = await import("./client");
-  const connection = await connect(target);
+  // A config: one PGlite per folder per process (with its lock), or one PostgreSQL connection that
+  // holds the migration advisory lock and is closed at the end, which releases the lock whatever
+  // the engine did with it.
+  const connection = await connect(target, { maxConnections: 1 });
   try {
     return await runEngine(connection.factory, paths, run);
   } finally {

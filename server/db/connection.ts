@@ -1,0 +1,105 @@
+// Connections to the configured database, without a Prisma client: one shared PGlite per data folder
+// in this process (with the folder's lock), or a pg pool. The client and the migration runner both
+// build on it.
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { type DatabaseConfig, MEMORY_DATA_DIR, pgliteDir } from "./config";
+import { acquireLock, releaseLock } from "./lock";
+
+export type Connection = {
+  config: DatabaseConfig;
+  /** The adapter factory; the Prisma client and migrations run through it. */
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  /** The PGlite instance when embedded. */
+  pglite?: PGlite;
+  close(): Promise<void>;
+};
+
+export type ConnectOptions = {
+  /** Embedded only: take the data folder's lock so no other process opens it (default true). */
+  lock?: boolean;
+  /** In-memory PGlite only: start from this dumpDataDir() snapshot. */
+  snapshot?: Blob | File;
+  /** PostgreSQL only: the pool's size (pg's default, 10, when unset). */
+  maxConnections?: number;
+};
+
+// A file-backed PGlite is shared by everything in this process that opens the same
+// folder (refcounted, on globalThis so duplicated module instances share it too): two PGlite
+// instances on one folder would corrupt it.
+
+type SharedPglite = { opening: Promise<PGlite>; refs: number; locked: boolean; dataDir: string };
+const globalForPglites = globalThis as typeof globalThis & { __acePglites?: Map<string, SharedPglite> };
+const pglites: Map<string, SharedPglite> = (globalForPglites.__acePglites ??= new Map());
+
+async function openPglite(dataDir: string, lock: boolean, snapshot?: Blob | File): Promise<{ pglite: PGlite; close(): Promise<void> }> {
+  if (dataDir === MEMORY_DATA_DIR) {
+    const pglite = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {});
+    return { pglite, close: () => (pglite.closed ? Promise.resolve() : pglite.close()) };
+  }
+  const dir = pgliteDir(dataDir);
+  let shared = pglites.get(dir);
+  if (!shared) {
+    if (lock) acquireLock(dataDir); // throws DatabaseBusyError before touching the files
+    mkdirSync(dir, { recursive: true });
+    const entry: SharedPglite = { opening: PGlite.create(dir), refs: 0, locked: lock, dataDir };
+    shared = entry;
+    pglites.set(dir, entry);
+    entry.opening.catch(() => {
+      pglites.delete(dir);
+      if (entry.locked) releaseLock(dataDir);
+    });
+  } else if (lock && !shared.locked) {
+    acquireLock(dataDir);
+    shared.locked = true;
+  }
+  const entry = shared;
+  entry.refs++;
+  let pglite: PGlite;
+  try {
+    pglite = await entry.opening;
+  } catch (error) {
+    entry.refs--;
+    throw new Error(`Could not open the embedded database in ${dir}: ${(error as Error).message}`, { cause: error });
+  }
+  let closed = false;
+  return {
+    pglite,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (--entry.refs > 0) return;
+      pglites.delete(dir);
+      try {
+        await pglite.close();
+      } finally {
+        if (entry.locked) releaseLock(entry.dataDir);
+      }
+    },
+  };
+}
+
+/** An adapter factory for the configured database, without a Prisma client. */
+export async function connect(config: DatabaseConfig, options: ConnectOptions = {}): Promise<Connection> {
+  if (config.kind === "pglite") {
+    const { pglite, close } = await openPglite(config.dataDir, options.lock ?? true, options.snapshot);
+    return { config, factory: new PrismaPGlite(pglite), pglite, close };
+  }
+  const pool = new pg.Pool({ connectionString: config.url, max: options.maxConnections });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on("error", () => undefined);
+  let closed = false;
+  return {
+    config,
+    factory: new PrismaPg(pool),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -6,7 +6,8 @@
 import { parseContextQuery } from "@/server/context/schemas";
 import { compileTarget, forgetCompiledContexts, resolveContextTarget } from "@/server/context/service";
 import { editDeltaInput } from "@/server/deltas/schemas";
-import { editPlaybook, forgetEngineStates } from "@/server/deltas/service";
+import { editPlaybook } from "@/server/deltas/edit";
+import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { matchesIfNoneMatch } from "@/server/http/etag";
 import { getPlaybook } from "@/server/playbooks/service";
 import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";

@@ -9,7 +9,9 @@ import { diffStates, type PlaybookDiff } from "@/server/ace/diff";
 import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { countTokens } from "@/server/ace/tokens";
 import { approveDeltaInput, editDeltaInput, proposeDeltaInput, type DeltaOutcome } from "@/server/deltas/schemas";
-import * as deltaService from "@/server/deltas/service";
+import { editPlaybook } from "@/server/deltas/edit";
+import { proposeDelta } from "@/server/deltas/propose";
+import { approveDelta } from "@/server/deltas/review";
 import { diffVersionsInput } from "@/server/history/schemas";
 import * as historyService from "@/server/history/service";
 import { playbookSettingsSchema } from "@/server/playbooks/schemas";
@@ -85,7 +87,7 @@ export async function curationBenchmarks(
   const edit = async () => {
     const operations = deltas.next();
     expectApplied(
-      await deltaService.editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })),
+      await editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })),
     );
   };
 
@@ -109,7 +111,7 @@ export async function curationBenchmarks(
   await guarded(record, approve, engine.name, async () => {
     const samples = await measurePrepared(
       async () => {
-        const proposed = await deltaService.proposeDelta(
+        const proposed = await proposeDelta(
           db,
           ACTOR,
           proposeDeltaInput.parse({
@@ -123,7 +125,7 @@ export async function curationBenchmarks(
         check(!proposed.findings.some((finding) => finding.severity === "error"), "the proposed delta has errors");
         return proposed.deltaId;
       },
-      async (deltaId) => expectApplied(await deltaService.approveDelta(db, ACTOR, approveDeltaInput.parse({ deltaId }))),
+      async (deltaId) => expectApplied(await approveDelta(db, ACTOR, approveDeltaInput.parse({ deltaId }))),
       plan,
       CALL_TIMEOUT_MS,
       approve,
@@ -262,7 +264,7 @@ export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: 
   });
   if (!later) return;
 
-  // The engine alone, as delta.edit runs it (engineOptions in server/deltas/service.ts): to tell the
+  // The engine alone, as delta.edit runs it (engineOptions in server/deltas/engine-state.ts): to tell the
   // database's share of an apply from the engine's.
   let state: PlaybookState = later;
   const engineName = `· applyDelta alone: ${OPERATIONS_PER_DELTA} operations on 10k bullets (warm index)`;

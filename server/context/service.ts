@@ -6,7 +6,7 @@ import { compileContext, contextSectionsOf, type ContextBullet, type ContextSect
 import type { PlaybookState } from "@/server/ace/delta";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
-import { loadSnapshot } from "@/server/deltas/service";
+import { loadSnapshot } from "@/server/deltas/engine-state";
 import { notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/service";
 import * as repo from "./repository";

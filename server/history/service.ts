@@ -13,7 +13,8 @@ import { bulletStateChanged, type BulletState, type SectionState, type VersionCh
 import { redoChanges, undoChanges } from "@/server/ace/replay";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
-import { commitChanges, loadSnapshot, VersionMoved, type Snapshot } from "@/server/deltas/service";
+import { commitChanges, VersionMoved } from "@/server/deltas/commit";
+import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
 import { evidenceSchema, type DeltaOperation, type DeltaStatus } from "@/server/deltas/schemas";
 import * as repo from "./repository";

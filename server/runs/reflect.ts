@@ -12,7 +12,8 @@ import {
 } from "@/server/ace/reflection";
 import { reflectionTagsToOperations } from "@/server/ace/curation";
 import { sanitizeModelText } from "@/server/ace/safety";
-import { loadSnapshot, proposeDelta } from "@/server/deltas/service";
+import { loadSnapshot } from "@/server/deltas/engine-state";
+import { proposeDelta } from "@/server/deltas/propose";
 import { proposeDeltaInput } from "@/server/deltas/schemas";
 import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
 import * as repo from "./repository";

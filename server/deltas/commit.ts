@@ -1,0 +1,116 @@
+// The one write path of a playbook's content. Every change (a proposal applied at once, a person's
+// edit, an approval, a rollback) goes through commitChanges(): one transaction that moves the
+// version on only if it is still the one the change was computed from (optimistic concurrency),
+// writes only the changed rows, and records the PlaybookVersion and the delta together.
+import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import type { PlaybookState } from "@/server/ace/delta";
+import { syncSimilarityIndex } from "@/server/ace/similarity";
+import type { Db, Tx } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
+import * as historyRepo from "@/server/history/repository";
+import * as playbookRepo from "@/server/playbooks/repository";
+import { remember, tokenDelta, type Snapshot } from "./engine-state";
+import * as repo from "./repository";
+
+/** Large applies (a rollback of thousands of bullets) on the embedded engine take seconds. */
+export const WRITE_TRANSACTION = { maxWait: 15_000, timeout: 120_000 } as const;
+/** A change computed on a version someone else moved on from is recomputed this many times. */
+export const COMMIT_ATTEMPTS = 4;
+
+/** The version moved on between reading the state and committing: recompute or report a conflict. */
+export class VersionMoved extends Error {
+  override readonly name = "VersionMoved";
+}
+
+export interface Commit {
+  playbookId: string;
+  snapshot: Snapshot;
+  next: PlaybookState;
+  changes: VersionChange[];
+  author: string;
+  reason: string;
+  /** Writes the delta's rows inside the transaction and returns its id for the version record. */
+  recordDelta: (tx: Tx, version: number) => Promise<string>;
+  provenance: (bulletId: string) => repo.NewBulletProvenance;
+}
+
+/** One transaction: the version bump first (it serialises writers), then the rows, the version, the delta. */
+export async function commitChanges(db: Db, commit: Commit): Promise<number> {
+  const { entry } = commit.snapshot;
+  const version = entry.version + 1;
+  await db.$transaction(async (tx) => {
+    const bumped = await playbookRepo.bumpVersion(tx, commit.playbookId, entry.version, {
+      nextBulletNumber: commit.next.nextIdNumber,
+    });
+    if (!bumped) throw new VersionMoved();
+    const deltaId = await commit.recordDelta(tx, version);
+    await writeChanges(tx, commit.playbookId, commit.changes, version, commit.provenance);
+    await historyRepo.insertVersion(tx, {
+      playbookId: commit.playbookId,
+      number: version,
+      author: commit.author,
+      reason: commit.reason,
+      changes: commit.changes,
+      deltaId,
+    });
+  }, WRITE_TRANSACTION);
+  // Committed: move the cached state forward instead of reloading it.
+  if (!entry.retired) {
+    entry.retired = true;
+    if (entry.index) syncSimilarityIndex(entry.index, commit.changes);
+    remember(db, commit.playbookId, {
+      version,
+      state: commit.next,
+      index: entry.index,
+      tokens: entry.tokens === null ? null : entry.tokens + tokenDelta(commit.changes),
+      retired: false,
+    });
+  }
+  return version;
+}
+
+/** Anything but a shift among neighbours makes a proposal that targets the bullet stale. */
+function bumpsStaleness(before: BulletState, after: BulletState): boolean {
+  return (Object.keys(after) as (keyof BulletState)[]).some((key) => key !== "position" && before[key] !== after[key]);
+}
+
+async function writeChanges(
+  tx: Tx,
+  playbookId: string,
+  changes: readonly VersionChange[],
+  version: number,
+  provenance: (bulletId: string) => repo.NewBulletProvenance,
+): Promise<void> {
+  const newSections: SectionState[] = [];
+  const sectionUpdates: { before: SectionState; after: SectionState }[] = [];
+  const removedSections: string[] = [];
+  const bullets: repo.BulletWrite[] = [];
+  for (const change of changes) {
+    if (change.entity === "section") {
+      if (!change.before && change.after) newSections.push(change.after);
+      else if (change.before && change.after) sectionUpdates.push({ before: change.before, after: change.after });
+      else if (change.before) removedSections.push(change.id);
+      continue;
+    }
+    if (!change.before && change.after) bullets.push({ state: change.after, provenance: provenance(change.id), bump: true });
+    else if (change.before && change.after) {
+      bullets.push({ state: change.after, provenance: null, bump: bumpsStaleness(change.before, change.after) });
+    } else {
+      throw new Error(`A change may not delete bullet [${change.id}]: bullets are archived, never deleted.`);
+    }
+  }
+  // Renames first: a new section may take the name another one gives up in the same delta.
+  await repo.updateSections(tx, playbookId, sectionUpdates, version);
+  await repo.insertSections(tx, playbookId, newSections, version);
+  await repo.writeBullets(tx, playbookId, bullets, version);
+  await repo.deleteSections(tx, playbookId, removedSections);
+}
+
+/** The change lost every race against other writers: the person reloads and tries again. */
+export function raceError(what: string): AppError {
+  return new AppError(
+    "CONFLICT",
+    `The playbook was changed by someone else a moment ago; your ${what} was not applied. Reload and try again.`,
+    { details: { stale: true } },
+  );
+}

@@ -1,0 +1,117 @@
+// Direct edits: a person's change in the browser, applied at once as a delta by that person. An
+// edit made on a version whose targets someone else has changed since is refused, not merged.
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import type { DeltaOperation } from "@/server/ace/delta";
+import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
+import { applyOrExplain, staleTargets } from "./checks";
+import { COMMIT_ATTEMPTS, commitChanges, raceError, VersionMoved } from "./commit";
+import { freshSnapshot } from "./engine-state";
+import { mergeTargets, operationTargets, provenanceFor, targetColumns, type StaleTarget } from "./findings";
+import * as repo from "./repository";
+import { evidenceSchema, type DeltaOutcome, type editDeltaInput } from "./schemas";
+
+export async function editPlaybook(db: Db, actor: string, input: z.output<typeof editDeltaInput>): Promise<DeltaOutcome> {
+  const ops = input.operations as DeltaOperation[];
+  const positions = ops.map((_, index) => index);
+  let raced = false;
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt += 1) {
+    const snapshot = await freshSnapshot(db, input.playbookId);
+    const { head, entry } = snapshot;
+    const baseVersion = input.expectedVersion ?? head.version;
+    if (baseVersion > head.version) {
+      throw new AppError("INVALID_INPUT", `The playbook is at version ${head.version}; reload it before editing.`);
+    }
+    const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
+    const stale = await staleTargets(db, input.playbookId, baseVersion, head.version, targets);
+    if (stale.length > 0) {
+      if (raced) throw raceError("edit");
+      const first = stale[0] as StaleTarget;
+      throw new AppError(
+        "CONFLICT",
+        `${first.label} was changed in version ${first.version}, after version ${baseVersion} you were editing. ` +
+          "Your edit was not applied; reload to see the newer change and edit again.",
+        { details: { reasons: stale.map((s) => s.message) } },
+      );
+    }
+    if (entry.retired) continue;
+    const result = applyOrExplain(snapshot, ops, positions);
+    if (result.changes.length === 0) {
+      return {
+        deltaId: "",
+        playbookId: input.playbookId,
+        status: "applied",
+        playbookVersion: head.version,
+        appliedVersion: null,
+        addedIds: [],
+        findings: result.warnings,
+        stale: false,
+        autoApplied: false,
+        message: "Nothing changed: the playbook already looks like that.",
+      };
+    }
+    const deltaId = randomUUID();
+    try {
+      const version = await commitChanges(db, {
+        playbookId: input.playbookId,
+        snapshot,
+        next: result.state,
+        changes: result.changes,
+        author: actor,
+        reason: input.reason,
+        recordDelta: async (tx, version) => {
+          await repo.insertDelta(
+            tx,
+            {
+              id: deltaId,
+              playbookId: input.playbookId,
+              status: "applied",
+              origin: "person",
+              author: actor,
+              rationale: input.reason,
+              confidence: null,
+              baseVersion,
+              appliedVersion: version,
+              evidence: evidenceSchema.parse({}),
+              reviewNote: null,
+              decidedBy: actor,
+              decided: true,
+            },
+            ops.map((op, index) => ({
+              id: randomUUID(),
+              position: index,
+              type: op.type,
+              status: "approved",
+              payload: op,
+              flags: result.warnings.filter((f) => f.operationIndex === index),
+              rationale: "",
+              ...targetColumns(operationTargets(op, entry.state.sections)),
+            })),
+          );
+          return deltaId;
+        },
+        provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
+      });
+      return {
+        deltaId,
+        playbookId: input.playbookId,
+        status: "applied",
+        playbookVersion: version,
+        appliedVersion: version,
+        addedIds: result.addedIds,
+        findings: result.warnings,
+        stale: false,
+        autoApplied: false,
+        message: `Saved as version ${version}.`,
+      };
+    } catch (error) {
+      if (error instanceof VersionMoved) {
+        raced = true;
+        continue;
+      }
+      throw error;
+    }
+  }
+  throw raceError("edit");
+}

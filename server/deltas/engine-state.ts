@@ -1,0 +1,206 @@
+// The delta engine's view of a playbook, cached per (playbook, version): loading 10,000 bullets
+// and indexing them for near-duplicates is most of an apply's cost. Every write bumps the version,
+// so a state cached under the version read from the database is exact.
+//
+// The similarity index is built on first need (the compiled context reads the state and never
+// needs it) and is mutable: it is synced forward after a commit (commit.ts), and the entry it
+// belonged to is retired, so nobody validates against an index that has moved past their state.
+import { randomUUID } from "node:crypto";
+import { changesCompiledLine, createPlaybookState, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";
+import type { VersionChange } from "@/server/ace/history";
+import { redoChanges } from "@/server/ace/replay";
+import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { countBulletTokens } from "@/server/ace/tokens";
+import type { Db } from "@/server/db/client";
+import { AppError, notFound } from "@/server/errors/app-error";
+import * as historyRepo from "@/server/history/repository";
+import { readSettings } from "@/server/playbooks/service";
+import * as playbookRepo from "@/server/playbooks/repository";
+import type { PlaybookSettings } from "@/server/playbooks/schemas";
+import * as repo from "./repository";
+
+/** A read that raced a commit is repeated this many times before the caller is told to try later. */
+const READ_ATTEMPTS = 4;
+
+export interface EngineEntry {
+  version: number;
+  state: PlaybookState;
+  /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
+  index: SimilarityIndex | null;
+  /**
+   * Tokens of the active bullets' lines in the compiled playbook (countBulletTokens): the sum of the
+   * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).
+   */
+  tokens: number | null;
+  retired: boolean;
+}
+
+const CACHED_PLAYBOOKS = 16;
+const globalForCache = globalThis as typeof globalThis & { __aceEngineStates?: WeakMap<Db, Map<string, EngineEntry>> };
+const engineStates: WeakMap<Db, Map<string, EngineEntry>> = (globalForCache.__aceEngineStates ??= new WeakMap());
+
+function cacheOf(db: Db): Map<string, EngineEntry> {
+  let cache = engineStates.get(db);
+  if (!cache) {
+    cache = new Map();
+    engineStates.set(db, cache);
+  }
+  return cache;
+}
+
+/** Caches the entry as the playbook's newest, retiring the one it replaces; an older version is ignored. */
+export function remember(db: Db, playbookId: string, entry: EngineEntry): void {
+  const cache = cacheOf(db);
+  const current = cache.get(playbookId);
+  if (current && current.version >= entry.version) return;
+  if (current) current.retired = true;
+  cache.delete(playbookId); // re-insert: the Map's order is the eviction order
+  cache.set(playbookId, entry);
+  while (cache.size > CACHED_PLAYBOOKS) {
+    const oldest = cache.keys().next().value;
+    if (oldest === undefined) break;
+    cache.delete(oldest);
+  }
+}
+
+/** For benchmarks that time a first load: drops every cached playbook state of this database. */
+export function forgetEngineStates(db: Db): void {
+  for (const entry of cacheOf(db).values()) entry.retired = true;
+  engineStates.delete(db);
+}
+
+export interface Snapshot {
+  head: repo.PlaybookHead;
+  settings: PlaybookSettings;
+  entry: EngineEntry;
+}
+
+/** Versions written elsewhere (imports, settings, another server process) are replayed onto the
+ *  cached state when they are few and small: their records are exact, and replaying 50 changes is
+ *  far cheaper than reloading and re-indexing 10,000 bullets. */
+const CATCH_UP_VERSIONS = 20;
+const CATCH_UP_CHANGES = 2_000;
+
+async function catchUp(db: Db, head: repo.PlaybookHead, cached: EngineEntry): Promise<EngineEntry | null> {
+  if (head.version - cached.version > CATCH_UP_VERSIONS) return null;
+  const records = await historyRepo.versionChanges(db, head.id, cached.version, head.version);
+  const changes = records.flatMap((record) => record.changes);
+  if (records.length !== head.version - cached.version || changes.length > CATCH_UP_CHANGES || cached.retired) return null;
+  const replayed = redoChanges(cached.state, changes);
+  cached.retired = true;
+  if (cached.index) syncSimilarityIndex(cached.index, changes);
+  return {
+    version: head.version,
+    state: { ...replayed, nextIdNumber: Math.max(replayed.nextIdNumber, head.nextBulletNumber) },
+    index: cached.index,
+    tokens: cached.tokens === null ? null : cached.tokens + tokenDelta(changes),
+    retired: false,
+  };
+}
+
+function busy(): AppError {
+  return new AppError("BUSY", "The playbook is changing too fast to be read right now. Try again in a moment.");
+}
+
+/** The playbook's current version and engine state. Use `entry` before the next await, or check `retired`. */
+export async function loadSnapshot(db: Db, playbookId: string): Promise<Snapshot> {
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt += 1) {
+    const head = await repo.findPlaybookHead(db, playbookId);
+    if (!head) throw notFound("The playbook");
+    const settings = readSettings(head.settings);
+    const cached = cacheOf(db).get(playbookId);
+    if (cached && cached.version === head.version && !cached.retired) return { head, settings, entry: cached };
+    if (cached && cached.version < head.version && !cached.retired) {
+      const caughtUp = await catchUp(db, head, cached);
+      if (caughtUp) {
+        remember(db, playbookId, caughtUp);
+        return { head, settings, entry: caughtUp };
+      }
+    }
+    const [sections, bullets, stored] = await Promise.all([
+      repo.loadSectionStates(db, playbookId),
+      playbookRepo.loadBulletStates(db, playbookId),
+      playbookRepo.activeTokenTotal(db, playbookId),
+    ]);
+    // Both reads fell between two reads of the same version, so no change committed in between.
+    const after = await repo.currentVersion(db, playbookId);
+    if (after?.version !== head.version) continue;
+    const entry: EngineEntry = {
+      version: head.version,
+      state: createPlaybookState(sections, bullets, head.nextBulletNumber),
+      index: null,
+      tokens: stored.uncounted === 0 ? stored.tokens : null,
+      retired: false,
+    };
+    remember(db, playbookId, entry);
+    return { head, settings, entry };
+  }
+  throw busy();
+}
+
+/** A snapshot whose entry is still current at the moment the caller resumes (see loadSnapshot). */
+export async function freshSnapshot(db: Db, playbookId: string): Promise<Snapshot> {
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt += 1) {
+    const snapshot = await loadSnapshot(db, playbookId);
+    if (!snapshot.entry.retired) return snapshot;
+  }
+  throw busy();
+}
+
+/** The entry's near-duplicate index, built from its state the first time it is asked for. */
+export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
+  entry.index ??= buildSimilarityIndex(entry.state.bullets.values());
+  return entry.index;
+}
+
+function activeTokens(state: PlaybookState): number {
+  let total = 0;
+  for (const bullet of state.bullets.values()) if (bullet.status === "active") total += countBulletTokens(bullet);
+  return total;
+}
+
+/** Operations that change content or status make the engine check the token budget. */
+function touchesContent(ops: readonly DeltaOperation[]): boolean {
+  return ops.some(
+    (op) =>
+      op.type === "add" ||
+      op.type === "merge" ||
+      op.type === "remove" ||
+      op.type === "restore" ||
+      (op.type === "update" && op.content !== undefined),
+  );
+}
+
+/**
+ * `nearDuplicates: false` when a reviewer approves: the proposal already showed its near-duplicates
+ * and the reviewer decided, and the search is a third of an apply's time. (A threshold above 1
+ * matches nothing; the engine has no switch for it yet.)
+ */
+export function engineOptions(
+  snapshot: Snapshot,
+  ops: readonly DeltaOperation[],
+  { nearDuplicates = true, similarity }: { nearDuplicates?: boolean; similarity?: SimilarityIndex } = {},
+): EngineOptions {
+  const { entry, settings } = snapshot;
+  if (entry.tokens === null && touchesContent(ops)) entry.tokens = activeTokens(entry.state);
+  return {
+    maxContentLength: settings.maxContentLength,
+    similarityThreshold: nearDuplicates ? settings.similarityThreshold : Number.POSITIVE_INFINITY,
+    similarity: similarity ?? similarityIndexOf(entry),
+    // Without a count the budget is not checked: nothing in the delta can change the total.
+    ...(entry.tokens === null ? {} : { tokenBudget: settings.tokenBudget, stateTokenCount: entry.tokens }),
+    newSectionId: randomUUID,
+  };
+}
+
+/** How the changes move the active bullets' token total (only lines that change in the compiled playbook count). */
+export function tokenDelta(changes: readonly VersionChange[]): number {
+  let delta = 0;
+  for (const change of changes) {
+    if (change.entity !== "bullet") continue;
+    if (change.before && change.after && !changesCompiledLine(change.before, change.after)) continue;
+    if (change.before?.status === "active") delta -= countBulletTokens(change.before);
+    if (change.after?.status === "active") delta += countBulletTokens(change.after);
+  }
+  return delta;
+}

@@ -1,0 +1,321 @@
+// Review decisions on a pending delta: approve (all or some operations, optionally edited), reject,
+// edit one operation, re-base onto the current version, and the same decision for many at once.
+import type { z } from "zod";
+import type { DeltaOperation, Finding } from "@/server/ace/delta";
+import type { Db, Tx } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
+import { applyOrExplain, revalidate, staleTargets } from "./checks";
+import { COMMIT_ATTEMPTS, commitChanges, raceError, VersionMoved, WRITE_TRANSACTION } from "./commit";
+import { freshSnapshot, type Snapshot } from "./engine-state";
+import {
+  addedRationales,
+  mergeTargets,
+  operationTargets,
+  payloadOf,
+  plural,
+  provenanceFor,
+  readEvidence,
+  renumber,
+  staleError,
+  targetColumns,
+} from "./findings";
+import { requireDelta } from "./queries";
+import * as repo from "./repository";
+import type {
+  approveDeltaInput,
+  BulkResult,
+  bulkDeltaInput,
+  DeltaOrigin,
+  DeltaOutcome,
+  rejectDeltaInput,
+  updateOperationInput,
+} from "./schemas";
+
+function requirePending(delta: repo.DeltaRecord): void {
+  if (delta.status === "pending") return;
+  const by = delta.decidedBy ? ` by ${delta.decidedBy}` : "";
+  const what = delta.status === "rejected" ? "rejected" : delta.status === "auto_applied" ? "auto-applied" : "applied";
+  throw new AppError("CONFLICT", `This delta was already ${what}${by}; there is nothing left to decide. Reload the queue.`);
+}
+
+function alreadyDecided(): AppError {
+  return new AppError("CONFLICT", "This delta was decided by someone else a moment ago. Reload the queue.");
+}
+
+function checkEditType(record: repo.OperationRecord, op: DeltaOperation): void {
+  if (record.type !== op.type) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `Operation ${record.position + 1} is a ${record.type} operation; an edit keeps its type (got ${op.type}). ` +
+        "Reject it and propose a new one instead.",
+    );
+  }
+}
+
+export async function approveDelta(db: Db, actor: string, input: z.output<typeof approveDeltaInput>): Promise<DeltaOutcome> {
+  let raced = false;
+  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt += 1) {
+    const delta = await requireDelta(db, input.deltaId);
+    requirePending(delta);
+    const byId = new Map(delta.operations.map((op) => [op.id, op]));
+    const pending = delta.operations.filter((op) => op.status === "pending");
+    for (const id of [...(input.operationIds ?? []), ...input.edits.map((e) => e.operationId)]) {
+      const record = byId.get(id);
+      if (!record) throw new AppError("INVALID_INPUT", `Operation ${id} is not part of this delta.`);
+      if (record.status !== "pending") {
+        throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
+      }
+    }
+    const edits = new Map(input.edits.map((edit) => [edit.operationId, edit.operation as DeltaOperation]));
+    for (const [id, op] of edits) checkEditType(byId.get(id) as repo.OperationRecord, op);
+    const chosen = new Set(input.operationIds ?? pending.map((op) => op.id));
+    const selected = pending.filter((op) => chosen.has(op.id));
+    if (selected.length === 0) throw new AppError("INVALID_INPUT", "This delta has no pending operation to approve. Reject it instead.");
+    const ops = selected.map((record) => edits.get(record.id) ?? payloadOf(record));
+    const positions = selected.map((record) => record.position);
+
+    const snapshot = await freshSnapshot(db, delta.playbookId);
+    const { head, entry } = snapshot;
+    const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
+    const stale = await staleTargets(db, delta.playbookId, delta.baseVersion, head.version, targets);
+    if (stale.length > 0) throw raced ? raceError("approval") : staleError(stale);
+    if (entry.retired) continue;
+    const result = applyOrExplain(snapshot, ops, positions, { nearDuplicates: false });
+    const rejectedIds = pending.filter((op) => !chosen.has(op.id)).map((op) => op.id);
+    const origin = delta.origin as DeltaOrigin;
+    const note = input.note ?? null;
+    try {
+      const version = await commitChanges(db, {
+        playbookId: delta.playbookId,
+        snapshot,
+        next: result.state,
+        changes: result.changes,
+        author: actor,
+        reason: approvalReason(delta, selected.length, pending.length, note),
+        recordDelta: async (tx, version) => {
+          const decided = await repo.decideDelta(tx, delta.id, {
+            status: "applied",
+            appliedVersion: version,
+            reviewNote: note,
+            decidedBy: actor,
+            decidedAt: new Date(),
+          });
+          if (decided !== 1) throw alreadyDecided();
+          for (const [id, op] of edits) {
+            const record = byId.get(id) as repo.OperationRecord;
+            await repo.updateOperation(tx, id, {
+              payload: op,
+              originalPayload: record.originalPayload ?? record.payload,
+              editedBy: actor,
+              ...targetColumns(operationTargets(op, entry.state.sections)),
+            });
+          }
+          await repo.setOperationStatus(tx, delta.id, selected.map((op) => op.id), "approved");
+          await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
+          return delta.id;
+        },
+        provenance: provenanceFor(
+          origin,
+          readEvidence(delta.evidence),
+          delta.rationale,
+          addedRationales(
+            selected.map((record, index) => ({ op: ops[index] as DeltaOperation, rationale: record.rationale })),
+            result.addedIds,
+          ),
+        ),
+      });
+      const partial = rejectedIds.length > 0 ? ` (${plural(selected.length, "operation")} approved, ${rejectedIds.length} rejected)` : "";
+      return {
+        deltaId: delta.id,
+        playbookId: delta.playbookId,
+        status: "applied",
+        playbookVersion: version,
+        appliedVersion: version,
+        addedIds: result.addedIds,
+        findings: result.warnings.length ? renumber(result.warnings, ops, positions) : [],
+        stale: false,
+        autoApplied: false,
+        message: `Delta approved and applied as version ${version}${partial}.`,
+      };
+    } catch (error) {
+      if (error instanceof VersionMoved) {
+        raced = true;
+        continue;
+      }
+      throw error;
+    }
+  }
+  throw raceError("approval");
+}
+
+function approvalReason(delta: repo.DeltaRecord, approved: number, pending: number, note: string | null): string {
+  const part = approved < pending ? ` (${approved} of ${pending} operations)` : "";
+  const why = delta.rationale ? `: ${delta.rationale}` : "";
+  const noted = note ? ` — ${note}` : "";
+  return `Approved ${delta.origin} delta by ${delta.author}${part}${why}${noted}`.slice(0, 4_000);
+}
+
+export async function rejectDelta(db: Db, actor: string, input: z.output<typeof rejectDeltaInput>): Promise<DeltaOutcome> {
+  const delta = await requireDelta(db, input.deltaId);
+  requirePending(delta);
+  const pending = delta.operations.filter((op) => op.status === "pending");
+  const ids = input.operationIds ?? pending.map((op) => op.id);
+  for (const id of ids) {
+    const record = delta.operations.find((op) => op.id === id);
+    if (!record) throw new AppError("INVALID_INPUT", `Operation ${id} is not part of this delta.`);
+    if (record.status !== "pending") throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
+  }
+  const remaining = pending.filter((op) => !ids.includes(op.id));
+  const whole = remaining.length === 0;
+  await db.$transaction(async (tx) => {
+    if (whole) {
+      const decision = { status: "rejected" as const, reviewNote: input.reason, decidedBy: actor, decidedAt: new Date() };
+      const decided = await repo.decideDelta(tx, delta.id, decision);
+      if (decided !== 1) throw alreadyDecided();
+    } else if (!(await repo.lockPendingDelta(tx, delta.id))) {
+      throw alreadyDecided();
+    }
+    await repo.setOperationStatus(tx, delta.id, ids, "rejected");
+    if (!whole) {
+      // A partial rejection keeps its reason with the operations it concerns.
+      for (const id of ids) {
+        const rationale = delta.operations.find((op) => op.id === id)?.rationale ?? "";
+        await repo.updateOperation(tx, id, { rationale: appendNote(rationale, `Rejected by ${actor}: ${input.reason}`) });
+      }
+    }
+  }, WRITE_TRANSACTION);
+  return {
+    deltaId: delta.id,
+    playbookId: delta.playbookId,
+    status: whole ? "rejected" : "pending",
+    playbookVersion: delta.playbook.version,
+    appliedVersion: null,
+    addedIds: [],
+    findings: [],
+    stale: false,
+    autoApplied: false,
+    message: whole
+      ? "Delta rejected. The playbook is unchanged."
+      : `${plural(ids.length, "operation")} rejected; ${plural(remaining.length, "operation")} still wait for review.`,
+  };
+}
+
+function appendNote(rationale: string, note: string): string {
+  return (rationale ? `${rationale}\n${note}` : note).slice(0, 4_000);
+}
+
+export async function updateOperation(db: Db, actor: string, input: z.output<typeof updateOperationInput>): Promise<DeltaOutcome> {
+  const delta = await requireDelta(db, input.deltaId);
+  requirePending(delta);
+  const record = delta.operations.find((op) => op.id === input.operationId);
+  if (!record) throw new AppError("INVALID_INPUT", "That operation is not part of this delta.");
+  if (record.status !== "pending") throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
+  const op = input.operation as DeltaOperation;
+  checkEditType(record, op);
+  const snapshot = await freshSnapshot(db, delta.playbookId);
+  const pending = delta.operations.filter((o) => o.status === "pending");
+  const ops = pending.map((o) => (o.id === record.id ? op : payloadOf(o)));
+  const validation = revalidate(snapshot, pending, ops);
+  await db.$transaction(async (tx) => {
+    if (!(await repo.lockPendingDelta(tx, delta.id))) throw alreadyDecided();
+    await repo.updateOperation(tx, record.id, {
+      payload: op,
+      originalPayload: record.originalPayload ?? record.payload,
+      editedBy: actor,
+      ...(input.rationale === undefined ? {} : { rationale: input.rationale }),
+    });
+    await storeFindings(tx, pending, ops, validation.byRecord, snapshot);
+  }, WRITE_TRANSACTION);
+  const targets = mergeTargets(ops.map((o) => operationTargets(o, snapshot.entry.state.sections)));
+  const stale = await staleTargets(db, delta.playbookId, delta.baseVersion, snapshot.head.version, targets);
+  return {
+    deltaId: delta.id,
+    playbookId: delta.playbookId,
+    status: "pending",
+    playbookVersion: snapshot.head.version,
+    appliedVersion: null,
+    addedIds: [],
+    findings: validation.findings,
+    stale: stale.length > 0,
+    autoApplied: false,
+    message: `Operation ${record.position + 1} updated${validation.ok ? "." : "; the delta still has problems to fix."}`,
+  };
+}
+
+async function storeFindings(
+  tx: Tx,
+  records: readonly repo.OperationRecord[],
+  ops: readonly DeltaOperation[],
+  byRecord: ReadonlyMap<string, Finding[]>,
+  snapshot: Snapshot,
+): Promise<void> {
+  for (const [index, record] of records.entries()) {
+    const op = ops[index] as DeltaOperation;
+    await repo.updateOperation(tx, record.id, {
+      flags: byRecord.get(record.id) ?? [],
+      ...targetColumns(operationTargets(op, snapshot.entry.state.sections)),
+    });
+  }
+}
+
+export async function rebaseDelta(db: Db, actor: string, deltaId: string): Promise<DeltaOutcome> {
+  const delta = await requireDelta(db, deltaId);
+  requirePending(delta);
+  const snapshot = await freshSnapshot(db, delta.playbookId);
+  const pending = delta.operations.filter((o) => o.status === "pending");
+  const ops = pending.map(payloadOf);
+  const validation = revalidate(snapshot, pending, ops);
+  const version = snapshot.head.version;
+  await db.$transaction(async (tx) => {
+    if (!(await repo.lockPendingDelta(tx, delta.id))) throw alreadyDecided();
+    await storeFindings(tx, pending, ops, validation.byRecord, snapshot);
+    if (validation.ok) await repo.rebaseDelta(tx, delta.id, version);
+  }, WRITE_TRANSACTION);
+  void actor;
+  const targets = mergeTargets(ops.map((o) => operationTargets(o, snapshot.entry.state.sections)));
+  const stale = validation.ok ? [] : await staleTargets(db, delta.playbookId, delta.baseVersion, version, targets);
+  return {
+    deltaId: delta.id,
+    playbookId: delta.playbookId,
+    status: "pending",
+    playbookVersion: version,
+    appliedVersion: null,
+    addedIds: [],
+    findings: validation.findings,
+    stale: stale.length > 0,
+    autoApplied: false,
+    message: validation.ok
+      ? `Re-based on version ${version}: the operations still apply. ` +
+        "Review the changes against the current bullets, then approve or reject."
+      : `The delta no longer applies to version ${version}: ${validation.findings.find((f) => f.severity === "error")?.message ?? ""} ` +
+        "Edit the operations or reject the delta.",
+  };
+}
+
+export async function bulkDecide(db: Db, actor: string, input: z.output<typeof bulkDeltaInput>): Promise<BulkResult> {
+  const results: BulkResult["results"] = [];
+  // One by one, each in its own transaction: a failure stops only its own delta.
+  for (const deltaId of [...new Set(input.deltaIds)]) {
+    try {
+      const outcome =
+        input.action === "approve"
+          ? await approveDelta(db, actor, { deltaId, edits: [], ...(input.reason ? { note: input.reason } : {}) })
+          : await rejectDelta(db, actor, { deltaId, reason: input.reason ?? "" });
+      results.push({ deltaId, ok: true, status: outcome.status, appliedVersion: outcome.appliedVersion, error: null });
+    } catch (error) {
+      if (!(error instanceof AppError)) console.error("[delta.bulk]", error);
+      results.push({
+        deltaId,
+        ok: false,
+        status: null,
+        appliedVersion: null,
+        error:
+          error instanceof AppError
+            ? { code: error.code, message: error.message }
+            : { code: "INTERNAL", message: "Something went wrong on the server; this delta was not changed." },
+      });
+    }
+  }
+  const succeeded = results.filter((r) => r.ok).length;
+  return { results, succeeded, failed: results.length - succeeded };
+}

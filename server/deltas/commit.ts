@@ -1,7 +1,8 @@
 // The one write path of a playbook's content. Every change (a proposal applied at once, a person's
 // edit, an approval, a rollback) goes through commitChanges(): one transaction that moves the
 // version on only if it is still the one the change was computed from (optimistic concurrency),
-// writes only the changed rows, and records the PlaybookVersion and the delta together.
+// writes only the changed rows, and records the PlaybookVersion and the delta together. A writer
+// that loses the race recomputes its change on the newer version through withVersionRetry().
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import type { PlaybookState } from "@/server/ace/delta";
 import { syncSimilarityIndex } from "@/server/ace/similarity";
@@ -15,7 +16,7 @@ import * as repo from "./repository";
 /** Large applies (a rollback of thousands of bullets) on the embedded engine take seconds. */
 export const WRITE_TRANSACTION = { maxWait: 15_000, timeout: 120_000 } as const;
 /** A change computed on a version someone else moved on from is recomputed this many times. */
-export const COMMIT_ATTEMPTS = 4;
+const COMMIT_ATTEMPTS = 4;
 
 /** The version moved on between reading the state and committing: recompute or report a conflict. */
 export class VersionMoved extends Error {
@@ -104,6 +105,33 @@ async function writeChanges(
   await repo.insertSections(tx, playbookId, newSections, version);
   await repo.writeBullets(tx, playbookId, bullets, version);
   await repo.deleteSections(tx, playbookId, removedSections);
+}
+
+/** What an attempt returns to be run again on a newer version without having tried to commit. */
+export const RETRY: unique symbol = Symbol("retry");
+
+/**
+ * Computes and commits a change, and computes it again on the newer version when another writer
+ * commits first (commitChanges throws VersionMoved) or when the attempt returns RETRY (its cached
+ * state was retired while it worked). `raced` tells an attempt that an earlier one lost a commit
+ * race, so it can report that rather than a conflict the person caused. After `attempts` tries,
+ * throws `exhausted()`.
+ */
+export async function withVersionRetry<T>(
+  { attempts = COMMIT_ATTEMPTS, exhausted }: { attempts?: number; exhausted: () => Error },
+  attempt: (context: { raced: boolean }) => Promise<T | typeof RETRY>,
+): Promise<T> {
+  let raced = false;
+  for (let tried = 0; tried < attempts; tried += 1) {
+    try {
+      const outcome = await attempt({ raced });
+      if (outcome !== RETRY) return outcome;
+    } catch (error) {
+      if (!(error instanceof VersionMoved)) throw error;
+      raced = true;
+    }
+  }
+  throw exhausted();
 }
 
 /** The change lost every race against other writers: the person reloads and tries again. */

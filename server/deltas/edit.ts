@@ -6,7 +6,7 @@ import type { DeltaOperation } from "@/server/ace/delta";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, staleTargets } from "./checks";
-import { COMMIT_ATTEMPTS, commitChanges, raceError, VersionMoved } from "./commit";
+import { commitChanges, raceError, RETRY, withVersionRetry } from "./commit";
 import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, provenanceFor, targetColumns, type StaleTarget } from "./findings";
 import * as repo from "./repository";
@@ -15,8 +15,7 @@ import { evidenceSchema, type DeltaOutcome, type editDeltaInput } from "./schema
 export async function editPlaybook(db: Db, actor: string, input: z.output<typeof editDeltaInput>): Promise<DeltaOutcome> {
   const ops = input.operations as DeltaOperation[];
   const positions = ops.map((_, index) => index);
-  let raced = false;
-  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt += 1) {
+  return withVersionRetry({ exhausted: () => raceError("edit") }, async ({ raced }) => {
     const snapshot = await freshSnapshot(db, input.playbookId);
     const { head, entry } = snapshot;
     const baseVersion = input.expectedVersion ?? head.version;
@@ -35,7 +34,7 @@ export async function editPlaybook(db: Db, actor: string, input: z.output<typeof
         { details: { reasons: stale.map((s) => s.message) } },
       );
     }
-    if (entry.retired) continue;
+    if (entry.retired) return RETRY;
     const result = applyOrExplain(snapshot, ops, positions);
     if (result.changes.length === 0) {
       return {
@@ -52,66 +51,57 @@ export async function editPlaybook(db: Db, actor: string, input: z.output<typeof
       };
     }
     const deltaId = randomUUID();
-    try {
-      const version = await commitChanges(db, {
-        playbookId: input.playbookId,
-        snapshot,
-        next: result.state,
-        changes: result.changes,
-        author: actor,
-        reason: input.reason,
-        recordDelta: async (tx, version) => {
-          await repo.insertDelta(
-            tx,
-            {
-              id: deltaId,
-              playbookId: input.playbookId,
-              status: "applied",
-              origin: "person",
-              author: actor,
-              rationale: input.reason,
-              confidence: null,
-              baseVersion,
-              appliedVersion: version,
-              evidence: evidenceSchema.parse({}),
-              reviewNote: null,
-              decidedBy: actor,
-              decided: true,
-            },
-            ops.map((op, index) => ({
-              id: randomUUID(),
-              position: index,
-              type: op.type,
-              status: "approved",
-              payload: op,
-              flags: result.warnings.filter((f) => f.operationIndex === index),
-              rationale: "",
-              ...targetColumns(operationTargets(op, entry.state.sections)),
-            })),
-          );
-          return deltaId;
-        },
-        provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
-      });
-      return {
-        deltaId,
-        playbookId: input.playbookId,
-        status: "applied",
-        playbookVersion: version,
-        appliedVersion: version,
-        addedIds: result.addedIds,
-        findings: result.warnings,
-        stale: false,
-        autoApplied: false,
-        message: `Saved as version ${version}.`,
-      };
-    } catch (error) {
-      if (error instanceof VersionMoved) {
-        raced = true;
-        continue;
-      }
-      throw error;
-    }
-  }
-  throw raceError("edit");
+    const version = await commitChanges(db, {
+      playbookId: input.playbookId,
+      snapshot,
+      next: result.state,
+      changes: result.changes,
+      author: actor,
+      reason: input.reason,
+      recordDelta: async (tx, version) => {
+        await repo.insertDelta(
+          tx,
+          {
+            id: deltaId,
+            playbookId: input.playbookId,
+            status: "applied",
+            origin: "person",
+            author: actor,
+            rationale: input.reason,
+            confidence: null,
+            baseVersion,
+            appliedVersion: version,
+            evidence: evidenceSchema.parse({}),
+            reviewNote: null,
+            decidedBy: actor,
+            decided: true,
+          },
+          ops.map((op, index) => ({
+            id: randomUUID(),
+            position: index,
+            type: op.type,
+            status: "approved",
+            payload: op,
+            flags: result.warnings.filter((f) => f.operationIndex === index),
+            rationale: "",
+            ...targetColumns(operationTargets(op, entry.state.sections)),
+          })),
+        );
+        return deltaId;
+      },
+      provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
+    });
+    return {
+      deltaId,
+      playbookId: input.playbookId,
+      status: "applied",
+      playbookVersion: version,
+      appliedVersion: version,
+      addedIds: result.addedIds,
+      findings: result.warnings,
+      stale: false,
+      autoApplied: false,
+      message: `Saved as version ${version}.`,
+    };
+  });
 }

@@ -9,7 +9,7 @@ import type { SimilarityIndex } from "@/server/ace/similarity";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { staleTargets, tryApply } from "./checks";
-import { COMMIT_ATTEMPTS, commitChanges, raceError, VersionMoved, WRITE_TRANSACTION } from "./commit";
+import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
 import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, plural, provenanceFor } from "./findings";
 import * as repo from "./repository";
@@ -44,7 +44,7 @@ export async function proposeDelta(
   options: ProposalOptions = {},
 ): Promise<DeltaOutcome> {
   const ops = input.operations.map((entry) => entry.operation as DeltaOperation);
-  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt += 1) {
+  return withVersionRetry({ exhausted: () => raceError("proposal") }, async () => {
     const snapshot = await freshSnapshot(db, input.playbookId);
     const { head, settings, entry } = snapshot;
     const baseVersion = input.baseVersion ?? head.version;
@@ -123,49 +123,43 @@ export async function proposeDelta(
       };
     }
 
-    if (entry.retired || result === null) continue;
-    try {
-      const version = await commitChanges(db, {
-        playbookId: input.playbookId,
-        snapshot,
-        next: result.state,
-        changes: result.changes,
-        author: actor,
-        reason: `Auto-applied ${input.origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
-          input.rationale ? `: ${input.rationale}` : ""
-        }`,
-        recordDelta: async (tx, version) => {
-          await repo.insertDelta(tx, deltaRow("auto_applied", version), operationRows("approved"));
-          return deltaId;
-        },
-        provenance: provenanceFor(
-          input.origin,
-          input.evidence,
-          input.rationale,
-          addedRationales(input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })), result.addedIds),
-        ),
-      });
-      return {
-        deltaId,
-        playbookId: input.playbookId,
-        status: "auto_applied",
-        playbookVersion: version,
-        appliedVersion: version,
-        addedIds: result.addedIds,
-        findings: result.warnings,
-        stale: false,
-        autoApplied: true,
-        message: options.applyUnlessFlagged
-          ? `Delta auto-applied as version ${version}.`
-          : `Delta auto-applied as version ${version}: its confidence ${input.confidence} reaches ` +
-            `the playbook's threshold ${settings.autoApplyConfidence}.`,
-      };
-    } catch (error) {
-      if (error instanceof VersionMoved) continue;
-      throw error;
-    }
-  }
-  throw raceError("proposal");
+    if (entry.retired || result === null) return RETRY;
+    const version = await commitChanges(db, {
+      playbookId: input.playbookId,
+      snapshot,
+      next: result.state,
+      changes: result.changes,
+      author: actor,
+      reason: `Auto-applied ${input.origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
+        input.rationale ? `: ${input.rationale}` : ""
+      }`,
+      recordDelta: async (tx, version) => {
+        await repo.insertDelta(tx, deltaRow("auto_applied", version), operationRows("approved"));
+        return deltaId;
+      },
+      provenance: provenanceFor(
+        input.origin,
+        input.evidence,
+        input.rationale,
+        addedRationales(input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })), result.addedIds),
+      ),
+    });
+    return {
+      deltaId,
+      playbookId: input.playbookId,
+      status: "auto_applied",
+      playbookVersion: version,
+      appliedVersion: version,
+      addedIds: result.addedIds,
+      findings: result.warnings,
+      stale: false,
+      autoApplied: true,
+      message: options.applyUnlessFlagged
+        ? `Delta auto-applied as version ${version}.`
+        : `Delta auto-applied as version ${version}: its confidence ${input.confidence} reaches ` +
+          `the playbook's threshold ${settings.autoApplyConfidence}.`,
+    };
+  });
 }
 
 // ---- Pruning -------------------------------------------------------------------------------

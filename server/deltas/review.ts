@@ -5,7 +5,7 @@ import type { DeltaOperation, Finding } from "@/server/ace/delta";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, revalidate, staleTargets } from "./checks";
-import { COMMIT_ATTEMPTS, commitChanges, raceError, VersionMoved, WRITE_TRANSACTION } from "./commit";
+import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { freshSnapshot, type Snapshot } from "./engine-state";
 import {
   addedRationales,
@@ -53,8 +53,7 @@ function checkEditType(record: repo.OperationRecord, op: DeltaOperation): void {
 }
 
 export async function approveDelta(db: Db, actor: string, input: z.output<typeof approveDeltaInput>): Promise<DeltaOutcome> {
-  let raced = false;
-  for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt += 1) {
+  return withVersionRetry({ exhausted: () => raceError("approval") }, async ({ raced }) => {
     const delta = await requireDelta(db, input.deltaId);
     requirePending(delta);
     const byId = new Map(delta.operations.map((op) => [op.id, op]));
@@ -79,73 +78,64 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
     const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
     const stale = await staleTargets(db, delta.playbookId, delta.baseVersion, head.version, targets);
     if (stale.length > 0) throw raced ? raceError("approval") : staleError(stale);
-    if (entry.retired) continue;
+    if (entry.retired) return RETRY;
     const result = applyOrExplain(snapshot, ops, positions, { nearDuplicates: false });
     const rejectedIds = pending.filter((op) => !chosen.has(op.id)).map((op) => op.id);
     const origin = delta.origin as DeltaOrigin;
     const note = input.note ?? null;
-    try {
-      const version = await commitChanges(db, {
-        playbookId: delta.playbookId,
-        snapshot,
-        next: result.state,
-        changes: result.changes,
-        author: actor,
-        reason: approvalReason(delta, selected.length, pending.length, note),
-        recordDelta: async (tx, version) => {
-          const decided = await repo.decideDelta(tx, delta.id, {
-            status: "applied",
-            appliedVersion: version,
-            reviewNote: note,
-            decidedBy: actor,
-            decidedAt: new Date(),
+    const version = await commitChanges(db, {
+      playbookId: delta.playbookId,
+      snapshot,
+      next: result.state,
+      changes: result.changes,
+      author: actor,
+      reason: approvalReason(delta, selected.length, pending.length, note),
+      recordDelta: async (tx, version) => {
+        const decided = await repo.decideDelta(tx, delta.id, {
+          status: "applied",
+          appliedVersion: version,
+          reviewNote: note,
+          decidedBy: actor,
+          decidedAt: new Date(),
+        });
+        if (decided !== 1) throw alreadyDecided();
+        for (const [id, op] of edits) {
+          const record = byId.get(id) as repo.OperationRecord;
+          await repo.updateOperation(tx, id, {
+            payload: op,
+            originalPayload: record.originalPayload ?? record.payload,
+            editedBy: actor,
+            ...targetColumns(operationTargets(op, entry.state.sections)),
           });
-          if (decided !== 1) throw alreadyDecided();
-          for (const [id, op] of edits) {
-            const record = byId.get(id) as repo.OperationRecord;
-            await repo.updateOperation(tx, id, {
-              payload: op,
-              originalPayload: record.originalPayload ?? record.payload,
-              editedBy: actor,
-              ...targetColumns(operationTargets(op, entry.state.sections)),
-            });
-          }
-          await repo.setOperationStatus(tx, delta.id, selected.map((op) => op.id), "approved");
-          await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
-          return delta.id;
-        },
-        provenance: provenanceFor(
-          origin,
-          readEvidence(delta.evidence),
-          delta.rationale,
-          addedRationales(
-            selected.map((record, index) => ({ op: ops[index] as DeltaOperation, rationale: record.rationale })),
-            result.addedIds,
-          ),
+        }
+        await repo.setOperationStatus(tx, delta.id, selected.map((op) => op.id), "approved");
+        await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
+        return delta.id;
+      },
+      provenance: provenanceFor(
+        origin,
+        readEvidence(delta.evidence),
+        delta.rationale,
+        addedRationales(
+          selected.map((record, index) => ({ op: ops[index] as DeltaOperation, rationale: record.rationale })),
+          result.addedIds,
         ),
-      });
-      const partial = rejectedIds.length > 0 ? ` (${plural(selected.length, "operation")} approved, ${rejectedIds.length} rejected)` : "";
-      return {
-        deltaId: delta.id,
-        playbookId: delta.playbookId,
-        status: "applied",
-        playbookVersion: version,
-        appliedVersion: version,
-        addedIds: result.addedIds,
-        findings: result.warnings.length ? renumber(result.warnings, ops, positions) : [],
-        stale: false,
-        autoApplied: false,
-        message: `Delta approved and applied as version ${version}${partial}.`,
-      };
-    } catch (error) {
-      if (error instanceof VersionMoved) {
-        raced = true;
-        continue;
-      }
-      throw error;
-    }
-  }
-  throw raceError("approval");
+      ),
+    });
+    const partial = rejectedIds.length > 0 ? ` (${plural(selected.length, "operation")} approved, ${rejectedIds.length} rejected)` : "";
+    return {
+      deltaId: delta.id,
+      playbookId: delta.playbookId,
+      status: "applied",
+      playbookVersion: version,
+      appliedVersion: version,
+      addedIds: result.addedIds,
+      findings: result.warnings.length ? renumber(result.warnings, ops, positions) : [],
+      stale: false,
+      autoApplied: false,
+      message: `Delta approved and applied as version ${version}${partial}.`,
+    };
+  });
 }
 
 function approvalReason(delta: repo.DeltaRecord, approved: number, pending: number, note: string | null): string {

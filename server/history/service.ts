@@ -13,7 +13,7 @@ import { bulletStateChanged, type BulletState, type SectionState, type VersionCh
 import { redoChanges, undoChanges } from "@/server/ace/replay";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
-import { commitChanges, VersionMoved } from "@/server/deltas/commit";
+import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
 import { evidenceSchema, type DeltaOperation, type DeltaStatus } from "@/server/deltas/schemas";
@@ -182,7 +182,19 @@ function sectionChanged(a: SectionState, b: SectionState): boolean {
 const MAX_ROLLBACK_ATTEMPTS = 3;
 
 export async function rollback(db: Db, actor: string, input: z.output<typeof rollbackInput>): Promise<RollbackResult> {
-  for (let attempt = 0; attempt < MAX_ROLLBACK_ATTEMPTS; attempt += 1) {
+  // A caller who named the version it saw is told of a race instead of rolled back from a version it never saw.
+  const pinned = input.expectedVersion !== undefined;
+  const retry = {
+    attempts: pinned ? 1 : MAX_ROLLBACK_ATTEMPTS,
+    exhausted: () =>
+      pinned
+        ? new AppError(
+            "CONFLICT",
+            "The playbook was changed by someone else a moment ago; the rollback was not applied. Reload and try again.",
+          )
+        : new AppError("CONFLICT", "The playbook kept changing while rolling back; the rollback was not applied. Try again."),
+  };
+  return withVersionRetry(retry, async () => {
     const snapshot = await loadSnapshot(db, input.playbookId);
     const current = snapshot.head.version;
     if (input.expectedVersion !== undefined && input.expectedVersion !== current) {
@@ -206,61 +218,49 @@ export async function rollback(db: Db, actor: string, input: z.output<typeof rol
     const next = redoChanges(snapshot.entry.state, changes);
     const deltaId = randomUUID();
     const reason = `Rolled back to version ${input.version}: ${input.reason}`;
-    try {
-      const version = await commitChanges(db, {
-        playbookId: input.playbookId,
-        snapshot,
-        next,
-        changes,
-        author: actor,
-        reason,
-        recordDelta: async (tx, version) => {
-          await deltaRepo.insertDelta(
-            tx,
-            {
-              id: deltaId,
-              playbookId: input.playbookId,
-              status: "applied",
-              origin: "rollback",
-              author: actor,
-              rationale: reason,
-              confidence: null,
-              baseVersion: current,
-              appliedVersion: version,
-              evidence: evidenceSchema.parse({}),
-              reviewNote: null,
-              decidedBy: actor,
-              decided: true,
-            },
-            [],
-          );
-          return deltaId;
-        },
-        provenance: () => ({ origin: "manual", justification: reason, sourceTraceId: null, sourceRunId: null }),
-      });
-      const bulletChanges = changes.filter((change) => change.entity === "bullet");
-      return {
-        playbookId: input.playbookId,
-        version,
-        rolledBackTo: input.version,
-        deltaId,
-        bulletsChanged: bulletChanges.length,
-        bulletsArchived: archived,
-        sectionsChanged: changes.length - bulletChanges.length,
-        message: `Rolled back to version ${input.version} as version ${version}; the versions in between stay in the history.`,
-      };
-    } catch (error) {
-      if (error instanceof VersionMoved && input.expectedVersion === undefined) continue;
-      if (error instanceof VersionMoved) {
-        throw new AppError(
-          "CONFLICT",
-          "The playbook was changed by someone else a moment ago; the rollback was not applied. Reload and try again.",
+    const version = await commitChanges(db, {
+      playbookId: input.playbookId,
+      snapshot,
+      next,
+      changes,
+      author: actor,
+      reason,
+      recordDelta: async (tx, version) => {
+        await deltaRepo.insertDelta(
+          tx,
+          {
+            id: deltaId,
+            playbookId: input.playbookId,
+            status: "applied",
+            origin: "rollback",
+            author: actor,
+            rationale: reason,
+            confidence: null,
+            baseVersion: current,
+            appliedVersion: version,
+            evidence: evidenceSchema.parse({}),
+            reviewNote: null,
+            decidedBy: actor,
+            decided: true,
+          },
+          [],
         );
-      }
-      throw error;
-    }
-  }
-  throw new AppError("CONFLICT", "The playbook kept changing while rolling back; the rollback was not applied. Try again.");
+        return deltaId;
+      },
+      provenance: () => ({ origin: "manual", justification: reason, sourceTraceId: null, sourceRunId: null }),
+    });
+    const bulletChanges = changes.filter((change) => change.entity === "bullet");
+    return {
+      playbookId: input.playbookId,
+      version,
+      rolledBackTo: input.version,
+      deltaId,
+      bulletsChanged: bulletChanges.length,
+      bulletsArchived: archived,
+      sectionsChanged: changes.length - bulletChanges.length,
+      message: `Rolled back to version ${input.version} as version ${version}; the versions in between stay in the history.`,
+    };
+  });
 }
 
 // ---- Lineage --------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import { editDeltaInput } from "@/server/deltas/schemas";
 import { editPlaybook } from "@/server/deltas/edit";
 import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { matchesIfNoneMatch } from "@/server/http/etag";
-import { getPlaybook } from "@/server/playbooks/service";
+import { getPlaybook } from "@/server/playbooks/browse";
 import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";

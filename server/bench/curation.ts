@@ -15,7 +15,7 @@ import { approveDelta } from "@/server/deltas/review";
 import { diffVersionsInput } from "@/server/history/schemas";
 import * as historyService from "@/server/history/service";
 import { playbookSettingsSchema } from "@/server/playbooks/schemas";
-import { getPlaybook } from "@/server/playbooks/service";
+import { getPlaybook } from "@/server/playbooks/browse";
 import {
   deltaSource,
   DELTA_MIX,

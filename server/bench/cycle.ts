@@ -7,7 +7,7 @@ import { countTokens } from "@/server/ace/tokens";
 import { JobWorker } from "@/server/jobs/worker";
 import { llmConfigFromEnv } from "@/server/llm/config";
 import { updateSettingsInput } from "@/server/playbooks/schemas";
-import { updateSettings } from "@/server/playbooks/service";
+import { updateSettings } from "@/server/playbooks/manage";
 import { openAiRunProvider, useRunProvider } from "@/server/runs/providers";
 import { listRunsInput, type RunListItem } from "@/server/runs/schemas";
 import { getRun, listRuns, runHandlers } from "@/server/runs/service";

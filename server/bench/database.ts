@@ -12,7 +12,9 @@ import {
   type PlaybookFormat,
   type SectionSummary,
 } from "@/server/playbooks/schemas";
-import * as service from "@/server/playbooks/service";
+import { getPlaybook, listBullets } from "@/server/playbooks/browse";
+import { exportPlaybook } from "@/server/playbooks/export";
+import { importPlaybook } from "@/server/playbooks/import";
 import type { BenchEngine } from "./engines";
 import { measure, timeOnce, type RunPlan } from "./measure";
 import { APPWORLD_FIXTURE } from "./paths";
@@ -62,7 +64,7 @@ export function appWorldImport(content: string, name: string) {
 /** Imports the AppWorld playbook once, untimed, for benchmarks that need a realistic playbook to work on. */
 export async function importAppWorld(engine: BenchEngine, name: string): Promise<{ playbookId: string; content: string }> {
   const content = await readFile(APPWORLD_FIXTURE, "utf8");
-  const result = await service.importPlaybook(engine.db, ACTOR, appWorldImport(content, name));
+  const result = await importPlaybook(engine.db, ACTOR, appWorldImport(content, name));
   check(result.bulletCount === 318, `expected 318 bullets imported, got ${result.bulletCount}`);
   return { playbookId: result.playbookId, content };
 }
@@ -72,7 +74,7 @@ export async function importFixtureBenchmark(engine: BenchEngine, plan: RunPlan,
   await guarded(record, benchmark, engine.name, async () => {
     const content = await readFile(APPWORLD_FIXTURE, "utf8");
     const stamp = Date.now();
-    const importAs = (call: number) => service.importPlaybook(engine.db, ACTOR, appWorldImport(content, `AppWorld bench ${stamp}-${call}`));
+    const importAs = (call: number) => importPlaybook(engine.db, ACTOR, appWorldImport(content, `AppWorld bench ${stamp}-${call}`));
     const samples = await measure(
       async (call) => {
         const result = await importAs(call);
@@ -94,7 +96,7 @@ export async function importSynthetic(engine: BenchEngine, synthetic: SyntheticP
     let imported = 0;
     const ms = await timeOnce(
       async () => {
-        const result = await service.importPlaybook(
+        const result = await importPlaybook(
           engine.db,
           ACTOR,
           importPlaybookInput.parse({ content: synthetic.text, format: "ace", target: { kind: "new", name: `Synthetic ${Date.now()}` } }),
@@ -122,8 +124,8 @@ type BulletQuery = Omit<ListBulletsInput, "playbookId">;
 /** What the playbook page asks for on the server: the playbook and the first page of its bullets, together. */
 function openPage(engine: BenchEngine, playbookId: string, query: BulletQuery) {
   return Promise.all([
-    service.getPlaybook(engine.db, playbookId),
-    service.listBullets(engine.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...query })),
+    getPlaybook(engine.db, playbookId),
+    listBullets(engine.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...query })),
   ]);
 }
 
@@ -137,7 +139,7 @@ export async function pageBenchmarks(
   // The first getPlaybook after a change compiles and tokenizes the whole playbook (its token cache
   // is keyed by version); every page view after an edit pays this once.
   await guarded(record, "getPlaybook, first call after the import", engine.name, async () => {
-    const ms = await timeOnce(() => service.getPlaybook(engine.db, playbookId), CALL_TIMEOUT_MS, "getPlaybook");
+    const ms = await timeOnce(() => getPlaybook(engine.db, playbookId), CALL_TIMEOUT_MS, "getPlaybook");
     record({
       kind: "measured",
       benchmark: "getPlaybook, first call after the import",
@@ -149,7 +151,7 @@ export async function pageBenchmarks(
 
   let section: SectionSummary | undefined;
   await guarded(record, "Playbook page setup", engine.name, async () => {
-    const detail = await service.getPlaybook(engine.db, playbookId);
+    const detail = await getPlaybook(engine.db, playbookId);
     section = detail.sections[3] ?? detail.sections[0];
     if (!section) throw new Error("The synthetic playbook has no sections.");
   });
@@ -205,14 +207,14 @@ export async function pageBenchmarks(
 
   // The parts alone, to tell which one costs what when the page misses its target.
   await guarded(record, "· getPlaybook alone", engine.name, async () => {
-    const samples = await measure(() => service.getPlaybook(engine.db, playbookId), plan, CALL_TIMEOUT_MS, "getPlaybook");
+    const samples = await measure(() => getPlaybook(engine.db, playbookId), plan, CALL_TIMEOUT_MS, "getPlaybook");
     record({ kind: "measured", benchmark: "· getPlaybook alone", engine: engine.name, summary: summarize(samples) });
   });
   for (const variant of variants) {
     const benchmark = `· listBullets alone: ${variant.label}`;
     await guarded(record, benchmark, engine.name, async () => {
       const input = listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...variant.query });
-      const samples = await measure(() => service.listBullets(engine.db, input), plan, CALL_TIMEOUT_MS, benchmark);
+      const samples = await measure(() => listBullets(engine.db, input), plan, CALL_TIMEOUT_MS, benchmark);
       record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples) });
     });
   }
@@ -229,10 +231,10 @@ export async function exportBenchmarks(
     const name = `Export 10k bullets as ${format}`;
     await guarded(record, name, engine.name, async () => {
       const input = exportPlaybookInput.parse({ playbookId, format });
-      const first = await service.exportPlaybook(engine.db, input);
+      const first = await exportPlaybook(engine.db, input);
       check(first.format === format, `asked for ${format}, got ${first.format}`);
       check(first.content.includes(synthetic.firstBulletId), `the ${format} export lacks bullet ${synthetic.firstBulletId}`);
-      const samples = await measure(() => service.exportPlaybook(engine.db, input), plan, CALL_TIMEOUT_MS, name);
+      const samples = await measure(() => exportPlaybook(engine.db, input), plan, CALL_TIMEOUT_MS, name);
       const size = `${(Buffer.byteLength(first.content) / 1e6).toFixed(1)} MB`;
       record({ kind: "measured", benchmark: `${name} (${size})`, engine: engine.name, summary: summarize(samples) });
     });

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser } from "@playwright/test";
 import { openDatabase } from "@/server/db/client";
 import { importPlaybookInput, listBulletsInput } from "@/server/playbooks/schemas";
-import * as service from "@/server/playbooks/service";
+import { listBullets } from "@/server/playbooks/browse";
+import { importPlaybook } from "@/server/playbooks/import";
 import { ACTOR } from "./database";
 import { withTimeout, type RunPlan } from "./measure";
 import { REPO_ROOT } from "./paths";
@@ -250,7 +251,7 @@ export async function renderBenchmark(
     let firstBulletId: string;
     try {
       const imported = await withTimeout(
-        service.importPlaybook(
+        importPlaybook(
           handle.db,
           ACTOR,
           importPlaybookInput.parse({ content: synthetic.text, format: "ace", target: { kind: "new", name: "Synthetic 10k" } }),
@@ -259,7 +260,7 @@ export async function renderBenchmark(
         "Importing the synthetic playbook for the render benchmark",
       );
       playbookId = imported.playbookId;
-      const firstPage = await service.listBullets(handle.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 1 }));
+      const firstPage = await listBullets(handle.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 1 }));
       firstBulletId = firstPage.items[0]?.externalId ?? synthetic.firstBulletId;
     } finally {
       await handle.close();

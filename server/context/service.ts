@@ -8,7 +8,7 @@ import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { notFound } from "@/server/errors/app-error";
-import { readSettings } from "@/server/playbooks/service";
+import { readSettings } from "@/server/playbooks/manage";
 import * as repo from "./repository";
 import type { z } from "zod";
 import type { ContextFormat, ContextResult, playbookContextInput } from "./schemas";

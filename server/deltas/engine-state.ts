@@ -14,7 +14,7 @@ import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as historyRepo from "@/server/history/repository";
-import { readSettings } from "@/server/playbooks/service";
+import { readSettings } from "@/server/playbooks/manage";
 import * as playbookRepo from "@/server/playbooks/repository";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";

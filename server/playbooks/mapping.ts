@@ -18,6 +18,11 @@ export interface NewSectionRow extends SectionState {
   blankLinesBefore: number;
 }
 
+/** A new section row as the version record stores it (its layout is not part of the state). */
+export function sectionStateOf(section: NewSectionRow): SectionState {
+  return { id: section.id, name: section.name, slug: section.slug, position: section.position };
+}
+
 export interface NewBulletRowWithState {
   row: NewBulletRow;
   state: BulletState;

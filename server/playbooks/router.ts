@@ -1,4 +1,4 @@
-// Thin procedures: validate with zod, call the service.
+// Thin procedures: validate with zod, call the domain function.
 import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
 import {
   bulletRefInput,
@@ -12,34 +12,37 @@ import {
   updateSettingsInput,
   updateSettingsResultSchema,
 } from "./schemas";
-import * as service from "./service";
+import { getBullet, getPlaybook, listBullets, listPlaybooks } from "./browse";
+import { exportPlaybook } from "./export";
+import { importPlaybook } from "./import";
+import { createPlaybook, updateSettings } from "./manage";
 
 export const playbookRouter = createTRPCRouter({
-  list: publicProcedure.query(({ ctx }) => service.listPlaybooks(ctx.db)),
+  list: publicProcedure.query(({ ctx }) => listPlaybooks(ctx.db)),
 
-  get: publicProcedure.input(playbookIdSchema).query(({ ctx, input }) => service.getPlaybook(ctx.db, input.playbookId)),
+  get: publicProcedure.input(playbookIdSchema).query(({ ctx, input }) => getPlaybook(ctx.db, input.playbookId)),
 
   create: publicProcedure
     .input(createPlaybookInput)
     .output(createPlaybookResultSchema)
-    .mutation(({ ctx, input }) => service.createPlaybook(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPlaybook(ctx.db, ctx.actor, input)),
 
-  bullets: publicProcedure.input(listBulletsInput).query(({ ctx, input }) => service.listBullets(ctx.db, input)),
+  bullets: publicProcedure.input(listBulletsInput).query(({ ctx, input }) => listBullets(ctx.db, input)),
 
   bullet: publicProcedure
     .input(bulletRefInput)
-    .query(({ ctx, input }) => service.getBullet(ctx.db, input.playbookId, input.externalId)),
+    .query(({ ctx, input }) => getBullet(ctx.db, input.playbookId, input.externalId)),
 
   import: publicProcedure
     .input(importPlaybookInput)
     .output(importResultSchema)
-    .mutation(({ ctx, input }) => service.importPlaybook(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => importPlaybook(ctx.db, ctx.actor, input)),
 
-  export: publicProcedure.input(exportPlaybookInput).query(({ ctx, input }) => service.exportPlaybook(ctx.db, input)),
+  export: publicProcedure.input(exportPlaybookInput).query(({ ctx, input }) => exportPlaybook(ctx.db, input)),
 
   /** Curation settings: similarity threshold, auto-apply, limits, pruning policy. */
   updateSettings: publicProcedure
     .input(updateSettingsInput)
     .output(updateSettingsResultSchema)
-    .mutation(({ ctx, input }) => service.updateSettings(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateSettings(ctx.db, ctx.actor, input)),
 });

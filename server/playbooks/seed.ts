@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "@/server/db/client";
 import * as repo from "./repository";
-import { importPlaybook } from "./service";
+import { importPlaybook } from "./import";
 
 export const DEMO_AUTHOR = "ACE Studio (first-run demo)";
 

@@ -5,7 +5,7 @@ import type { JobOutcome } from "@/server/jobs/worker";
 import { AppError } from "@/server/errors/app-error";
 import { LlmError } from "@/server/llm/errors";
 import type { CompletionRequest, CompletionResult } from "@/server/llm/types";
-import { readSettings } from "@/server/playbooks/service";
+import { readSettings } from "@/server/playbooks/manage";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import { budgetUsage } from "./budget";
 import type { RunProvider } from "./providers";

@@ -1,6 +1,6 @@
 // Thin procedures: validate with zod, call the service.
 import { z } from "zod";
-import { updateSettings } from "@/server/playbooks/service";
+import { updateSettings } from "@/server/playbooks/manage";
 import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
 import { readStudioBudget, writeStudioBudget } from "./budget";
 import {

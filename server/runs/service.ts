@@ -7,7 +7,7 @@ import { AppError, notFound } from "@/server/errors/app-error";
 import * as queue from "@/server/jobs/queue";
 import type { ClaimedJob } from "@/server/jobs/queue";
 import type { JobHandler, JobOutcome } from "@/server/jobs/worker";
-import { readSettings } from "@/server/playbooks/service";
+import { readSettings } from "@/server/playbooks/manage";
 import { budgetUsage } from "./budget";
 import { curatePlaybook } from "./curate";
 import { executeRun } from "./execution";

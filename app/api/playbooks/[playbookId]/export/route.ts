@@ -2,7 +2,7 @@
 import { getDb } from "@/server/db/client";
 import { errorResponse } from "@/server/http/responses";
 import { exportPlaybookInput } from "@/server/playbooks/schemas";
-import { exportPlaybook } from "@/server/playbooks/service";
+import { exportPlaybook } from "@/server/playbooks/export";
 
 export const dynamic = "force-dynamic";
 

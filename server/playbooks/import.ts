@@ -1,0 +1,199 @@
+// Importing a playbook file: parsed in any supported format (or detected), into a new playbook or
+// merged into an existing one (merge adds and updates, replace also archives what the file lacks),
+// as one transaction that records the version, so a failed import leaves nothing behind.
+import type { z } from "zod";
+import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { parsePlaybook } from "@/server/ace/formats";
+import { defaultSectionGap } from "@/server/ace/formats/ace-text";
+import { PlaybookParseError } from "@/server/ace/formats/errors";
+import { bulletStateChanged, countChanges, type BulletState, type VersionChange } from "@/server/ace/history";
+import { highestIdNumber } from "@/server/ace/ids";
+import { countBulletTokens } from "@/server/ace/tokens";
+import type { Db, Prisma } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
+import * as historyRepo from "@/server/history/repository";
+import { createFromDocument, requirePlaybook, WRITE_TRANSACTION } from "./manage";
+import { bulletRowFromDoc, fromDbFormat, sectionStateOf, stateOfRow, type NewSectionRow } from "./mapping";
+import * as repo from "./repository";
+import type { importPlaybookInput, ImportResult } from "./schemas";
+
+function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileName?: string) {
+  try {
+    return parsePlaybook(content, format);
+  } catch (error) {
+    if (!(error instanceof PlaybookParseError)) throw error;
+    const where = fileName ? `${fileName}: ` : "";
+    throw new AppError("INVALID_INPUT", `${where}${error.message}. Nothing was imported.`, {
+      cause: error,
+      details: { format: error.format, line: error.line ?? null, path: error.path ?? null, problem: error.problem },
+    });
+  }
+}
+
+export async function importPlaybook(
+  db: Db,
+  actor: string,
+  input: z.output<typeof importPlaybookInput>,
+): Promise<ImportResult> {
+  const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
+  const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
+  const result =
+    input.target.kind === "new"
+      ? await createFromDocument(db, actor, document, {
+          name: input.target.name,
+          description: input.target.description,
+          agentLabel: input.target.agentLabel,
+          format,
+          reason: `Imported from ${source}`,
+        })
+      : await mergeIntoPlaybook(db, actor, input.target.playbookId, document, input.target.mode, `Imported from ${source}`);
+  // Embedded PGlite has no autovacuum, so the planner never learns a table grew: after a large import
+  // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.
+  const bullets = document.sections.reduce((sum, section) => sum + section.bullets.length, 0);
+  if (bullets >= ANALYZE_AFTER_BULLETS) await repo.refreshStatistics(db);
+  return result;
+}
+
+/** Imports at least this large refresh the planner's statistics (a few ms for 10,000 rows). */
+const ANALYZE_AFTER_BULLETS = 1_000;
+
+/**
+ * Import into an existing playbook. merge: new sections and ids are added, known ids take the file's
+ * content, section and counters (a file without counters keeps the stored ones). replace: the same,
+ * and active bullets missing from the file are archived (never deleted, so it can be undone).
+ */
+async function mergeIntoPlaybook(
+  db: Db,
+  actor: string,
+  playbookId: string,
+  document: PlaybookDocument,
+  mode: "merge" | "replace",
+  reason: string,
+): Promise<ImportResult> {
+  return db.$transaction(async (tx) => {
+    const playbook = await requirePlaybook(tx, playbookId);
+    const sections = await repo.listSections(tx, playbookId);
+    const states = new Map((await repo.loadBulletStates(tx, playbookId)).map((state) => [state.externalId, state]));
+    const sectionIds = new Map(sections.map((section) => [section.name, section.id]));
+    const nextPosition = new Map<string, number>();
+    for (const state of states.values()) {
+      nextPosition.set(state.sectionId, Math.max(nextPosition.get(state.sectionId) ?? 0, state.position + 1));
+    }
+    const changes: VersionChange[] = [];
+    const newSections: NewSectionRow[] = [];
+    let sectionPosition = sections.reduce((max, section) => Math.max(max, section.position + 1), 0);
+    for (const section of document.sections) {
+      if (sectionIds.has(section.name)) continue;
+      const position = sectionPosition++;
+      const row: NewSectionRow = {
+        id: crypto.randomUUID(),
+        name: section.name,
+        slug: section.slug,
+        position,
+        blankLinesBefore: section.blankLinesBefore ?? defaultSectionGap(position),
+      };
+      sectionIds.set(section.name, row.id);
+      newSections.push(row);
+      changes.push({ entity: "section", id: row.id, before: null, after: sectionStateOf(row) });
+    }
+    await repo.insertSections(tx, playbookId, newSections);
+
+    const inFile = new Set<string>();
+    const newBullets: repo.NewBulletRow[] = [];
+    for (const section of document.sections) {
+      const sectionId = sectionIds.get(section.name) as string;
+      for (const bullet of section.bullets) {
+        inFile.add(bullet.id);
+        const before = states.get(bullet.id);
+        if (!before) {
+          const position = nextPosition.get(sectionId) ?? 0;
+          nextPosition.set(sectionId, position + 1);
+          const row = bulletRowFromDoc(bullet, sectionId, position, playbook.version + 1);
+          newBullets.push(row);
+          changes.push({ entity: "bullet", id: bullet.id, before: null, after: stateOfRow(row) });
+          continue;
+        }
+        const after: BulletState = {
+          ...before,
+          content: bullet.content,
+          sectionId,
+          position: before.sectionId === sectionId ? before.position : (nextPosition.get(sectionId) ?? 0),
+          status: bullet.status,
+          ...(bullet.counters ? { ...bullet.counters, countersKnown: true } : {}),
+        };
+        if (after.sectionId !== before.sectionId) nextPosition.set(sectionId, after.position + 1);
+        if (!bulletStateChanged(before, after)) continue;
+        await repo.updateBullet(tx, playbookId, bullet.id, stateUpdate(after, playbook.version + 1));
+        changes.push({ entity: "bullet", id: bullet.id, before, after });
+      }
+    }
+    await repo.insertBullets(tx, playbookId, newBullets);
+
+    if (mode === "replace") {
+      for (const before of states.values()) {
+        if (inFile.has(before.externalId) || before.status === "archived") continue;
+        const after: BulletState = { ...before, status: "archived", archivedReason: `Not in the file of: ${reason}` };
+        await repo.updateBullet(tx, playbookId, before.externalId, stateUpdate(after, playbook.version + 1));
+        changes.push({ entity: "bullet", id: before.externalId, before, after });
+      }
+    }
+
+    const counts = countChanges(changes);
+    const activeCount = [...states.values()].filter((s) => s.status === "active").length;
+    if (changes.length === 0) {
+      return resultOf(playbook, sections.length, activeCount, playbook.version);
+    }
+    const nextBulletNumber = Math.max(
+      playbook.nextBulletNumber,
+      highestIdNumber([...inFile]) + 1,
+      (document.lastIdNumber ?? 0) + 1,
+    );
+    if (!(await repo.bumpVersion(tx, playbookId, playbook.version, { nextBulletNumber }))) {
+      throw new AppError("CONFLICT", "The playbook changed while the file was being imported. Nothing was imported; try again.");
+    }
+    const version = playbook.version + 1;
+    await historyRepo.insertVersion(tx, {
+      playbookId,
+      number: version,
+      author: actor,
+      reason: `${reason}: ${describeCounts(counts)}`,
+      changes,
+      deltaId: null,
+    });
+    const active = activeCount + counts.bulletsAdded - counts.bulletsArchived;
+    return resultOf(playbook, sections.length + newSections.length, active, version);
+  }, WRITE_TRANSACTION);
+}
+
+function resultOf(
+  playbook: { id: string; name: string; sourceFormat: repo.DbFormat },
+  sectionCount: number,
+  bulletCount: number,
+  version: number,
+): ImportResult {
+  return { playbookId: playbook.id, name: playbook.name, format: fromDbFormat(playbook.sourceFormat), sectionCount, bulletCount, version };
+}
+
+/** `version`: the one this import writes; pending deltas that target the bullet become stale. */
+function stateUpdate(state: BulletState, version: number): Prisma.BulletUpdateInput {
+  const { externalId: _id, sectionId, ...fields } = state;
+  return {
+    ...fields,
+    changedInVersion: version,
+    tokenCount: countBulletTokens(state),
+    section: { connect: { id: sectionId } },
+  };
+}
+
+function describeCounts(counts: ReturnType<typeof countChanges>): string {
+  const parts = [
+    [counts.sectionsAdded, "section added", "sections added"],
+    [counts.bulletsAdded, "bullet added", "bullets added"],
+    [counts.bulletsUpdated, "bullet updated", "bullets updated"],
+    [counts.bulletsArchived, "bullet archived", "bullets archived"],
+  ] as const;
+  return parts
+    .filter(([count]) => count > 0)
+    .map(([count, one, many]) => `${count} ${count === 1 ? one : many}`)
+    .join(", ");
+}

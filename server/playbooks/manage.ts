@@ -1,0 +1,172 @@
+// Creating a playbook (empty with the ACE default sections, or from a parsed document), finding one,
+// and its curation settings. Every write is one transaction that also records its PlaybookVersion.
+import type { z } from "zod";
+import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import type { VersionChange } from "@/server/ace/history";
+import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
+import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { AppError, notFound } from "@/server/errors/app-error";
+import * as historyRepo from "@/server/history/repository";
+import { rowsFromDocument, sectionStateOf, toDbFormat } from "./mapping";
+import * as repo from "./repository";
+import {
+  playbookSettingsSchema,
+  type createPlaybookInput,
+  type ImportResult,
+  type PlaybookSettings,
+  type updateSettingsInput,
+  type UpdateSettingsResult,
+} from "./schemas";
+
+/** Imports of large playbooks on the embedded engine take seconds; the default 5 s would cut them off. */
+export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 120_000 } as const;
+
+/** The playbook's stored settings; anything unreadable counts as the defaults. */
+export function readSettings(stored: unknown): PlaybookSettings {
+  const parsed = playbookSettingsSchema.safeParse(stored ?? {});
+  return parsed.success ? parsed.data : playbookSettingsSchema.parse({});
+}
+
+export async function requirePlaybook(db: Db | Tx, playbookId: string) {
+  const playbook = await repo.findPlaybook(db, playbookId);
+  if (!playbook) throw notFound("The playbook");
+  return playbook;
+}
+
+// ---- Creating ----------------------------------------------------------------------------
+
+export async function createPlaybook(
+  db: Db,
+  actor: string,
+  input: z.output<typeof createPlaybookInput>,
+): Promise<{ id: string; name: string }> {
+  const document: PlaybookDocument = {
+    name: input.name,
+    description: input.description,
+    agentLabel: input.agentLabel,
+    sections: DEFAULT_SECTIONS.map((section) => ({ name: section.name, slug: section.slug, bullets: [] })),
+    hints: {},
+  };
+  const created = await createFromDocument(db, actor, document, {
+    name: input.name,
+    format: "ace",
+    reason: "Created with the ACE default sections",
+  });
+  return { id: created.playbookId, name: created.name };
+}
+
+interface CreateOptions {
+  name: string;
+  description?: string;
+  agentLabel?: string;
+  format: PlaybookFormat;
+  reason: string;
+}
+
+export async function createFromDocument(
+  db: Db,
+  actor: string,
+  document: PlaybookDocument,
+  options: CreateOptions,
+): Promise<ImportResult> {
+  if (await repo.findPlaybookByName(db, options.name)) {
+    throw new AppError(
+      "CONFLICT",
+      `A playbook named "${options.name}" already exists. Choose another name, or import into that playbook.`,
+    );
+  }
+  const { sections, bullets } = rowsFromDocument(document);
+  const ids = bullets.map(({ row }) => row.externalId);
+  const settings = playbookSettingsSchema.parse(document.settings ?? {});
+  const changes: VersionChange[] = [
+    ...sections.map((section): VersionChange => ({ entity: "section", id: section.id, before: null, after: sectionStateOf(section) })),
+    ...bullets.map(({ state }): VersionChange => ({ entity: "bullet", id: state.externalId, before: null, after: state })),
+  ];
+  try {
+    return await db.$transaction(async (tx) => {
+      const playbook = await repo.insertPlaybook(tx, {
+        id: crypto.randomUUID(),
+        name: options.name,
+        description: options.description ?? document.description ?? "",
+        agentLabel: options.agentLabel ?? document.agentLabel ?? "",
+        settings: settings as Prisma.InputJsonObject,
+        sourceFormat: toDbFormat(options.format),
+        formatHints: document.hints as Prisma.InputJsonObject,
+        nextBulletNumber: Math.max(highestIdNumber(ids), document.lastIdNumber ?? 0) + 1,
+        version: 1,
+      });
+      await repo.insertSections(tx, playbook.id, sections);
+      await repo.insertBullets(tx, playbook.id, bullets.map(({ row }) => row));
+      await historyRepo.insertVersion(tx, {
+        playbookId: playbook.id,
+        number: 1,
+        author: actor,
+        reason: options.reason,
+        changes,
+        deltaId: null,
+      });
+      return {
+        playbookId: playbook.id,
+        name: playbook.name,
+        format: options.format,
+        sectionCount: sections.length,
+        bulletCount: bullets.filter(({ state }) => state.status === "active").length,
+        version: 1,
+      };
+    }, WRITE_TRANSACTION);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      throw new AppError("CONFLICT", `A playbook named "${options.name}" was created at the same moment. Choose another name.`);
+    }
+    throw error;
+  }
+}
+
+// ---- Settings ----------------------------------------------------------------------------
+
+function describeSetting(value: unknown): string {
+  if (value === null) return "none";
+  if (typeof value === "boolean") return value ? "on" : "off";
+  return String(value);
+}
+
+/**
+ * Changes some curation settings. The change is recorded as a version without bullet changes, so
+ * the history says who turned auto-apply or pruning on, and when.
+ */
+export async function updateSettings(
+  db: Db,
+  actor: string,
+  input: z.output<typeof updateSettingsInput>,
+): Promise<UpdateSettingsResult> {
+  return db.$transaction(async (tx) => {
+    const playbook = await requirePlaybook(tx, input.playbookId);
+    const before = readSettings(playbook.settings);
+    const { pruning, ...rest } = input.settings;
+    const after = playbookSettingsSchema.parse({ ...before, ...rest, pruning: { ...before.pruning, ...pruning } });
+    const changed: string[] = [];
+    for (const key of Object.keys(after) as (keyof PlaybookSettings)[]) {
+      if (key === "pruning") continue;
+      if (before[key] !== after[key]) changed.push(`${key} ${describeSetting(before[key])} → ${describeSetting(after[key])}`);
+    }
+    for (const key of Object.keys(after.pruning) as (keyof PlaybookSettings["pruning"])[]) {
+      if (before.pruning[key] !== after.pruning[key]) {
+        changed.push(`pruning.${key} ${describeSetting(before.pruning[key])} → ${describeSetting(after.pruning[key])}`);
+      }
+    }
+    if (changed.length === 0) return { settings: after, version: playbook.version, changed };
+    if (!(await repo.bumpVersion(tx, playbook.id, playbook.version))) {
+      throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");
+    }
+    await repo.updateSettings(tx, playbook.id, after as unknown as Prisma.InputJsonObject);
+    await historyRepo.insertVersion(tx, {
+      playbookId: playbook.id,
+      number: playbook.version + 1,
+      author: actor,
+      reason: `Settings changed: ${changed.join(", ")}`,
+      changes: [],
+      deltaId: null,
+    });
+    return { settings: after, version: playbook.version + 1, changed };
+  }, WRITE_TRANSACTION);
+}

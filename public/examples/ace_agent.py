@@ -9,10 +9,16 @@ This script stands in for a real agent (LangGraph, LangChain, your own): it "ans
 bullets from the playbook, so it runs without any model. Replace `solve()` with your agent.
 
     python3 ace_agent.py --base-url http://localhost:3000 --playbook "Customer service (demo)" --traces 100
+
+Each trace says when the task ran (`timestamp`, ISO 8601 with its zone offset), which model ran it and
+what it cost (`model`, `usage`), so the playbook's Evolution charts and
+GET /api/v1/playbooks/{name}/metrics show outcomes and the agent's cost over time. `--backfill-days 14`
+spreads the runs over the past 14 days instead, as an agent reporting past runs would.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import random
 import re
@@ -81,6 +87,14 @@ class AceStudio:
         return body
 
 
+def run_times(count: int, backfill_days: float, now: datetime.datetime) -> list[datetime.datetime | None]:
+    """When each task "ran": None (now, as it happens) or, to back-fill, evenly over the past days."""
+    if backfill_days <= 0:
+        return [None] * count
+    span = datetime.timedelta(days=backfill_days)
+    return [now - span + span * (index + 0.5) / count for index in range(count)]
+
+
 def solve(task: str, context_text: str, rng: random.Random) -> tuple[str, str, list[str], str, dict]:
     """Stands in for the agent: cites two bullets, succeeds most of the time, reports tool errors when not."""
     ids = [match.group(1) for line in context_text.splitlines() if (match := BULLET_LINE.match(line.strip()))]
@@ -107,6 +121,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", type=int, default=25, help="traces per POST (at most 1,000)")
     parser.add_argument("--seed", type=int, default=7, help="the same seed gives the same traces")
     parser.add_argument("--run-id", default=None, help="prefix of the traces' externalId (idempotent re-posts)")
+    parser.add_argument("--model", default=None, help="the model your agent runs, reported with each trace")
+    parser.add_argument("--experiment", default=None, help="experiment key, reported with the variant")
+    parser.add_argument("--variant", default=None, help="the variant this agent runs, e.g. A")
+    parser.add_argument(
+        "--backfill-days", type=float, default=0, help="report the runs as spread over the past N days (back-fill)"
+    )
     args = parser.parse_args(argv)
 
     studio = AceStudio(args.base_url, args.playbook)
@@ -114,27 +134,39 @@ def main(argv: list[str]) -> int:
     run_id = args.run_id or f"run-{int(time.time())}"
     created = duplicates = 0
     pending: list[dict] = []
+    times = run_times(args.traces, args.backfill_days, datetime.datetime.now(datetime.timezone.utc))
     try:
         for index in range(args.traces):
             context = studio.context()
             task = f"Customer request #{index + 1}"
+            ran_at = times[index] or datetime.datetime.now(datetime.timezone.utc)
             started = time.perf_counter()
             reasoning, output, cited, outcome, feedback = solve(task, context.get("context", ""), rng)
-            pending.append(
-                {
-                    "playbook": args.playbook,
-                    "externalId": f"{run_id}-{index + 1}",
-                    "task": task,
-                    "reasoning": reasoning,
-                    "output": output,
-                    "citedBulletIds": cited,
-                    "outcome": outcome,
-                    "feedback": feedback,
-                    "durationMs": round((time.perf_counter() - started) * 1000),
-                    "playbookVersion": context.get("version"),
-                    "metadata": {"agent": "ace_agent.py"},
-                }
-            )
+            trace = {
+                "playbook": args.playbook,
+                "externalId": f"{run_id}-{index + 1}",
+                "task": task,
+                "reasoning": reasoning,
+                "output": output,
+                "citedBulletIds": cited,
+                "outcome": outcome,
+                "feedback": feedback,
+                "durationMs": round((time.perf_counter() - started) * 1000),
+                # ISO 8601 with the zone offset (+00:00): a time without one is refused.
+                "timestamp": ran_at.isoformat(),
+                "playbookVersion": context.get("version"),
+                "metadata": {"agent": "ace_agent.py"},
+            }
+            # A real agent reports its model and what the call cost, e.g.
+            # "usage": {"inputTokens": 1500, "outputTokens": 300, "costUsd": 0.0011}.
+            # This stand-in calls no model, so it reports none.
+            if args.model:
+                trace["model"] = args.model
+            if args.variant:
+                trace["variant"] = args.variant
+            if args.experiment:
+                trace["experiment"] = args.experiment
+            pending.append(trace)
             if len(pending) >= args.batch or index == args.traces - 1:
                 result = studio.post_traces(pending)
                 created += result["created"]

@@ -28,6 +28,11 @@ export interface NewTraceRow {
   durationMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  costUsd: number | null;
+  model: string | null;
+  /** When the agent ran, ISO 8601 in UTC; null: the time of receipt. */
+  timestamp: string | null;
+  experiment: string | null;
   variant: string | null;
   metadata: Record<string, unknown>;
 }
@@ -55,14 +60,17 @@ export async function insertTraces(tx: Tx, traces: NewTraceRow[]): Promise<Set<s
     const rows = traces.slice(start, start + INSERT_CHUNK);
     const written = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds",
-        outcome, feedback, "durationMs", "inputTokens", "outputTokens", variant, metadata, "createdAt")
+        outcome, feedback, "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant, metadata,
+        "timestamp", "createdAt")
       SELECT r.id, r."playbookId", r."externalId", r."playbookVersion", r.task, r.reasoning, r.output,
         COALESCE(r."citedBulletIds", '{}'), r.outcome, r.feedback, r."durationMs", r."inputTokens", r."outputTokens",
-        r.variant, r.metadata, now() AT TIME ZONE 'UTC'
+        r."costUsd", r.model, r.experiment, r.variant, r.metadata,
+        COALESCE(r."timestamp" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'), now() AT TIME ZONE 'UTC'
       FROM json_to_recordset(${jsonParameter(rows)}::json) AS r(
         id uuid, "playbookId" uuid, "externalId" text, "playbookVersion" int, task text, reasoning text, output text,
         "citedBulletIds" text[], outcome "TraceOutcome", feedback jsonb, "durationMs" int, "inputTokens" int,
-        "outputTokens" int, variant text, metadata jsonb)
+        "outputTokens" int, "costUsd" float8, model text, experiment text, variant text, metadata jsonb,
+        "timestamp" timestamptz)
       ON CONFLICT ("playbookId", "externalId") DO NOTHING
       RETURNING id::text AS id`;
     for (const { id } of written) inserted.add(id);
@@ -91,6 +99,7 @@ export interface TraceFilter {
   from?: Date;
   to?: Date;
   reflected?: boolean;
+  experiment?: string;
   variant?: string;
   search?: string;
   /** Keyset: rows strictly older than this (createdAt, id). */
@@ -106,11 +115,13 @@ function traceFilter(filter: TraceFilter): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (filter.playbookId) where.push(Prisma.sql`t."playbookId" = ${filter.playbookId}::uuid`);
   if (filter.outcome) where.push(Prisma.sql`t.outcome = ${filter.outcome}::"TraceOutcome"`);
-  // createdAt is a UTC timestamp without time zone (Prisma's mapping), so bounds are compared in UTC.
-  if (filter.from) where.push(Prisma.sql`t."createdAt" >= (${filter.from.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
-  if (filter.to) where.push(Prisma.sql`t."createdAt" < (${filter.to.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  // Timestamps are UTC without time zone (Prisma's mapping), so bounds are compared in UTC. The range
+  // is on when the agent ran, the time the metrics bucket by, so a chart's bucket opens the same traces.
+  if (filter.from) where.push(Prisma.sql`t."timestamp" >= (${filter.from.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  if (filter.to) where.push(Prisma.sql`t."timestamp" < (${filter.to.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
   if (filter.reflected === true) where.push(Prisma.sql`t."reflectedAt" IS NOT NULL`);
   if (filter.reflected === false) where.push(Prisma.sql`t."reflectedAt" IS NULL`);
+  if (filter.experiment) where.push(Prisma.sql`t.experiment = ${filter.experiment}`);
   if (filter.variant) where.push(Prisma.sql`t.variant = ${filter.variant}`);
   if (filter.search) {
     const pattern = `%${escapeLike(filter.search)}%`;
@@ -132,8 +143,8 @@ export function listTraces(db: DbOrTx, filter: TraceFilter, previewChars: number
   return db.$queryRaw<TraceListRow[]>`
     SELECT t.id::text AS id, t."playbookId"::text AS "playbookId", p.name AS "playbookName", t."externalId",
       left(t.task, ${previewChars}::int) AS "taskPreview", t.outcome::text AS outcome,
-      COALESCE(t."citedBulletIds", '{}') AS "citedBulletIds", t.variant, t."playbookVersion", t."durationMs",
-      t."inputTokens", t."outputTokens", t."reflectedAt", t."createdAt"
+      COALESCE(t."citedBulletIds", '{}') AS "citedBulletIds", t.experiment, t.variant, t."playbookVersion", t."durationMs",
+      t."inputTokens", t."outputTokens", t."costUsd", t.model, t."reflectedAt", t."timestamp", t."createdAt"
     FROM "Trace" t JOIN "Playbook" p ON p.id = t."playbookId"
     WHERE ${traceFilter(filter)}
     ORDER BY t."createdAt" DESC, t.id DESC
@@ -166,9 +177,13 @@ export function findTrace(db: DbOrTx, traceId: string) {
       durationMs: true,
       inputTokens: true,
       outputTokens: true,
+      costUsd: true,
+      model: true,
+      experiment: true,
       variant: true,
       metadata: true,
       reflectedAt: true,
+      timestamp: true,
       createdAt: true,
       playbook: { select: { name: true } },
     },

@@ -18,6 +18,10 @@ export const MAX_FEEDBACK_CHARS = 256_000;
 export const MAX_CITED_BULLETS = 1_000;
 /** PostgreSQL's int4, the type of durations and token counts. */
 const MAX_INT = 2_147_483_647;
+/** A trace's timestamp may not be earlier than this (a zero or unset clock on the agent's side) … */
+export const EARLIEST_TRACE_TIMESTAMP = "2000-01-01T00:00:00.000Z";
+/** … nor later than the server's clock plus this much skew. */
+export const MAX_TRACE_CLOCK_SKEW_MS = 5 * 60_000;
 
 const jsonChars = (value: unknown) => JSON.stringify(value)?.length ?? 0;
 
@@ -47,7 +51,33 @@ export const traceFeedbackSchema = z
 export const traceUsageSchema = z.strictObject({
   inputTokens: count("usage.inputTokens").nullish(),
   outputTokens: count("usage.outputTokens").nullish(),
+  costUsd: z
+    .number({ error: "usage.costUsd is a number of US dollars, e.g. 0.0042." })
+    .min(0, "usage.costUsd cannot be negative.")
+    .nullish()
+    .describe("What the agent's own model calls cost, in US dollars."),
 });
+
+/**
+ * When the agent ran: ISO 8601 with a zone offset (Z or ±hh:mm), so a time is never read in the
+ * server's zone by mistake. Past runs may be back-filled; a time in the future (beyond clock skew) or
+ * before 2000 is a clock error on the agent's side, refused rather than charted in the wrong place.
+ */
+export const traceTimestampSchema = z
+  .iso.datetime({
+    offset: true,
+    error: "timestamp is an ISO 8601 time with a zone offset, e.g. 2026-11-01T09:30:00Z or 2026-11-01T10:30:00+01:00.",
+  })
+  .refine((value) => !(Date.parse(value) < Date.parse(EARLIEST_TRACE_TIMESTAMP)), {
+    message: "timestamp is before 2000-01-01: check the agent's clock, or leave timestamp out to use the time of receipt.",
+  })
+  .refine((value) => !(Date.parse(value) > Date.now() + MAX_TRACE_CLOCK_SKEW_MS), {
+    message: "timestamp is more than 5 minutes in the future: check the agent's clock and its zone offset, or leave timestamp out to use the time of receipt.",
+  })
+  .describe(
+    "When the agent ran, ISO 8601 with a zone offset. Default: the time the server received the trace. " +
+      "At most 5 minutes ahead of the server's clock, and not before 2000-01-01. Metrics bucket traces by it.",
+  );
 
 export const bulletIdSchema = z
   .string()
@@ -76,7 +106,16 @@ export const traceInputSchema = z.strictObject({
   outcome: traceOutcomeSchema.nullish().describe("Default: unknown."),
   feedback: traceFeedbackSchema.nullish(),
   durationMs: count("durationMs").nullish(),
+  timestamp: traceTimestampSchema.nullish(),
+  model: z.string().trim().min(1).max(200).nullish().describe("The agent's model, e.g. gpt-4.1-mini."),
   usage: traceUsageSchema.nullish(),
+  experiment: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .nullish()
+    .describe("Key of the experiment the variant belongs to; metrics filter by it."),
   variant: z.string().trim().min(1).max(100).nullish().describe("The experiment variant the agent ran, e.g. A."),
   playbookVersion: count("playbookVersion").nullish().describe("The playbook version the agent's context was compiled from."),
   metadata: z
@@ -126,12 +165,13 @@ export type IngestResult = z.infer<typeof ingestResultSchema>;
 export const listTracesInput = z.object({
   playbookId: z.uuid().optional(),
   outcome: traceOutcomeSchema.optional(),
-  /** Received at or after. */
+  /** Ran (timestamp) at or after: the same time the metrics bucket traces by. */
   from: z.date().optional(),
-  /** Received before. */
+  /** Ran (timestamp) before. */
   to: z.date().optional(),
   /** true: a reflection was made from it; false: not yet. */
   reflected: z.boolean().optional(),
+  experiment: z.string().trim().min(1).max(100).optional(),
   variant: z.string().trim().min(1).max(100).optional(),
   /** Matches the task or the external id, case-insensitive. */
   search: z.string().trim().min(1).max(500).optional(),
@@ -155,12 +195,18 @@ export interface TraceListItem {
   taskPreview: string;
   outcome: TraceOutcome;
   citedBulletIds: string[];
+  experiment: string | null;
   variant: string | null;
   playbookVersion: number | null;
   durationMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  costUsd: number | null;
+  model: string | null;
   reflectedAt: Date | null;
+  /** When the agent ran (the receipt time when the agent did not say). */
+  timestamp: Date;
+  /** When the studio received it. */
   createdAt: Date;
 }
 

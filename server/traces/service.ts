@@ -90,6 +90,11 @@ function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, str
       durationMs: item.durationMs ?? null,
       inputTokens: item.usage?.inputTokens ?? null,
       outputTokens: item.usage?.outputTokens ?? null,
+      costUsd: item.usage?.costUsd ?? null,
+      model: item.model ?? null,
+      // Normalised to UTC here; null takes the receipt time in the insert.
+      timestamp: item.timestamp ? new Date(item.timestamp).toISOString() : null,
+      experiment: item.experiment ?? null,
       variant: item.variant ?? null,
       metadata: item.metadata ?? {},
     });
@@ -171,6 +176,7 @@ export async function listTraces(db: Db, query: z.output<typeof listTracesInput>
     from: query.from,
     to: query.to,
     reflected: query.reflected,
+    experiment: query.experiment,
     variant: query.variant,
     search: query.search,
   };

@@ -197,6 +197,62 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(await storedCount()).toBe(0);
   });
 
+  it("a trace keeps when it ran, its model and cost; without a timestamp it ran when received", async () => {
+    const { body } = await post({
+      traces: [
+        trace({
+          externalId: "past",
+          timestamp: "2026-01-15T23:30:00.250-02:00",
+          model: "gpt-4.1-mini",
+          usage: { inputTokens: 1500, outputTokens: 300, costUsd: 0.0011 },
+          experiment: "tone",
+          variant: "B",
+        }),
+        trace({ externalId: "now", usage: { costUsd: 0 } }),
+      ],
+    });
+    const past = await caller.traces.get({ traceId: body.traces[0]!.id });
+    expect(past).toMatchObject({ model: "gpt-4.1-mini", inputTokens: 1500, outputTokens: 300, costUsd: 0.0011, experiment: "tone", variant: "B" });
+    // The offset is applied: 23:30 at UTC−2 is 01:30 UTC the next day.
+    expect(past.timestamp.toISOString()).toBe("2026-01-16T01:30:00.250Z");
+    expect(past.createdAt.getTime()).toBeGreaterThan(Date.now() - 60_000);
+
+    const now = await caller.traces.get({ traceId: body.traces[1]!.id });
+    expect(now).toMatchObject({ model: null, costUsd: 0, experiment: null });
+    expect(now.timestamp.toISOString()).toBe(now.createdAt.toISOString());
+
+    // The explorer's date range is on when the agent ran.
+    const january = await caller.traces.list({ playbookId, from: new Date("2026-01-16T00:00:00Z"), to: new Date("2026-01-17T00:00:00Z") });
+    expect(january.items.map((t) => [t.externalId, t.timestamp.toISOString()])).toEqual([["past", "2026-01-16T01:30:00.250Z"]]);
+    expect((await caller.traces.list({ playbookId, experiment: "tone" })).items.map((t) => t.externalId)).toEqual(["past"]);
+  });
+
+  it("a timestamp without a zone, in the future or before 2000, and a negative cost are 400s naming the field", async () => {
+    const inAnHour = new Date(Date.now() + 60 * 60_000).toISOString();
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ timestamp: "2026-01-15T10:00:00" }, "timestamp", /zone offset/],
+      [{ timestamp: "15/01/2026" }, "timestamp", /ISO 8601/],
+      [{ timestamp: inAnHour }, "timestamp", /future/],
+      [{ timestamp: "1999-12-31T23:59:59.999Z" }, "timestamp", /before 2000-01-01/],
+      [{ usage: { costUsd: -0.01 } }, "usage.costUsd", /negative/],
+      [{ usage: { costUsd: "0.1" } }, "usage.costUsd", /number of US dollars/],
+      [{ model: "" }, "model", /.+/],
+    ];
+    for (const [fields, path, message] of cases) {
+      const { status, body } = await post<ErrorBody>(trace(fields));
+      expect(status, JSON.stringify(fields)).toBe(400);
+      expect(body.error.issues, JSON.stringify(fields)).toEqual([{ path, message: expect.stringMatching(message) }]);
+    }
+    const inBatch = await post<ErrorBody>({ traces: [trace(), trace({ timestamp: inAnHour })] });
+    expect(inBatch.body.error.issues?.map((issue) => issue.path)).toEqual(["traces.1.timestamp"]);
+    expect(await storedCount()).toBe(0);
+
+    // Within the clock skew allowed, and exactly 2000-01-01, are accepted.
+    const accepted = await post({ traces: [trace({ timestamp: inAMinute }), trace({ timestamp: "2000-01-01T00:00:00Z" })] });
+    expect(accepted.body.created).toBe(2);
+  });
+
   it("a body that is not JSON is a 400 that says so", async () => {
     for (const body of ['{"playbook": "support", "task": ', "", "\u00ff"]) {
       const response = await POST(request(body));

@@ -1,25 +1,27 @@
 // What the web server does once when it starts (called from instrumentation.ts): open and
 // migrate the database, seed the demo on a first embedded run, tell the CLI where we listen.
-import { databaseConfigFromEnv, describeDatabase } from "@/server/db/config";
+import { getEnv, type DemoSeedSetting } from "@/server/config/env";
+import { describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
 import { setLockUrl } from "@/server/db/lock";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
 import { startRunWorker } from "@/server/runs/worker";
 
 /** ACE_DEMO_SEED: "auto" (default: seed an empty embedded database), "always" (any empty database), "off". */
-function shouldSeed(kind: "pglite" | "postgres"): boolean {
-  const setting = (process.env.ACE_DEMO_SEED ?? "auto").toLowerCase();
+function shouldSeed(setting: DemoSeedSetting, kind: "pglite" | "postgres"): boolean {
   if (setting === "off") return false;
   return setting === "always" || kind === "pglite";
 }
 
 export async function startServer(): Promise<void> {
-  const config = databaseConfigFromEnv();
+  // Every setting is checked here, before anything opens: a bad one stops the start with its name.
+  const env = getEnv();
+  const config = env.database;
   const started = Date.now();
   const db = await getDb();
   console.log(`[ace-studio] database ready: ${describeDatabase(config)} (${Date.now() - started} ms)`);
-  if (config.kind === "pglite") setLockUrl(`http://127.0.0.1:${process.env.PORT ?? "3000"}`);
-  if (shouldSeed(config.kind)) {
+  if (config.kind === "pglite") setLockUrl(`http://127.0.0.1:${env.port}`);
+  if (shouldSeed(env.demoSeed, config.kind)) {
     const seeded = await seedDemoPlaybooks(db);
     if (seeded.length > 0) console.log(`[ace-studio] first run: seeded ${seeded.join(", ")}`);
   }

@@ -5,7 +5,7 @@
 import { performance } from "node:perf_hooks";
 import { countTokens } from "@/server/ace/tokens";
 import { JobWorker } from "@/server/jobs/worker";
-import { llmConfigFromEnv } from "@/server/llm/config";
+import { loadEnv } from "@/server/config/env";
 import { updateSettingsInput } from "@/server/playbooks/schemas";
 import { updateSettings } from "@/server/playbooks/manage";
 import { openAiRunProvider, useRunProvider } from "@/server/runs/providers";
@@ -59,7 +59,7 @@ export async function cycleBenchmark(engine: BenchEngine, plan: CyclePlan, recor
       const stamp = Date.now();
       const name = `Cycle ${stamp}`;
       // Before the traces arrive: their runs are queued under this provider's name and model.
-      useRunProvider(db, openAiRunProvider(db, llmConfigFromEnv({ OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: "bench" })));
+      useRunProvider(db, openAiRunProvider(db, loadEnv({ OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: "bench" }).llm));
       const { playbookId, content } = await importAppWorld(engine, name);
       await updateSettings(db, ACTOR, updateSettingsInput.parse({ playbookId, settings: { curatorFrequency: n } }));
       const traces = traceSource({ playbook: name, bulletIds: bulletIdsOf(content), idPrefix: `cycle-${stamp}`, seed: 0xc7c1e });

@@ -1,32 +1,15 @@
-// Which database the app uses, read from the environment: PostgreSQL when DATABASE_URL is set,
-// otherwise embedded PGlite in a data folder (DATA_DIR, default ./.data).
+// Which database the app uses: PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite in a
+// data folder (DATA_DIR, default ./.data). The variables are read and checked in server/config/env.ts.
 import { resolve } from "node:path";
+import { ConfigError, getEnv, loadEnv, MEMORY_DATA_DIR, type DatabaseConfig, type EnvSource } from "@/server/config/env";
 
-export type DatabaseConfig =
-  | { kind: "postgres"; url: string }
-  /** dataDir ":memory:" means an in-memory PGlite (tests); otherwise files live in <dataDir>/pglite. */
-  | { kind: "pglite"; dataDir: string };
+export { MEMORY_DATA_DIR, type DatabaseConfig };
+/** A bad DATABASE_URL or DATA_DIR is a ConfigError like any other setting's. */
+export { ConfigError as DatabaseConfigError };
 
-export const MEMORY_DATA_DIR = ":memory:";
-
-export class DatabaseConfigError extends Error {
-  override name = "DatabaseConfigError";
-}
-
-export function databaseConfigFromEnv(env: Record<string, string | undefined> = process.env): DatabaseConfig {
-  const url = env.DATABASE_URL?.trim();
-  if (url) {
-    if (/^postgres(ql)?:\/\//i.test(url)) return { kind: "postgres", url };
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1];
-    throw new DatabaseConfigError(
-      `DATABASE_URL must be a PostgreSQL URL (postgres://… or postgresql://…), ` +
-        `but it ${scheme ? `uses "${scheme}:"` : "is not a URL"}. ` +
-        "Unset DATABASE_URL to use the embedded database in DATA_DIR (default ./.data).",
-    );
-  }
-  const dataDir = env.DATA_DIR?.trim();
-  if (dataDir === MEMORY_DATA_DIR) return { kind: "pglite", dataDir };
-  return { kind: "pglite", dataDir: resolve(dataDir || ".data") };
+/** The database settings of this process (read once), or of `source` when given. */
+export function databaseConfigFromEnv(source?: EnvSource): DatabaseConfig {
+  return (source ? loadEnv(source) : getEnv()).database;
 }
 
 /** The PGlite files of an embedded data folder. */

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { hashEmbedding, startMockOpenAi, type MockOpenAi } from "../testing/mock-openai";
-import { llmConfigFromEnv } from "./config";
+import { loadEnv } from "@/server/config/env";
 import { createOpenAiProvider, forgetStructuredOutputFallbacks } from "./openai-provider";
 import type { ChatMessage } from "./types";
 
@@ -50,7 +50,7 @@ afterAll(async () => {
   await mock.close();
 });
 
-const provider = (url: string) => createOpenAiProvider(llmConfigFromEnv({ OPENAI_BASE_URL: url }), { warn: () => {} });
+const provider = (url: string) => createOpenAiProvider(loadEnv({ OPENAI_BASE_URL: url }).llm, { warn: () => {} });
 
 describe("mock OpenAI in ace mode", () => {
   it("answers a reflection that tags every bullet of the prompt as helpful", async () => {

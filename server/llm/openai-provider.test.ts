@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startMockOpenAi, type MockOpenAi } from "../testing/mock-openai";
 import { CircuitBreaker } from "./circuit-breaker";
-import { llmConfigFromEnv, type LlmConfig } from "./config";
+import { loadEnv } from "@/server/config/env";
+import type { LlmConfig } from "./config";
 import { LlmError, createOpenAiProvider, forgetStructuredOutputFallbacks, type OpenAiProviderOptions } from "./openai-provider";
 import type { ChatMessage } from "./types";
 
@@ -36,7 +37,7 @@ beforeEach(() => {
 });
 
 function config(overrides: Partial<LlmConfig> = {}): LlmConfig {
-  return { ...llmConfigFromEnv({ OPENAI_BASE_URL: mock.url }), maxRetries: 2, timeoutMs: 5_000, ...overrides };
+  return { ...loadEnv({ OPENAI_BASE_URL: mock.url }).llm, maxRetries: 2, timeoutMs: 5_000, ...overrides };
 }
 
 function provider(overrides: Partial<LlmConfig> = {}, options: OpenAiProviderOptions = {}) {

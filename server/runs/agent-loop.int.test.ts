@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { serveDb } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
-import { llmConfigFromEnv } from "@/server/llm/config";
+import { loadEnv } from "@/server/config/env";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
@@ -118,7 +118,7 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
   });
 
   it("with the mock server: the same happens through the OpenAI SDK", async () => {
-    useRunProvider(database.db, openAiRunProvider(database.db, llmConfigFromEnv({ OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: "test" })));
+    useRunProvider(database.db, openAiRunProvider(database.db, loadEnv({ OPENAI_BASE_URL: mock.url, OPENAI_API_KEY: "test" }).llm));
     const playbookId = await loop("openai");
     expect(mock.count("chat")).toBe((await caller.runs.list({ playbookId, limit: 1 })).total);
     const [curator] = (await caller.runs.list({ playbookId, role: "curator", limit: 1 })).items;

@@ -3,7 +3,8 @@
 // show it and a restart does not forget it.
 import type { Db } from "@/server/db/client";
 import { breakerStateSchema, CircuitBreaker, type BreakerStore } from "@/server/llm/circuit-breaker";
-import { llmConfigFromEnv, type LlmConfig } from "@/server/llm/config";
+import { getEnv } from "@/server/config/env";
+import type { LlmConfig } from "@/server/llm/config";
 import { createOpenAiProvider, type OpenAiProviderOptions } from "@/server/llm/openai-provider";
 import { estimateCostUsd } from "@/server/llm/prices";
 import type { LlmProvider } from "@/server/llm/types";
@@ -96,7 +97,7 @@ const providers = new WeakMap<Db, RunProvider>();
 export function runProviderFor(db: Db): RunProvider {
   let provider = providers.get(db);
   if (!provider) {
-    const config = llmConfigFromEnv();
+    const config = getEnv().llm;
     provider = config.provider === "offline" ? offlineProvider() : openAiRunProvider(db, config);
     providers.set(db, provider);
   }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { JobWorker } from "@/server/jobs/worker";
 import { CircuitBreaker } from "@/server/llm/circuit-breaker";
-import { llmConfigFromEnv } from "@/server/llm/config";
+import { loadEnv } from "@/server/config/env";
 import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
@@ -54,12 +54,12 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
   });
 
   function mockProvider(options: { timeoutMs?: number; failureThreshold?: number; cooldownMs?: number } = {}): RunProvider {
-    const config = llmConfigFromEnv({
+    const config = loadEnv({
       OPENAI_BASE_URL: mock.url,
       OPENAI_API_KEY: "test-key",
       ACE_LLM_MAX_RETRIES: "1",
       ACE_LLM_TIMEOUT_MS: String(options.timeoutMs ?? 5_000),
-    });
+    }).llm;
     const breaker = new CircuitBreaker({
       failureThreshold: options.failureThreshold ?? 5,
       cooldownMs: options.cooldownMs ?? 60_000,

@@ -1,4 +1,5 @@
 // The web server's background worker for reflector and curator runs (started by server/startup.ts).
+import { getEnv } from "@/server/config/env";
 import type { Db } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
@@ -8,18 +9,9 @@ const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 const globalForRuns = globalThis as typeof globalThis & { __aceRunWorker?: JobWorker };
 
-/** ACE_RUN_CONCURRENCY: runs at once in this process (default 2); 0 turns the worker off. */
-function concurrencyFromEnv(): number {
-  const raw = process.env.ACE_RUN_CONCURRENCY ?? "2";
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 64) {
-    throw new Error(`ACE_RUN_CONCURRENCY must be a whole number from 0 to 64, got "${raw}".`);
-  }
-  return value;
-}
-
 export async function startRunWorker(db: Db): Promise<JobWorker | null> {
-  const concurrency = concurrencyFromEnv();
+  // ACE_RUN_CONCURRENCY: runs at once in this process (default 2); 0 turns the worker off.
+  const concurrency = getEnv().runConcurrency;
   if (concurrency === 0 || globalForRuns.__aceRunWorker) return globalForRuns.__aceRunWorker ?? null;
   // A bad provider setting fails here, at start, with the variable's name, not in every run.
   const provider = runProviderFor(db);

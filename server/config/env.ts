@@ -1,0 +1,224 @@
+// Every environment variable the app and the CLI read, read here and nowhere else, checked with zod.
+// A bad value stops the start with the variable's name, what it accepts and what it got (README,
+// "Configuration", and .env.example list them). getEnv() reads process.env once; loadEnv(source)
+// reads any record, so tests pass their own settings instead of changing process.env.
+import { resolve } from "node:path";
+import { z } from "zod";
+import { LLM_DEFAULTS, type LlmConfig, type LlmProviderKind } from "@/server/llm/config";
+import { DEFAULT_PRICES, type PriceTable } from "@/server/llm/prices";
+
+export type EnvSource = Readonly<Record<string, string | undefined>>;
+
+export type DatabaseConfig =
+  | { kind: "postgres"; url: string }
+  /** dataDir ":memory:" means an in-memory PGlite (tests); otherwise files live in <dataDir>/pglite. */
+  | { kind: "pglite"; dataDir: string };
+
+export const MEMORY_DATA_DIR = ":memory:";
+
+export const DEMO_SEED_SETTINGS = ["auto", "always", "off"] as const;
+export type DemoSeedSetting = (typeof DEMO_SEED_SETTINGS)[number];
+
+export interface AppEnv {
+  /** DATABASE_URL, else the embedded database in DATA_DIR. */
+  database: DatabaseConfig;
+  /** PORT: where `npm start` serves; the embedded database's lock names it so the CLI can find the server. */
+  port: number;
+  /** ACE_DEMO_SEED. */
+  demoSeed: DemoSeedSetting;
+  llm: LlmConfig;
+  /** ACE_RUN_CONCURRENCY: reflector and curator runs at once in the web server; 0 turns the worker off. */
+  runConcurrency: number;
+}
+
+export const ENV_DEFAULTS = {
+  dataDir: ".data",
+  port: 3000,
+  demoSeed: "auto",
+  runConcurrency: 2,
+} as const;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+// ---- What each variable accepts --------------------------------------------------------------
+// Messages complete "<VARIABLE> …" and are followed by `, got "<value>"` and the variable's hint.
+
+function wholeNumber(min: number, max: number, unit?: string) {
+  const range = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(/^\d+$/, { error: `must be ${range}` })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: `must be ${range}` }).max(max, { error: `must be ${range}` }));
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  const listed = values.map((value) => `"${value}"`).join(", ").replace(/, ([^,]*)$/, " or $1");
+  return z.string().toLowerCase().pipe(z.enum(values, { error: `must be ${listed}` }));
+}
+
+const modelName = z
+  .string()
+  .regex(/^\S+$/, { error: "must be a model name without spaces" })
+  .max(200, { error: "must be a model name of at most 200 characters" });
+
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//i, { error: "must be a PostgreSQL URL (postgres://… or postgresql://…)" });
+
+const priceTable = z.record(
+  z.string().min(1),
+  z.strictObject(
+    {
+      input: z.number({ error: "needs input, a price in USD per 1M tokens" }).nonnegative({ error: "must not be negative" }),
+      output: z.number({ error: "must be a price in USD per 1M tokens" }).nonnegative({ error: "must not be negative" }).default(0),
+    },
+    { error: "must be {\"input\": USD, \"output\": USD} per 1M tokens" },
+  ),
+  { error: "must be a JSON object of model names" },
+);
+
+const jsonText = z.string().transform((text, ctx): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `is not valid JSON (${(error as Error).message})`, input: text });
+    return z.NEVER;
+  }
+});
+
+/** A variable left unset, or blank (`FOO=` in a .env file), takes its default. */
+function setting<Out, Fallback>(schema: z.ZodType<Out, string>, fallback: Fallback) {
+  return z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()))
+    .pipe(schema.optional())
+    .transform((value): Out | Fallback => (value === undefined ? fallback : value));
+}
+
+const variables = z.object({
+  DATABASE_URL: setting(postgresUrl, null),
+  DATA_DIR: setting(z.string(), ENV_DEFAULTS.dataDir),
+  PORT: setting(wholeNumber(1, 65_535), ENV_DEFAULTS.port),
+  ACE_DEMO_SEED: setting(oneOf(DEMO_SEED_SETTINGS), ENV_DEFAULTS.demoSeed),
+  OPENAI_API_KEY: setting(z.string(), null),
+  OPENAI_BASE_URL: setting(
+    z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).transform((url) => url.replace(/\/+$/, "")),
+    null,
+  ),
+  ACE_LLM_PROVIDER: setting(oneOf(["openai", "offline"]), null),
+  ACE_REFLECTOR_MODEL: setting(modelName, LLM_DEFAULTS.reflectorModel),
+  ACE_CURATOR_MODEL: setting(modelName, LLM_DEFAULTS.curatorModel),
+  // Unlike the others, an empty ACE_EMBEDDING_MODEL means something: no embeddings.
+  ACE_EMBEDDING_MODEL: z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined ? LLM_DEFAULTS.embeddingModel : value.trim() === "" ? null : value.trim()))
+    .pipe(modelName.nullable()),
+  ACE_LLM_TIMEOUT_MS: setting(wholeNumber(1, 3_600_000, "milliseconds"), LLM_DEFAULTS.timeoutMs),
+  ACE_LLM_MAX_RETRIES: setting(wholeNumber(0, 10, "retries"), LLM_DEFAULTS.maxRetries),
+  ACE_LLM_PRICES: setting(jsonText.pipe(priceTable), {} as PriceTable),
+  ACE_RUN_CONCURRENCY: setting(wholeNumber(0, 64, "runs"), ENV_DEFAULTS.runConcurrency),
+});
+
+type VariableName = keyof typeof variables.shape;
+
+/** How to put each variable right; said after what it accepts. */
+const HINTS: Record<VariableName, string> = {
+  DATABASE_URL: "Unset it to use the embedded database in DATA_DIR (default ./.data).",
+  DATA_DIR: "Unset it to use ./.data.",
+  PORT: `Unset it to use ${ENV_DEFAULTS.port}.`,
+  ACE_DEMO_SEED: `Unset it to use "${ENV_DEFAULTS.demoSeed}".`,
+  OPENAI_API_KEY: "",
+  OPENAI_BASE_URL: "Use the server's OpenAI-compatible base URL, e.g. http://localhost:11434/v1 for Ollama.",
+  ACE_LLM_PROVIDER: "Unset it to choose by whether OPENAI_API_KEY or OPENAI_BASE_URL is set.",
+  ACE_REFLECTOR_MODEL: `Unset it to use ${LLM_DEFAULTS.reflectorModel}.`,
+  ACE_CURATOR_MODEL: `Unset it to use ${LLM_DEFAULTS.curatorModel}.`,
+  ACE_EMBEDDING_MODEL: `Unset it to use ${LLM_DEFAULTS.embeddingModel}, or set it empty to turn embeddings off.`,
+  ACE_LLM_TIMEOUT_MS: `Unset it to use ${LLM_DEFAULTS.timeoutMs}.`,
+  ACE_LLM_MAX_RETRIES: `Unset it to use ${LLM_DEFAULTS.maxRetries}.`,
+  ACE_LLM_PRICES: 'Write it as {"model-name": {"input": 0.4, "output": 1.6}} in USD per 1M tokens.',
+  ACE_RUN_CONCURRENCY: `Unset it to use ${ENV_DEFAULTS.runConcurrency}; 0 turns the background worker off.`,
+};
+
+/** Values never repeated in a message, since they may hold a password or a key. */
+function shownValue(name: string, raw: string): string {
+  if (name === "DATABASE_URL") {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
+    return scheme ? `a "${scheme}:" URL` : "something that is not a URL";
+  }
+  return JSON.stringify(raw.length > 120 ? `${raw.slice(0, 117)}...` : raw);
+}
+
+function describeIssue(issue: z.core.$ZodIssue, source: EnvSource): string {
+  const [name, ...inside] = issue.path.map(String);
+  if (name === undefined) return issue.message;
+  const where = inside.length > 0 ? ` (at ${inside.join(".")})` : "";
+  const raw = source[name];
+  const got = raw === undefined ? "" : `, got ${shownValue(name, raw)}`;
+  const hint = HINTS[name as VariableName] ?? "";
+  return `${name}${where} ${issue.message}${got}.${hint ? ` ${hint}` : ""}`;
+}
+
+// ---- Reading ---------------------------------------------------------------------------------
+
+/** Reads and checks every variable of `source`; throws a ConfigError naming each bad one. */
+export function loadEnv(source: EnvSource = process.env): AppEnv {
+  const parsed = variables.safeParse(source);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, source));
+  if (parsed.success) {
+    const v = parsed.data;
+    if (v.ACE_LLM_PROVIDER === "openai" && !v.OPENAI_API_KEY && !v.OPENAI_BASE_URL) {
+      problems.push(
+        'ACE_LLM_PROVIDER is "openai" but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set. ' +
+          "Set OPENAI_API_KEY for api.openai.com, OPENAI_BASE_URL for a local or compatible server, " +
+          'or ACE_LLM_PROVIDER="offline".',
+      );
+    }
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigError(
+      problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+    );
+  }
+  const v = parsed.data;
+  const provider: LlmProviderKind = v.ACE_LLM_PROVIDER ?? (v.OPENAI_API_KEY || v.OPENAI_BASE_URL ? "openai" : "offline");
+  return deepFreeze({
+    database: v.DATABASE_URL
+      ? { kind: "postgres", url: v.DATABASE_URL }
+      : { kind: "pglite", dataDir: v.DATA_DIR === MEMORY_DATA_DIR ? MEMORY_DATA_DIR : resolve(v.DATA_DIR) },
+    port: v.PORT,
+    demoSeed: v.ACE_DEMO_SEED,
+    llm: {
+      provider,
+      apiKey: v.OPENAI_API_KEY,
+      baseUrl: v.OPENAI_BASE_URL,
+      reflectorModel: v.ACE_REFLECTOR_MODEL,
+      curatorModel: v.ACE_CURATOR_MODEL,
+      embeddingModel: v.ACE_EMBEDDING_MODEL,
+      timeoutMs: v.ACE_LLM_TIMEOUT_MS,
+      maxRetries: v.ACE_LLM_MAX_RETRIES,
+      prices: { ...DEFAULT_PRICES, ...v.ACE_LLM_PRICES },
+    },
+    runConcurrency: v.ACE_RUN_CONCURRENCY,
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (inner && typeof inner === "object" && !Object.isFrozen(inner)) deepFreeze(inner as object);
+  return Object.freeze(value);
+}
+
+let current: AppEnv | undefined;
+
+/** This process's settings, read from process.env on first use (the server reads them at start). */
+export function getEnv(): AppEnv {
+  current ??= loadEnv();
+  return current;
+}
+
+/** Forgets what getEnv() read, so the next call reads process.env again (tests that change it). */
+export function resetEnv(): void {
+  current = undefined;
+}

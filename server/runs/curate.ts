@@ -2,16 +2,12 @@
 // budget, and its statistics go in; a proposed delta (or one applied above the threshold) comes out.
 // The deterministic engine validates, de-duplicates and checks conflicts; nothing rewrites the playbook.
 import { compileContext, contextSectionsOf } from "@/server/ace/context";
-import {
-  buildCuratorMessages,
-  curateOffline,
-  curatorOperationsToDelta,
-  curatorOutputSchema,
-  type CuratorOutput,
-  type CuratorReflection,
-} from "@/server/ace/curation";
+import { curateOffline } from "@/server/ace/curation/offline";
+import { buildCuratorMessages, type CuratorReflection } from "@/server/ace/curation/prompt";
+import { curatorOutputSchema, type CuratorOutput } from "@/server/ace/curation/schema";
+import { curatorOperationsToDelta } from "@/server/ace/curation/to-delta";
 import type { PlaybookState } from "@/server/ace/delta/types";
-import type { CandidateLesson } from "@/server/ace/reflection";
+import type { CandidateLesson } from "@/server/ace/reflection/offline";
 import { injectionFindings, sanitizeModelText } from "@/server/ace/safety";
 import { bulletScore } from "@/server/ace/signals";
 import { loadSnapshot } from "@/server/deltas/engine-state";

@@ -1,16 +1,10 @@
 // The reflector's run: read one trace and the bullets it cited, diagnose it (a model, or the offline
 // rules), and turn its bullet tags into a TAG delta that updates the counters.
-import {
-  buildReflectorMessages,
-  reflectionSchema,
-  reflectOffline,
-  type CitedBullet,
-  type OfflineReflection,
-  type Reflection,
-  type ReflectorTrace,
-  type TraceFeedback,
-} from "@/server/ace/reflection";
-import { reflectionTagsToOperations } from "@/server/ace/curation";
+import { reflectionTagsToOperations } from "@/server/ace/curation/to-delta";
+import { reflectOffline, type OfflineReflection } from "@/server/ace/reflection/offline";
+import { buildReflectorMessages } from "@/server/ace/reflection/prompt";
+import { reflectionSchema, type Reflection } from "@/server/ace/reflection/schema";
+import type { CitedBullet, ReflectorTrace, TraceFeedback } from "@/server/ace/reflection/trace";
 import { sanitizeModelText } from "@/server/ace/safety";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { proposeDelta } from "@/server/deltas/propose";

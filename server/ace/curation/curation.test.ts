@@ -2,23 +2,17 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  MAX_CURATOR_OPERATIONS,
-  OFFLINE_CURATOR_CONFIDENCE,
-  buildCuratorMessages,
-  curateOffline,
-  curatorOperationsToDelta,
-  curatorOutputSchema,
-  reflectionTagsToOperations,
-  type CuratorOperation,
-  type CuratorOutput,
-} from "./curation";
-import { applyDelta, createPlaybookState, validateDelta, type PlaybookState } from "./delta";
-import { samplePlaybook, testOptions } from "./delta/test-fixtures";
-import type { PlaybookDocument } from "./document";
-import { parsePlaybook } from "./formats";
-import type { BulletState, SectionState } from "./history";
-import { reflectOffline, type Reflection } from "./reflection";
+import { applyDelta, createPlaybookState, validateDelta, type PlaybookState } from "../delta";
+import { samplePlaybook, testOptions } from "../delta/test-fixtures";
+import type { PlaybookDocument } from "../document";
+import { parsePlaybook } from "../formats";
+import type { BulletState, SectionState } from "../history";
+import { reflectOffline } from "../reflection/offline";
+import type { Reflection } from "../reflection/schema";
+import { OFFLINE_CURATOR_CONFIDENCE, curateOffline } from "./offline";
+import { buildCuratorMessages } from "./prompt";
+import { MAX_CURATOR_OPERATIONS, curatorOutputSchema, type CuratorOperation, type CuratorOutput } from "./schema";
+import { curatorOperationsToDelta, reflectionTagsToOperations } from "./to-delta";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;

@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  OFFLINE_LESSON_SECTION,
-  OFFLINE_MAX_ERROR_LESSONS,
-  REFLECTOR_INPUT_LIMITS,
-  answerForm,
-  buildReflectorMessages,
-  normalizeAnswer,
-  reflectOffline,
-  reflectionSchema,
-  truncateMiddle,
-  type CitedBullet,
-  type Reflection,
-  type ReflectorTrace,
-} from "./reflection";
-import { countTokens } from "./tokens";
+import { countTokens } from "../tokens";
+import { OFFLINE_LESSON_SECTION, OFFLINE_MAX_ERROR_LESSONS, answerForm, reflectOffline } from "./offline";
+import { REFLECTOR_INPUT_LIMITS, buildReflectorMessages, truncateMiddle } from "./prompt";
+import { reflectionSchema, type Reflection } from "./schema";
+import { normalizeAnswer, type CitedBullet, type ReflectorTrace } from "./trace";
 
 const BULLETS: CitedBullet[] = [
   {

@@ -29,6 +29,11 @@ export interface AppEnv {
   llm: LlmConfig;
   /** ACE_RUN_CONCURRENCY: reflector and curator runs at once in the web server; 0 turns the worker off. */
   runConcurrency: number;
+  /** Bounds of the in-memory caches, in bytes. */
+  cacheBytes: {
+    /** ACE_EMBEDDING_CACHE_MB: the provider's embeddings of bullet texts, kept so only new texts are embedded. */
+    embeddings: number;
+  };
 }
 
 export const ENV_DEFAULTS = {
@@ -36,6 +41,7 @@ export const ENV_DEFAULTS = {
   port: 3000,
   demoSeed: "auto",
   runConcurrency: 2,
+  embeddingCacheMb: 128,
 } as const;
 
 export class ConfigError extends Error {
@@ -44,6 +50,8 @@ export class ConfigError extends Error {
 
 // ---- What each variable accepts --------------------------------------------------------------
 // Messages complete "<VARIABLE> …" and are followed by `, got "<value>"` and the variable's hint.
+
+const MB = 1024 * 1024;
 
 function wholeNumber(min: number, max: number, unit?: string) {
   const range = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
@@ -120,6 +128,7 @@ const variables = z.object({
   ACE_LLM_MAX_RETRIES: setting(wholeNumber(0, 10, "retries"), LLM_DEFAULTS.maxRetries),
   ACE_LLM_PRICES: setting(jsonText.pipe(priceTable), {} as PriceTable),
   ACE_RUN_CONCURRENCY: setting(wholeNumber(0, 64, "runs"), ENV_DEFAULTS.runConcurrency),
+  ACE_EMBEDDING_CACHE_MB: setting(wholeNumber(1, 1_048_576, "megabytes"), ENV_DEFAULTS.embeddingCacheMb),
 });
 
 type VariableName = keyof typeof variables.shape;
@@ -140,6 +149,7 @@ const HINTS: Record<VariableName, string> = {
   ACE_LLM_MAX_RETRIES: `Unset it to use ${LLM_DEFAULTS.maxRetries}.`,
   ACE_LLM_PRICES: 'Write it as {"model-name": {"input": 0.4, "output": 1.6}} in USD per 1M tokens.',
   ACE_RUN_CONCURRENCY: `Unset it to use ${ENV_DEFAULTS.runConcurrency}; 0 turns the background worker off.`,
+  ACE_EMBEDDING_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.embeddingCacheMb}.`,
 };
 
 /** Values never repeated in a message, since they may hold a password or a key. */
@@ -202,6 +212,7 @@ export function loadEnv(source: EnvSource = process.env): AppEnv {
       prices: { ...DEFAULT_PRICES, ...v.ACE_LLM_PRICES },
     },
     runConcurrency: v.ACE_RUN_CONCURRENCY,
+    cacheBytes: { embeddings: v.ACE_EMBEDDING_CACHE_MB * MB },
   });
 }
 

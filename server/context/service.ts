@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { compileContext, contextSectionsOf, type ContextBullet, type ContextSection } from "@/server/ace/context";
 import type { PlaybookState } from "@/server/ace/delta";
 import { countBulletTokens } from "@/server/ace/tokens";
+import { approximateBytes, createByteBoundedCache, MEGABYTE } from "@/server/cache/lru";
 import type { Db } from "@/server/db/client";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { notFound } from "@/server/errors/app-error";
@@ -80,27 +81,21 @@ export async function compileTarget(db: Db, target: ContextTarget): Promise<{ re
   const cached = compiledCache.get(target.etag);
   if (cached) return cached;
   const compiled = await compileFromState(db, target);
-  remember(compiled);
+  compiledCache.set(compiled.etag, compiled);
   return compiled;
 }
 
 /**
  * Compiled contexts by ETag. The ETag names the playbook version and every option, and every change
  * to a playbook bumps its version, so an entry is never stale: agents that fetch the context before
- * each call pay the compile once per version, not once per call.
+ * each call pay the compile once per version, not once per call. An 80,000-token context is about
+ * 0.6 MB; the bound keeps some fifty of those, or many more small ones.
  */
-const compiledCache = new Map<string, { result: ContextResult; etag: string }>();
-const CACHED_CONTEXTS = 32;
-
-function remember(compiled: { result: ContextResult; etag: string }) {
-  compiledCache.delete(compiled.etag);
-  compiledCache.set(compiled.etag, compiled);
-  while (compiledCache.size > CACHED_CONTEXTS) {
-    const oldest = compiledCache.keys().next().value;
-    if (oldest === undefined) break;
-    compiledCache.delete(oldest);
-  }
-}
+const CONTEXT_CACHE_BYTES = 32 * MEGABYTE;
+const compiledCache = createByteBoundedCache<string, { result: ContextResult; etag: string }>({
+  maxBytes: CONTEXT_CACHE_BYTES,
+  sizeOf: (compiled) => approximateBytes(compiled),
+});
 
 /** For benchmarks and tests that time or check the compile itself. */
 export function forgetCompiledContexts(): void {

@@ -3,19 +3,21 @@
 import type { PlaybookState } from "@/server/ace/delta/types";
 import { createEmbeddingIndex } from "@/server/ace/embedding-index";
 import { createSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
+import { getEnv } from "@/server/config/env";
 import type { LlmProvider } from "@/server/llm/types";
 
-/** Texts remembered per process; past this the oldest go first. */
-const MAX_CACHED = 50_000;
-const cache = new Map<string, number[]>();
+// Vectors by provider and text, bounded by ACE_EMBEDDING_CACHE_MB (default 128 MB). They are kept
+// as 32-bit floats, the precision the embeddings APIs compute in: 6 KB for 1,536 dimensions, so
+// the default holds about 20,000 texts (a count bound of 50,000 number[] used to reach ~600 MB).
+let vectors: LRUCache<string, Float32Array> | undefined;
 
-function remember(key: string, vector: number[]) {
-  cache.set(key, vector);
-  while (cache.size > MAX_CACHED) {
-    const oldest = cache.keys().next().value;
-    if (oldest === undefined) break;
-    cache.delete(oldest);
-  }
+function cached(): LRUCache<string, Float32Array> {
+  vectors ??= createByteBoundedCache<string, Float32Array>({
+    maxBytes: getEnv().cacheBytes.embeddings,
+    sizeOf: (vector, key) => vector.byteLength + 2 * key.length + 64,
+  });
+  return vectors;
 }
 
 export interface EmbeddingSimilarity {
@@ -28,23 +30,38 @@ export interface EmbeddingSimilarity {
 /** Embeds the playbook's active bullets and the delta's new contents; a failure falls back to local scores. */
 export async function embeddingSimilarity(llm: LlmProvider, state: PlaybookState, newContents: readonly string[]): Promise<EmbeddingSimilarity> {
   if (!llm.embed) return { note: null };
+  const cache = cached();
   const keyOf = (text: string) => `${llm.name}\u0000${text}`;
   const texts = [...new Set([...[...state.bullets.values()].filter((b) => b.status === "active").map((b) => b.content), ...newContents])];
-  const missing = texts.filter((text) => !cache.has(keyOf(text)));
+  // This run's vectors stay in hand while it runs, whatever the shared cache evicts meanwhile.
+  const ours = new Map<string, Float32Array>();
+  const missing: string[] = [];
+  for (const text of texts) {
+    const vector = cache.get(keyOf(text));
+    if (vector) ours.set(text, vector);
+    else missing.push(text);
+  }
   try {
     if (missing.length > 0) {
-      const vectors = await llm.embed(missing);
+      const fresh = await llm.embed(missing);
       missing.forEach((text, index) => {
-        const vector = vectors[index];
-        if (vector) remember(keyOf(text), vector);
+        const vector = fresh[index];
+        if (!vector) return;
+        const stored = Float32Array.from(vector);
+        ours.set(text, stored);
+        cache.set(keyOf(text), stored);
       });
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { note: `Near-duplicates were checked with the local similarity: the embeddings call failed (${reason}).` };
   }
+  const vectorOf = (text: string) => {
+    const vector = ours.get(text) ?? cache.get(keyOf(text));
+    return vector ? Array.from(vector) : undefined;
+  };
   const similarity = (current: PlaybookState) => {
-    const index = createEmbeddingIndex((text) => cache.get(keyOf(text)), createSimilarityIndex());
+    const index = createEmbeddingIndex(vectorOf, createSimilarityIndex());
     for (const bullet of current.bullets.values()) if (bullet.status === "active") index.add(bullet.externalId, bullet.content);
     return index;
   };

@@ -28,4 +28,12 @@ describe("backoffDelay", () => {
   it("treats attempt 0 like the first attempt", () => {
     expect(backoffDelay(0, {}, middle)).toBe(2_000);
   });
+
+  it("serves the LLM retries with their own base, cap and spread (1 s doubling to 30 s, ±25 %)", () => {
+    const llm = { baseMs: 1_000, maxMs: 30_000, jitter: 0.25 };
+    expect([1, 2, 3].map((n) => backoffDelay(n, llm, middle))).toEqual([1_000, 2_000, 4_000]);
+    expect(backoffDelay(2, llm, () => 0)).toBe(1_500);
+    expect(backoffDelay(2, llm, () => 0.999_999)).toBe(2_500);
+    expect(backoffDelay(6, llm, () => 0.999_999)).toBe(30_000);
+  });
 });

@@ -1,4 +1,5 @@
-// How long a failed job waits before its next attempt: exponential, jittered, capped. Pure.
+// How long a failed attempt waits before the next: exponential, jittered, capped. Pure. The one
+// formula for jobs (server/jobs/worker.ts) and for retried LLM calls (server/llm/openai-provider.ts).
 
 export type BackoffOptions = {
   /** Delay after the first failed attempt (default 2 s); doubles with every further attempt. */
@@ -13,7 +14,8 @@ export const DEFAULT_BACKOFF: Required<BackoffOptions> = { baseMs: 2_000, maxMs:
 
 /**
  * The wait after attempt number `attempts` (1 = the first try) failed: base × 2^(attempts−1),
- * spread by ±jitter so jobs that failed together (a provider outage) do not return together.
+ * spread by ±jitter so attempts that failed together (a provider outage) do not return together,
+ * and never more than maxMs.
  */
 export function backoffDelay(attempts: number, options: BackoffOptions = {}, random: () => number = Math.random): number {
   const { baseMs, maxMs, jitter } = { ...DEFAULT_BACKOFF, ...options };

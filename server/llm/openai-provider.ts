@@ -12,6 +12,7 @@ import OpenAI, {
 } from "openai";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { countTokens } from "../ace/tokens";
+import { backoffDelay } from "../jobs/backoff";
 import type { CircuitBreaker } from "./circuit-breaker";
 import type { LlmConfig } from "./config";
 import { LlmError, TRANSIENT_LLM_ERROR_KINDS, type LlmErrorKind } from "./errors";
@@ -33,7 +34,8 @@ export interface OpenAiProviderOptions {
 }
 
 export const EMBEDDING_BATCH_SIZE = 256;
-export const BACKOFF = { baseMs: 1_000, maxMs: 30_000 } as const;
+/** Waits between retries of one call: 1 s, 2 s, 4 s … up to 30 s, ±25 %. */
+export const BACKOFF = { baseMs: 1_000, maxMs: 30_000, jitter: 0.25 } as const;
 /** A Retry-After longer than this is still reported in LlmError.retryAfterMs, but not slept through. */
 export const MAX_RETRY_AFTER_MS = 60_000;
 const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -274,11 +276,10 @@ export function retryAfterFromHeaders(headers: Headers | undefined, now = Date.n
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The provider's Retry-After when it gave one (capped), else exponential back-off with ±25% jitter. */
+/** The provider's Retry-After when it gave one (capped), else the exponential backoff jobs use too. */
 export function retryDelayMs(failure: Pick<Failure, "retryAfterMs">, retry: number, random: () => number): number {
   if (failure.retryAfterMs !== undefined) return Math.min(failure.retryAfterMs, MAX_RETRY_AFTER_MS);
-  const exponential = Math.min(BACKOFF.maxMs, BACKOFF.baseMs * 2 ** (retry - 1));
-  return Math.round(exponential * (0.75 + random() * 0.5));
+  return backoffDelay(retry, BACKOFF, random);
 }
 
 function toLlmError(

@@ -5,7 +5,7 @@ import { compiledBulletText } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
 import { orderedBullets } from "./state";
 import { MISTAKES, STRATEGIES, bullet, samplePlaybook, testOptions } from "./test-fixtures";
-import type { DeltaOperation, Finding, PlaybookState } from "./types";
+import type { DeltaOperation, EngineOptions, Finding, PlaybookState } from "./types";
 
 const apply = (ops: DeltaOperation[], state = samplePlaybook(), options = testOptions()) => applyDelta(state, ops, options);
 const findingsOf = (ops: DeltaOperation[], state = samplePlaybook(), options = testOptions()) =>
@@ -20,6 +20,24 @@ const readingOrder = (state: PlaybookState, sectionId: string) =>
   orderedBullets(state)
     .filter((b) => b.sectionId === sectionId)
     .map((b) => b.externalId);
+
+/** A delta the engine only validates, and exactly what it must report, as "index:severity:kind". */
+interface Report {
+  title: string;
+  ops: DeltaOperation[];
+  state?: PlaybookState;
+  options?: Partial<EngineOptions>;
+  reports: string[];
+  /** The message of the finding at `index`, whole (`is`) or in part (`contains`). */
+  message?: { index: number; is?: string; contains?: string };
+}
+
+function expectReports({ ops, state, options, reports, message }: Report): void {
+  const findings = findingsOf(ops, state ?? samplePlaybook(), testOptions(options));
+  expect(kinds(findings)).toEqual(reports);
+  if (message?.is !== undefined) expect(findings[message.index]?.message).toBe(message.is);
+  if (message?.contains !== undefined) expect(findings[message.index]?.message).toContain(message.contains);
+}
 
 describe("add", () => {
   it("appends a bullet at the end of its section with the next number of the playbook's one counter", () => {
@@ -55,40 +73,47 @@ describe("add", () => {
     expect(get(result.state, "err-00006")).toMatchObject({ sectionId: "s-new-1", position: 0 });
   });
 
-  it("rejects an unknown section, naming the sections there are", () => {
-    const [finding] = findingsOf([{ type: "add", section: "tips", content: "Anything." }]);
-    expect(finding).toMatchObject({ kind: "unknown_section", severity: "error", operationIndex: 0 });
-    expect(finding?.message).toBe(
-      'Operation 1 (add to "tips"): there is no section "tips"; add it first with add_section or use one of ' +
-        '"strategies_and_insights", "common_mistakes_to_avoid"',
-    );
-  });
-
-  it("rejects empty content and content over the length limit", () => {
-    const findings = findingsOf(
-      [
+  it.each<Report>([
+    {
+      title: "rejects an unknown section, naming the sections there are",
+      ops: [{ type: "add", section: "tips", content: "Anything." }],
+      reports: ["0:error:unknown_section"],
+      message: {
+        index: 0,
+        is:
+          'Operation 1 (add to "tips"): there is no section "tips"; add it first with add_section or use one of ' +
+          '"strategies_and_insights", "common_mistakes_to_avoid"',
+      },
+    },
+    {
+      title: "rejects empty content and content over the length limit",
+      ops: [
         { type: "add", section: "strategies_and_insights", content: "   " },
         { type: "add", section: "strategies_and_insights", content: "x".repeat(41) },
         { type: "add", section: "strategies_and_insights", content: "y".repeat(40) },
       ],
-      samplePlaybook(),
-      testOptions({ maxContentLength: 40 }),
-    );
-    expect(kinds(findings)).toEqual(["0:error:empty_content", "1:error:content_too_long"]);
-    expect(findings[1]?.message).toContain("41 characters, over the limit of 40");
-  });
-
-  it("limits content to 1000 characters by default", () => {
-    expect(kinds(findingsOf([{ type: "add", section: "str", content: "z".repeat(1001) }]))).toContain("0:error:content_too_long");
-    expect(findingsOf([{ type: "add", section: "strategies_and_insights", content: "z".repeat(1000) }])).toEqual([]);
-  });
-
-  it("rejects an id the counter would hand out twice when the counter is behind the bullets", () => {
-    const behind = { ...samplePlaybook(), nextIdNumber: 2 };
-    const [finding] = findingsOf([{ type: "add", section: "strategies_and_insights", content: "New." }], behind);
-    expect(finding).toMatchObject({ kind: "duplicate_id", severity: "error" });
-    expect(finding?.message).toContain("[str-00002]");
-  });
+      options: { maxContentLength: 40 },
+      reports: ["0:error:empty_content", "1:error:content_too_long"],
+      message: { index: 1, contains: "41 characters, over the limit of 40" },
+    },
+    {
+      title: "limits content to 1000 characters by default: 1001 is too long",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "z".repeat(1001) }],
+      reports: ["0:error:content_too_long"],
+    },
+    {
+      title: "limits content to 1000 characters by default: 1000 is fine",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "z".repeat(1000) }],
+      reports: [],
+    },
+    {
+      title: "rejects an id the counter would hand out twice when the counter is behind the bullets",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "New." }],
+      state: { ...samplePlaybook(), nextIdNumber: 2 },
+      reports: ["0:error:duplicate_id"],
+      message: { index: 0, contains: "[str-00002]" },
+    },
+  ])("$title", expectReports);
 });
 
 describe("update", () => {
@@ -128,13 +153,6 @@ describe("update", () => {
     expect(result.changes).toEqual([]);
   });
 
-  it("refuses an archived bullet with advice to restore it first", () => {
-    const [finding] = findingsOf([{ type: "update", bulletId: "str-00005", content: "Check the timezone first." }]);
-    expect(finding?.message).toBe(
-      "Operation 1 (update [str-00005]): the bullet [str-00005] is archived; restore it first or target another bullet",
-    );
-  });
-
   it("allows restore then update of the same bullet", () => {
     const result = apply([
       { type: "restore", bulletId: "str-00005" },
@@ -143,34 +161,33 @@ describe("update", () => {
     expect(get(result.state, "str-00005")).toMatchObject({ status: "active", content: "Resolve relative dates in the user's timezone." });
   });
 
-  it("rejects unknown bullets, unknown sections and positions that are not whole numbers from 0", () => {
-    const findings = findingsOf([
-      { type: "update", bulletId: "str-09999", content: "x" },
-      { type: "update", bulletId: "str-00001", section: "nowhere" },
-      { type: "update", bulletId: "str-00002", position: -1 },
-      { type: "update", bulletId: "str-00003", position: 1.5 },
-    ]);
-    expect(kinds(findings)).toEqual([
-      "0:error:unknown_bullet",
-      "1:error:unknown_section",
-      "2:error:invalid_position",
-      "3:error:invalid_position",
-    ]);
-  });
+  it.each<Report>([
+    {
+      title: "refuses an archived bullet with advice to restore it first",
+      ops: [{ type: "update", bulletId: "str-00005", content: "Check the timezone first." }],
+      reports: ["0:error:archived_bullet"],
+      message: {
+        index: 0,
+        is: "Operation 1 (update [str-00005]): the bullet [str-00005] is archived; restore it first or target another bullet",
+      },
+    },
+    {
+      title: "rejects unknown bullets, unknown sections and positions that are not whole numbers from 0",
+      ops: [
+        { type: "update", bulletId: "str-09999", content: "x" },
+        { type: "update", bulletId: "str-00001", section: "nowhere" },
+        { type: "update", bulletId: "str-00002", position: -1 },
+        { type: "update", bulletId: "str-00003", position: 1.5 },
+      ],
+      reports: ["0:error:unknown_bullet", "1:error:unknown_section", "2:error:invalid_position", "3:error:invalid_position"],
+    },
+  ])("$title", expectReports);
 });
 
 describe("remove and restore", () => {
   it("remove archives the bullet with the reason and keeps it in the state", () => {
     const result = apply([{ type: "remove", bulletId: "str-00002", reason: "Superseded by the paging helper." }]);
     expect(get(result.state, "str-00002")).toMatchObject({ status: "archived", archivedReason: "Superseded by the paging helper." });
-  });
-
-  it("remove needs a reason and an active bullet", () => {
-    const findings = findingsOf([
-      { type: "remove", bulletId: "str-00002", reason: "  " },
-      { type: "remove", bulletId: "str-00005", reason: "Again." },
-    ]);
-    expect(kinds(findings)).toEqual(["0:error:empty_content", "1:error:archived_bullet"]);
   });
 
   it("restore makes an archived bullet active and clears its reason and merge target", () => {
@@ -183,9 +200,17 @@ describe("remove and restore", () => {
     expect(get(result.state, "str-00005")).toMatchObject({ status: "active", archivedReason: null, mergedInto: null });
   });
 
-  it("restore refuses an active bullet", () => {
-    expect(kinds(findingsOf([{ type: "restore", bulletId: "str-00001" }]))).toEqual(["0:error:not_archived"]);
-  });
+  it.each<Report>([
+    {
+      title: "remove needs a reason and an active bullet",
+      ops: [
+        { type: "remove", bulletId: "str-00002", reason: "  " },
+        { type: "remove", bulletId: "str-00005", reason: "Again." },
+      ],
+      reports: ["0:error:empty_content", "1:error:archived_bullet"],
+    },
+    { title: "restore refuses an active bullet", ops: [{ type: "restore", bulletId: "str-00001" }], reports: ["0:error:not_archived"] },
+  ])("$title", expectReports);
 });
 
 describe("merge", () => {
@@ -231,14 +256,18 @@ describe("merge", () => {
     expect(get(result.state, "str-00001").helpful).toBe(6);
   });
 
-  it("rejects unknown and archived bullets on either side", () => {
-    expect(kinds(findingsOf([{ type: "merge", bulletIds: ["str-00002"], into: "str-00005", content: "x" }]))).toEqual([
-      "0:error:archived_bullet",
-    ]);
-    expect(kinds(findingsOf([{ type: "merge", bulletIds: ["str-00009"], into: "str-00001", content: "x" }]))).toEqual([
-      "0:error:unknown_bullet",
-    ]);
-  });
+  it.each<Report>([
+    {
+      title: "rejects an archived kept bullet",
+      ops: [{ type: "merge", bulletIds: ["str-00002"], into: "str-00005", content: "x" }],
+      reports: ["0:error:archived_bullet"],
+    },
+    {
+      title: "rejects an unknown merged bullet",
+      ops: [{ type: "merge", bulletIds: ["str-00009"], into: "str-00001", content: "x" }],
+      reports: ["0:error:unknown_bullet"],
+    },
+  ])("$title", expectReports);
 });
 
 describe("tag", () => {
@@ -252,23 +281,25 @@ describe("tag", () => {
     expect(get(result.state, "str-00003")).toMatchObject({ countersKnown: true, harmful: 1 });
   });
 
-  it("rejects a tag that would take a counter below zero", () => {
-    const [finding] = findingsOf([{ type: "tag", bulletId: "str-00001", harmful: -2 }]);
-    expect(finding).toMatchObject({ kind: "negative_counter", severity: "error" });
-    expect(finding?.message).toBe(
-      "Operation 1 (tag [str-00001]): harmful would drop to -1 (it is 1); a counter cannot go below 0",
-    );
-  });
-
-  it("rejects increments that are not whole numbers and warns about a tag that changes nothing", () => {
-    expect(kinds(findingsOf([{ type: "tag", bulletId: "str-00001", helpful: 0.5 }]))).toEqual(["0:error:invalid_counter"]);
-    expect(kinds(findingsOf([{ type: "tag", bulletId: "str-00001" }]))).toEqual(["0:warning:no_change"]);
-  });
-
   it("counts on archived bullets too", () => {
     const result = apply([{ type: "tag", bulletId: "str-00005", harmful: 1 }]);
     expect(get(result.state, "str-00005").harmful).toBe(1);
   });
+
+  it.each<Report>([
+    {
+      title: "rejects a tag that would take a counter below zero",
+      ops: [{ type: "tag", bulletId: "str-00001", harmful: -2 }],
+      reports: ["0:error:negative_counter"],
+      message: { index: 0, is: "Operation 1 (tag [str-00001]): harmful would drop to -1 (it is 1); a counter cannot go below 0" },
+    },
+    {
+      title: "rejects increments that are not whole numbers",
+      ops: [{ type: "tag", bulletId: "str-00001", helpful: 0.5 }],
+      reports: ["0:error:invalid_counter"],
+    },
+    { title: "warns about a tag that changes nothing", ops: [{ type: "tag", bulletId: "str-00001" }], reports: ["0:warning:no_change"] },
+  ])("$title", expectReports);
 });
 
 describe("sections", () => {
@@ -287,25 +318,9 @@ describe("sections", () => {
     expect(result.state.sections.slice(2).map((section) => section.slug)).toEqual(["cal", "tool"]);
   });
 
-  it("add_section rejects a name in use (in any case), an empty name and a slug ids cannot carry", () => {
-    const findings = findingsOf([
-      { type: "add_section", name: "Strategies And Insights" },
-      { type: "add_section", name: "  " },
-      { type: "add_section", name: "Odd", slug: "a]b" },
-    ]);
-    expect(kinds(findings)).toEqual(["0:error:section_exists", "1:error:invalid_name", "2:error:invalid_slug"]);
-  });
-
-  it("rename_section renames, refuses a name in use and warns when the name is the same", () => {
+  it("rename_section renames", () => {
     const result = apply([{ type: "rename_section", section: "common_mistakes_to_avoid", name: "Pitfalls" }]);
     expect(result.state.sections[1]).toEqual({ ...MISTAKES, name: "Pitfalls" });
-    expect(kinds(findingsOf([{ type: "rename_section", section: "Pitfalls", name: "x" }]))).toEqual(["0:error:unknown_section"]);
-    expect(kinds(findingsOf([{ type: "rename_section", section: "s-mis", name: "strategies_and_insights" }]))).toEqual([
-      "0:error:section_exists",
-    ]);
-    expect(kinds(findingsOf([{ type: "rename_section", section: "s-mis", name: "common_mistakes_to_avoid" }]))).toEqual([
-      "0:warning:no_change",
-    ]);
   });
 
   it("move_section reorders sections, moving only the sections it must", () => {
@@ -318,10 +333,39 @@ describe("sections", () => {
       "strategies_and_insights",
       "common_mistakes_to_avoid",
     ]);
-    expect(kinds(findingsOf([{ type: "move_section", section: "strategies_and_insights", position: 0 }]))).toEqual([
-      "0:warning:no_change",
-    ]);
   });
+
+  it.each<Report>([
+    {
+      title: "add_section rejects a name in use (in any case), an empty name and a slug ids cannot carry",
+      ops: [
+        { type: "add_section", name: "Strategies And Insights" },
+        { type: "add_section", name: "  " },
+        { type: "add_section", name: "Odd", slug: "a]b" },
+      ],
+      reports: ["0:error:section_exists", "1:error:invalid_name", "2:error:invalid_slug"],
+    },
+    {
+      title: "rename_section refuses a section there is not",
+      ops: [{ type: "rename_section", section: "Pitfalls", name: "x" }],
+      reports: ["0:error:unknown_section"],
+    },
+    {
+      title: "rename_section refuses a name in use",
+      ops: [{ type: "rename_section", section: "s-mis", name: "strategies_and_insights" }],
+      reports: ["0:error:section_exists"],
+    },
+    {
+      title: "rename_section warns when the name is the same",
+      ops: [{ type: "rename_section", section: "s-mis", name: "common_mistakes_to_avoid" }],
+      reports: ["0:warning:no_change"],
+    },
+    {
+      title: "move_section warns when the section is already at that place",
+      ops: [{ type: "move_section", section: "strategies_and_insights", position: 0 }],
+      reports: ["0:warning:no_change"],
+    },
+  ])("$title", expectReports);
 });
 
 describe("contradictions", () => {
@@ -528,16 +572,26 @@ describe("near-duplicates", () => {
     expect(findings).toMatchObject([{ operationIndex: 1, kind: "near_duplicate", matchedBulletId: "str-00006", similarity: 1 }]);
   });
 
-  it("ignores archived bullets, bullets archived earlier in the delta and a merge's own sources", () => {
-    expect(findingsOf([{ type: "add", section: "strategies_and_insights", content: get(samplePlaybook(), "str-00005").content }])).toEqual([]);
-    expect(
-      findingsOf([
+  it.each<Report>([
+    {
+      title: "ignores archived bullets",
+      ops: [{ type: "add", section: "strategies_and_insights", content: get(samplePlaybook(), "str-00005").content }],
+      reports: [],
+    },
+    {
+      title: "ignores bullets archived earlier in the delta",
+      ops: [
         { type: "remove", bulletId: "str-00002", reason: "Old." },
         { type: "add", section: "strategies_and_insights", content: paging },
-      ]),
-    ).toEqual([]);
-    expect(findingsOf([{ type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: paging }])).toEqual([]);
-  });
+      ],
+      reports: [],
+    },
+    {
+      title: "ignores a merge's own sources",
+      ops: [{ type: "merge", bulletIds: ["str-00002"], into: "str-00001", content: paging }],
+      reports: [],
+    },
+  ])("$title", expectReports);
 
   function fixedScoreIndex(score: number): SimilarityIndex {
     const index: SimilarityIndex = {
@@ -583,40 +637,42 @@ describe("token budget", () => {
     expect(result.warnings[0]?.message).toContain("71 tokens of the compiled playbook, over its budget of 70");
   });
 
-  it("counts the bullets' lines with their counters, so a tag that lengthens a line counts too", () => {
-    const characters = (text: string) => text.length;
-    const state = samplePlaybook();
-    const total = [...state.bullets.values()]
-      .filter((bullet) => bullet.status === "active")
-      .reduce((sum, bullet) => sum + compiledBulletText(bullet).length, 0);
-    const tag: DeltaOperation = { type: "tag", bulletId: "str-00002", helpful: 8 }; // helpful=2 becomes helpful=10
-    expect(findingsOf([tag], state, testOptions({ tokenBudget: total + 1, countTokens: characters }))).toEqual([]);
-    expect(kinds(findingsOf([tag], state, testOptions({ tokenBudget: total, countTokens: characters })))).toEqual([
-      "0:warning:token_budget",
-    ]);
-  });
+  // The sample's active bullets as compiled lines, in characters; a tag from helpful=2 to helpful=10 adds one.
+  const characters = (text: string) => text.length;
+  const compiledCharacters = [...samplePlaybook().bullets.values()]
+    .filter((bullet) => bullet.status === "active")
+    .reduce((sum, bullet) => sum + compiledBulletText(bullet).length, 0);
+  const lengtheningTag: DeltaOperation = { type: "tag", bulletId: "str-00002", helpful: 8 };
 
-  it("uses the caller's count of the state and credits removals", () => {
-    const options = testOptions({ tokenBudget: 100, countTokens: words, stateTokenCount: 99 });
-    const findings = findingsOf(
-      [
+  it.each<Report>([
+    {
+      title: "counts the bullets' lines with their counters, so a tag that lengthens a line past the budget counts",
+      ops: [lengtheningTag],
+      options: { tokenBudget: compiledCharacters, countTokens: characters },
+      reports: ["0:warning:token_budget"],
+    },
+    {
+      title: "counts the bullets' lines with their counters, so a tag that lengthens a line up to the budget is fine",
+      ops: [lengtheningTag],
+      options: { tokenBudget: compiledCharacters + 1, countTokens: characters },
+      reports: [],
+    },
+    {
+      title: "uses the caller's count of the state and credits removals",
+      ops: [
         { type: "remove", bulletId: "str-00001", reason: "Old." },
         { type: "add", section: "strategies_and_insights", content: "Five words fit in here." },
       ],
-      samplePlaybook(),
-      options,
-    );
-    expect(findings).toEqual([]);
-  });
-
-  it("counts with the real tokenizer by default", () => {
-    const findings = findingsOf(
-      [{ type: "add", section: "strategies_and_insights", content: "One more bullet." }],
-      samplePlaybook(),
-      testOptions({ tokenBudget: 10 }),
-    );
-    expect(kinds(findings)).toEqual(["0:warning:token_budget"]);
-  });
+      options: { tokenBudget: 100, countTokens: words, stateTokenCount: 99 },
+      reports: [],
+    },
+    {
+      title: "counts with the real tokenizer by default",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "One more bullet." }],
+      options: { tokenBudget: 10 },
+      reports: ["0:warning:token_budget"],
+    },
+  ])("$title", expectReports);
 });
 
 describe("applying a delta", () => {

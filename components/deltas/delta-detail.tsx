@@ -12,7 +12,7 @@ import { Notice } from "@/components/ui/notice";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
-import { errorMessage, isConflict, isNotFound } from "@/components/playbooks/errors";
+import { errorMessage, isConflict, isNotFound } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaView } from "@/server/deltas/schemas";

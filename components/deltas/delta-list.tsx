@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
-import { RelativeTime } from "@/components/playbooks/relative-time";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { formatNumber } from "@/components/playbooks/labels";
 import type { DeltaListItem } from "@/server/deltas/schemas";
 import { BulkBar } from "./bulk-bar";

@@ -3,7 +3,7 @@
 import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ExactTime, RelativeTime } from "@/components/playbooks/relative-time";
+import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { historyHref } from "@/components/history/history-url";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";

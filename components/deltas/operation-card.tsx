@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { TextDiff } from "@/components/ui/text-diff";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { Counters, DeltaOperation, MergeOperation, OperationView } from "@/server/deltas/schemas";

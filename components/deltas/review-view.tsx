@@ -10,7 +10,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Notice } from "@/components/ui/notice";
 import { FilterSelect, type SelectOption } from "@/components/ui/select";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";

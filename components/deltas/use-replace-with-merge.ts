@@ -6,7 +6,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaView, MergeOperation, OperationView } from "@/server/deltas/schemas";

@@ -7,7 +7,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
-import { RelativeTime } from "@/components/playbooks/relative-time";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { ORIGIN_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
 import type { VersionListItem } from "@/server/history/schemas";

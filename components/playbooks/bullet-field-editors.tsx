@@ -9,7 +9,7 @@ import { cn } from "@/components/ui/cn";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
-import { CounterBadges } from "./counter-badges";
+import { CounterBadges } from "@/components/ui/counter-badges";
 import { EditError } from "./edit-feedback";
 import { usePlaybookEdit } from "./use-playbook-edit";
 

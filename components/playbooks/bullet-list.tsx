@@ -13,7 +13,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
 import { BulletRowView, SectionHeaderRow } from "./bullet-row";
-import { errorMessage } from "./errors";
+import { errorMessage } from "@/components/ui/errors";
 import { BULLET_PAGES } from "./bullet-pages";
 import { bulletQueryInput, hasActiveFilters, PAGE_SIZE } from "./filters";
 import { formatNumber } from "./labels";

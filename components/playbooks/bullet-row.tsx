@@ -4,7 +4,7 @@ import { memo, useRef, useState, type KeyboardEvent, type MouseEvent, type React
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
-import { CounterBadges } from "./counter-badges";
+import { CounterBadges } from "@/components/ui/counter-badges";
 import { SignalBadge } from "./signal-badge";
 
 /**

@@ -13,9 +13,9 @@ import { BulletLineage } from "@/components/history/bullet-lineage";
 import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
 import { BulletContentEditor } from "./bullet-content-editor";
 import { BulletCounterEditor, BulletSectionEditor, BulletStatusEditor } from "./bullet-field-editors";
-import { errorMessage, isNotFound } from "./errors";
+import { errorMessage, isNotFound } from "@/components/ui/errors";
 import { ORIGIN_LABELS, SIGNAL_META } from "./labels";
-import { ExactTime } from "./relative-time";
+import { ExactTime } from "@/components/ui/relative-time";
 import { SignalBadge } from "./signal-badge";
 
 export function BulletSheet({

@@ -8,7 +8,7 @@ import { Notice } from "@/components/ui/notice";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { findingText } from "@/components/deltas/operation-findings";
 import type { Finding } from "@/server/deltas/schemas";
-import { errorMessage, isConflict } from "./errors";
+import { errorMessage, isConflict } from "@/components/ui/errors";
 
 export function EditError({ error, onReset }: { error: unknown; onReset: () => void }) {
   const invalidate = useInvalidateCuration();

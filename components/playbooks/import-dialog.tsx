@@ -16,7 +16,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useTRPC } from "@/components/trpc/client";
 import { PLAYBOOK_FORMATS, type PlaybookFormat } from "@/server/playbooks/schemas";
 import { Choice } from "./choice";
-import { errorMessage, fieldErrors } from "./errors";
+import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { FORMAT_LABELS, formatNumber } from "./labels";
 
 type FormatChoice = PlaybookFormat | "auto";

@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { useTRPC } from "@/components/trpc/client";
-import { errorMessage, fieldErrors } from "./errors";
+import { errorMessage, fieldErrors } from "@/components/ui/errors";
 
 export function NewPlaybookDialog() {
   const [open, setOpen] = useState(false);

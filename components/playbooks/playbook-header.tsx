@@ -6,7 +6,7 @@ import type { PlaybookDetail } from "@/server/playbooks/schemas";
 import { ExportMenu } from "./export-menu";
 import { ImportDialog } from "./import-dialog";
 import { FORMAT_LABELS } from "./labels";
-import { RelativeTime } from "./relative-time";
+import { RelativeTime } from "@/components/ui/relative-time";
 
 export function PlaybookHeader({ playbook }: { playbook: PlaybookDetail }) {
   return (

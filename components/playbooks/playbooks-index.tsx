@@ -12,7 +12,7 @@ import type { PlaybookListItem } from "@/server/playbooks/schemas";
 import { ImportDialog } from "./import-dialog";
 import { FORMAT_LABELS, FORMAT_SHORT, formatNumber } from "./labels";
 import { NewPlaybookDialog } from "./new-playbook-dialog";
-import { RelativeTime } from "./relative-time";
+import { RelativeTime } from "@/components/ui/relative-time";
 
 export function PlaybooksIndex() {
   const trpc = useTRPC();

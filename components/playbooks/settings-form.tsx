@@ -17,7 +17,7 @@ import { reviewHref } from "@/components/deltas/review-url";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { PlaybookDetail, PlaybookSettingsPatch } from "@/server/playbooks/schemas";
-import { errorMessage } from "./errors";
+import { errorMessage } from "@/components/ui/errors";
 import {
   CHOICE_FIELDS,
   draftFrom,

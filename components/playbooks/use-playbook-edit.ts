@@ -8,7 +8,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaOutcome, OperationInput } from "@/server/deltas/schemas";
 import type { PlaybookDetail } from "@/server/playbooks/schemas";
-import { errorMessage } from "./errors";
+import { errorMessage } from "@/components/ui/errors";
 
 export function usePlaybookEdit(
   playbook: Pick<PlaybookDetail, "id" | "version">,

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import type { BudgetUsage } from "@/server/runs/schemas";
-import { formatCost, formatPercent, formatTokens } from "./format";
+import { formatCost, formatPercent, formatTokens } from "@/components/ui/format";
 
 const BAR_TONES = { ok: "bg-accent", warning: "bg-amber-500", exceeded: "bg-danger" } as const;
 

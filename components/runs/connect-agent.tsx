@@ -2,10 +2,10 @@
 // How an agent talks to this playbook: the URL it reads its context from before a task, the URL it
 // posts its trace to after, and a curl example to copy. The origin is the browser's own.
 import { FileCode2 } from "lucide-react";
-import { CopyButton } from "@/components/traces/copy-button";
-import { DetailSection } from "@/components/traces/detail-parts";
-import { TextBlock } from "@/components/traces/text-block";
-import { useHydrated } from "@/components/traces/use-hydrated";
+import { CopyButton } from "@/components/ui/copy-button";
+import { DetailSection } from "@/components/ui/detail-parts";
+import { TextBlock } from "@/components/ui/text-block";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 /** 'it'\''s' : a value inside single quotes in a POSIX shell. */
 function shellQuote(text: string): string {

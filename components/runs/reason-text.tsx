@@ -1,7 +1,7 @@
 "use client";
 // A reason the server wrote ("… paused until 2026-05-04T14:05:00.000Z …") with its timestamps in the
 // reader's own clock once the page runs in the browser (UTC, spelled out, before that).
-import { useHydrated } from "@/components/traces/use-hydrated";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 const ISO = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g;
 

@@ -5,8 +5,8 @@
 import { ChevronRight } from "lucide-react";
 import type { ReactNode } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import { jsonText } from "@/components/traces/detail-parts";
-import { TextBlock } from "@/components/traces/text-block";
+import { jsonText } from "@/components/ui/detail-parts";
+import { TextBlock } from "@/components/ui/text-block";
 import { prettyJson, promptRounds, rawResponses, type ChatTurn } from "./run-record";
 
 const ROLE_TONES: Record<string, BadgeTone> = { system: "gray", user: "blue", assistant: "accent" };

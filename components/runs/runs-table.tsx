@@ -4,11 +4,11 @@
 import { ArrowUpRight } from "lucide-react";
 import Link from "next/link";
 import { cn } from "@/components/ui/cn";
-import { RelativeTime } from "@/components/playbooks/relative-time";
+import { RelativeTime } from "@/components/ui/relative-time";
 import { reviewHref } from "@/components/deltas/review-url";
-import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/traces/data-table";
+import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import type { RunListItem } from "@/server/runs/schemas";
-import { formatCost, formatDuration, tokenSummary } from "./format";
+import { formatCost, formatDuration, tokenSummary } from "@/components/ui/format";
 import { ROLE_META, runHref } from "./labels";
 import { ReasonText } from "./reason-text";
 import { waitingReason } from "./run-record";

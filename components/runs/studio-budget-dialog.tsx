@@ -10,11 +10,11 @@ import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { NUMBER_FIELDS, parseField } from "@/components/playbooks/settings-fields";
 import { useTRPC } from "@/components/trpc/client";
 import type { StudioBudget } from "@/server/runs/schemas";
-import { formatCost, formatTokens } from "./format";
+import { formatCost, formatTokens } from "@/components/ui/format";
 import { useInvalidateRuns } from "./use-run-actions";
 
 export function StudioBudgetButton({ label = "Studio budget", variant = "secondary" }: { label?: string; variant?: "secondary" | "ghost" }) {

@@ -13,15 +13,15 @@ import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { formatNumber } from "@/components/playbooks/labels";
 import { useTRPC } from "@/components/trpc/client";
 import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
-import { TableSkeleton } from "./data-table";
+import { TableSkeleton } from "@/components/ui/data-table";
 import { OUTCOME_META } from "./labels";
 import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
 import { TracesTable } from "./traces-table";
-import { useUrlFilters } from "./use-url-filters";
+import { useUrlFilters } from "@/components/ui/use-url-filters";
 
 /** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
 function traceCount(total: number | null, loaded: number, more: boolean): string {

@@ -5,10 +5,10 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import { formatNumber } from "@/components/playbooks/labels";
-import { RelativeTime } from "@/components/playbooks/relative-time";
-import { formatDuration, tokenSummary } from "@/components/runs/format";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { formatDuration, tokenSummary } from "@/components/ui/format";
 import type { TraceListItem } from "@/server/traces/schemas";
-import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "./data-table";
+import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import { traceHref } from "./labels";
 import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
 

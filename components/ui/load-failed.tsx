@@ -1,7 +1,7 @@
 "use client";
 // "The <things> could not be loaded" with the reason and a retry, for a list whose query failed.
 import { RotateCw } from "lucide-react";
-import { errorMessage } from "@/components/playbooks/errors";
+import { errorMessage } from "@/components/ui/errors";
 import { Button } from "./button";
 import { Notice } from "./notice";
 

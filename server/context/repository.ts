@@ -1,9 +1,7 @@
 // Every database call of the compiled context. The bullets themselves come from the delta
 // engine's cached playbook state (server/deltas/service.ts); this reads the playbook's head and
 // the token counts stored with its bullets.
-import type { Db, Tx } from "@/server/db/client";
-
-type DbOrTx = Db | Tx;
+import type { DbOrTx } from "@/server/db/client";
 
 export interface PlaybookHead {
   id: string;

@@ -3,11 +3,9 @@
 import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import { countBulletTokens } from "@/server/ace/tokens";
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import type { z } from "zod";
 import type { DeltaFlags, DeltaListItem, DeltaOrigin, DeltaStatus, listDeltasInput, OperationCounts } from "./schemas";
-
-type DbOrTx = Db | Tx;
 
 // ---- Playbook state ----------------------------------------------------------------------
 

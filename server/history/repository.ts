@@ -3,11 +3,9 @@
 // insertVersion here, and these queries read them (lineage through the GIN index).
 import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import type { VersionCounts } from "./schemas";
-
-type DbOrTx = Db | Tx;
 
 export interface VersionRow extends VersionCounts {
   number: number;

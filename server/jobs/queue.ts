@@ -1,6 +1,6 @@
 // The background job queue, kept in the "Job" table so queued work survives a restart. One
 // implementation for embedded PGlite and PostgreSQL (pg-boss needs its own pool and schema).
-import type { Db, JobStatus, Prisma, Tx } from "@/server/db/client";
+import type { Db, DbOrTx, JobStatus, Prisma, Tx } from "@/server/db/client";
 import { type BackoffOptions, backoffDelay } from "./backoff";
 import * as repo from "./repository";
 
@@ -9,8 +9,6 @@ export type Job = repo.JobRow;
 /** A job as claim() hands it out: running, with this worker's lease. */
 export type ClaimedJob = Job & { status: "running"; lockedBy: string; lockedUntil: Date };
 export type JobLease = repo.JobLease;
-
-type DbOrTx = Db | Tx;
 
 // ---- Waking in-process workers -------------------------------------------------------------
 // On globalThis, because Next.js may load this module more than once in one server.

@@ -1,8 +1,6 @@
 // Every database call of the job queue. State changes are single SQL statements guarded by the
 // lease (status running + lockedBy + attempts), timed by the database clock so every worker agrees.
-import { Prisma, type Db, type JobStatus, type Tx } from "@/server/db/client";
-
-type DbOrTx = Db | Tx;
+import { Prisma, type DbOrTx, type JobStatus, type Tx } from "@/server/db/client";
 
 export type JobRow = Prisma.JobModel;
 

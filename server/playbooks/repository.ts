@@ -1,11 +1,10 @@
 // Every database call of the playbook domain. Returns plain rows; rules live in service.ts.
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SIGNALS, type BulletSignal } from "@/server/ace/signals";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import type { z } from "zod";
 import type { listBulletsInput } from "./schemas";
 
-type DbOrTx = Db | Tx;
 type ListBulletsQuery = z.output<typeof listBulletsInput>;
 
 export const DB_FORMAT = { ace: "ace", "ace-plain": "ace_plain", kayba: "kayba", json: "json" } as const;

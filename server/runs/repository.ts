@@ -1,9 +1,7 @@
 // Every database call of the reflector and curator runs. Plain rows out; the rules live in service.ts.
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import type { z } from "zod";
 import type { listRunsInput, RunListItem, RunRole, RunStatus } from "./schemas";
-
-type DbOrTx = Db | Tx;
 
 // ---- Runs ------------------------------------------------------------------------------------
 

@@ -1,8 +1,6 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import type { TraceListItem, TraceOutcome } from "./schemas";
-
-type DbOrTx = Db | Tx;
 
 /**
  * Playbooks by name, locked against deletion until the transaction ends (FOR KEY SHARE blocks a

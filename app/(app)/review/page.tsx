@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { prefetchQueue } from "@/components/deltas/prefetch";
+import { prefetchQueue } from "./prefetch-queue";
 import { ReviewView } from "@/components/deltas/review-view";
 import { HydrateClient } from "@/server/trpc/rsc";
 

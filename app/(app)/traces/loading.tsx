@@ -1,4 +1,4 @@
-import { TableSkeleton } from "@/components/traces/data-table";
+import { TableSkeleton } from "@/components/ui/data-table";
 import { Skeleton } from "@/components/ui/skeleton";
 
 export default function Loading() {

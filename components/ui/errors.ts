@@ -61,7 +61,7 @@ export function isConflict(error: unknown): boolean {
 }
 
 /**
- * The engine's findings an INVALID_INPUT error carries (server/deltas/service.ts invalidDelta), so
+ * The engine's findings an INVALID_INPUT error carries (server/deltas/findings.ts invalidDelta), so
  * a form can show each problem next to the operation it concerns.
  */
 export function errorFindings(error: unknown): Finding[] {

@@ -8,10 +8,10 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { errorMessage } from "@/components/ui/errors";
+import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { BulkResult } from "@/server/deltas/schemas";
-import { plural } from "./labels";
 
 export function BulkBar({ checked, onDone }: { checked: ReadonlySet<string>; onDone: (failedIds: string[]) => void }) {
   const trpc = useTRPC();

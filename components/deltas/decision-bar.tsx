@@ -2,8 +2,8 @@
 import { Check, X } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
+import { plural } from "@/components/ui/format";
 import type { OperationView } from "@/server/deltas/schemas";
-import { plural } from "./labels";
 
 /** Why Approve cannot go ahead, in a sentence; null when it can. */
 export function approvalBlocker({

@@ -7,11 +7,11 @@ import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { formatNumber } from "@/components/playbooks/labels";
+import { formatConfidence, formatNumber, plural } from "@/components/ui/format";
 import type { DeltaListItem } from "@/server/deltas/schemas";
 import { BulkBar } from "./bulk-bar";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { deltasIn, describeTypes, formatConfidence, plural } from "./labels";
+import { deltasIn, describeTypes } from "./labels";
 import { reviewHref, type ReviewFilters } from "./review-url";
 
 export function deltaElementId(deltaId: string): string {

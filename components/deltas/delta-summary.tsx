@@ -4,10 +4,11 @@ import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
+import { formatConfidence, plural } from "@/components/ui/format";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { historyHref } from "@/components/history/history-url";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { formatConfidence, plural, shortId } from "./labels";
+import { shortId } from "./labels";
 
 export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPlaybook: boolean }) {
   const behind = delta.currentVersion - delta.baseVersion;

@@ -2,6 +2,7 @@
 // queue, the history and the bullet sheet say the same thing.
 import { Bot, FileUp, History, ScanSearch, Scissors, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
+import { pluralWord } from "@/components/ui/format";
 import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
 import type { ReviewFilters, ReviewStatus } from "./review-url";
 
@@ -26,7 +27,7 @@ export const STATUS_FILTER_LABELS: Record<ReviewStatus, string> = {
 
 /** "pending deltas", "delta" (for "all"), "applied deltas from the curator": the words after a count in the queue. */
 export function deltasIn({ status, origin }: ReviewFilters, count: number): string {
-  const noun = count === 1 ? "delta" : "deltas";
+  const noun = pluralWord(count, "delta");
   const words = status === "all" ? noun : `${STATUS_FILTER_LABELS[status].toLowerCase()} ${noun}`;
   return origin ? `${words} from ${ORIGIN_META[origin].source}` : words;
 }
@@ -63,14 +64,6 @@ export function describeTypes(types: Partial<Record<DeltaOperationType, number>>
   return Object.entries(types)
     .map(([type, count]) => `${count} ${OPERATION_LABELS[type as DeltaOperationType].toLowerCase()}`)
     .join(" · ");
-}
-
-export function formatConfidence(confidence: number | null): string {
-  return confidence === null ? "—" : confidence.toFixed(2);
-}
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 export function shortId(id: string): string {

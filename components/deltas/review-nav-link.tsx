@@ -2,8 +2,8 @@
 // "Review" in the top bar, with how many deltas wait across all playbooks.
 import { useQuery } from "@tanstack/react-query";
 import { NavLink } from "@/components/ui/nav-link";
+import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
-import { formatNumber } from "@/components/playbooks/labels";
 import { pendingCountInput } from "./review-url";
 
 export function ReviewNavLink() {

@@ -1,5 +1,6 @@
 // Words for what a version changed, shared by the timeline and the diff totals.
 import type { VersionCounts } from "@/server/history/schemas";
+import { plural } from "@/components/ui/format";
 
 const COUNT_LABELS: [keyof VersionCounts, string, string][] = [
   ["bulletsAdded", "added", "added"],
@@ -18,7 +19,7 @@ const COUNT_LABELS: [keyof VersionCounts, string, string][] = [
 /** ["+3 added", "1 edited"]: only what happened, in a fixed order. */
 export function describeVersionCounts(counts: VersionCounts): string[] {
   return COUNT_LABELS.filter(([key]) => counts[key] > 0).map(([key, one, many]) => {
-    const label = counts[key] === 1 ? one : many;
-    return key === "bulletsAdded" ? `+${counts[key]} ${label}` : `${counts[key]} ${label}`;
+    const text = plural(counts[key], one, many);
+    return key === "bulletsAdded" ? `+${text}` : text;
   });
 }

@@ -15,8 +15,8 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { CounterBadges } from "@/components/ui/counter-badges";
 import { errorMessage } from "@/components/ui/errors";
-import { formatNumber } from "@/components/playbooks/labels";
 import { ExactTime } from "@/components/ui/relative-time";
+import { formatNumber, plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import type { BulletState, PlaybookAtVersion, SectionAtVersion } from "@/server/history/schemas";
 import { historyHref } from "./history-url";
@@ -133,7 +133,7 @@ function SectionRow({ section }: { section: SectionAtVersion }) {
   return (
     <div className="flex items-center gap-3 border-b border-line bg-canvas/80 px-4 pb-2 pt-6 sm:px-5">
       <h3 className="min-w-0 truncate text-xs font-semibold uppercase tracking-wide text-ink-muted">{section.name}</h3>
-      <span className="shrink-0 text-xs tabular-nums text-ink-faint">{count === 0 ? "no bullets" : `${count} ${count === 1 ? "bullet" : "bullets"}`}</span>
+      <span className="shrink-0 text-xs tabular-nums text-ink-faint">{count === 0 ? "no bullets" : plural(count, "bullet")}</span>
       <span aria-hidden className="h-px flex-1 bg-line" />
     </div>
   );

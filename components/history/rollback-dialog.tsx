@@ -9,6 +9,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { errorMessage } from "@/components/ui/errors";
+import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { historyHref } from "./history-url";
@@ -57,7 +58,7 @@ function RollbackDialog({
       onSuccess: async (result) => {
         toast.success(result.message, {
           description: result.bulletsArchived
-            ? `${result.bulletsArchived} bullet${result.bulletsArchived === 1 ? "" : "s"} added since v${version} archived (restorable).`
+            ? `${plural(result.bulletsArchived, "bullet")} added since v${version} archived (restorable).`
             : undefined,
         });
         await invalidate();

@@ -8,7 +8,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { TextDiff } from "@/components/ui/text-diff";
-import { formatNumber } from "@/components/playbooks/labels";
+import { formatNumber, plural } from "@/components/ui/format";
 import type { BulletChanges, CounterChange, SectionDiff, VersionDiff } from "@/server/history/schemas";
 
 /** Past this many changes of one kind in one section, the rest wait behind "Show all". */
@@ -36,7 +36,7 @@ export function DiffTotals({ diff }: { diff: VersionDiff }) {
       {shown.map(({ key, one, many, tone }) => (
         <li key={key}>
           <Badge tone={tone} className="tabular-nums">
-            {formatNumber(diff.totals[key])} {diff.totals[key] === 1 ? one : many}
+            {plural(diff.totals[key], one, many)}
           </Badge>
         </li>
       ))}

@@ -7,9 +7,9 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Input, Label, Textarea } from "@/components/ui/input";
 import { SubmitHint } from "@/components/ui/kbd";
+import { formatNumber } from "@/components/ui/format";
 import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
 import { EditError, EditWarnings } from "./edit-feedback";
-import { formatNumber } from "./labels";
 import { usePlaybookEdit } from "./use-playbook-edit";
 
 /** Opens the editor with the caret after the text, where an addition usually goes. */

@@ -14,9 +14,9 @@ import { useTRPC } from "@/components/trpc/client";
 import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
 import { BulletRowView, SectionHeaderRow } from "./bullet-row";
 import { errorMessage } from "@/components/ui/errors";
+import { plural } from "@/components/ui/format";
 import { BULLET_PAGES } from "./bullet-pages";
 import { bulletQueryInput, hasActiveFilters, PAGE_SIZE } from "./filters";
-import { formatNumber } from "./labels";
 import { buildRows } from "./rows";
 import type { BulletFiltersApi } from "./use-bullet-filters";
 
@@ -206,7 +206,7 @@ export function BulletList({
       </div>
       {!hasNextPage && bullets.length > PAGE_SIZE / 4 ? (
         <p className="border-t border-line px-5 py-3 text-center text-xs text-ink-faint">
-          End of the list · {formatNumber(bullets.length)} {bullets.length === 1 ? "bullet" : "bullets"}
+          End of the list · {plural(bullets.length, "bullet")}
         </p>
       ) : null}
     </div>

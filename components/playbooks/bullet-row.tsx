@@ -5,6 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
 import { CounterBadges } from "@/components/ui/counter-badges";
+import { plural } from "@/components/ui/format";
 import { SignalBadge } from "./signal-badge";
 
 /**
@@ -147,7 +148,7 @@ export function SectionHeaderRow({
   /** Add a bullet here, the section's menu. */
   actions?: ReactNode;
 }) {
-  const count = section.bulletCount === 0 ? "no bullets" : `${section.bulletCount} ${section.bulletCount === 1 ? "bullet" : "bullets"}`;
+  const count = section.bulletCount === 0 ? "no bullets" : plural(section.bulletCount, "bullet");
   return (
     <div className="flex items-center gap-3 border-b border-line bg-canvas/80 px-4 pb-2 pt-6 sm:px-5">
       <h3 className="min-w-0 truncate text-xs font-semibold uppercase tracking-wide text-ink-muted">

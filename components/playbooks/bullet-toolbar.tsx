@@ -5,9 +5,10 @@ import { Button } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
 import { cn } from "@/components/ui/cn";
 import { FilterSelect, Select } from "@/components/ui/select";
+import { formatNumber, plural } from "@/components/ui/format";
 import { BULLET_SIGNALS, BULLET_SORTS, type PlaybookDetail } from "@/server/playbooks/schemas";
 import { defaultDirection, hasActiveFilters, SORT_LABELS, STATUS_LABELS, type BulletStatus } from "./filters";
-import { formatNumber, SIGNAL_META } from "./labels";
+import { SIGNAL_META } from "./labels";
 import { SignalDot } from "./signal-badge";
 import type { BulletFiltersApi } from "./use-bullet-filters";
 
@@ -130,8 +131,8 @@ export function BulletToolbar({
             {matching === null
               ? "Loading…"
               : hasActiveFilters(filters)
-                ? `${formatNumber(matching)} of ${formatNumber(statusTotal)} ${statusTotal === 1 ? "bullet" : "bullets"}`
-                : `${formatNumber(matching)} ${matching === 1 ? "bullet" : "bullets"}`}
+                ? `${formatNumber(matching)} of ${plural(statusTotal, "bullet")}`
+                : plural(matching, "bullet")}
           </span>
           {hasActiveFilters(filters) ? (
             <Button size="sm" variant="ghost" className="h-7" onClick={api.reset}>

@@ -17,7 +17,8 @@ import { useTRPC } from "@/components/trpc/client";
 import { PLAYBOOK_FORMATS, type PlaybookFormat } from "@/server/playbooks/schemas";
 import { Choice } from "./choice";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
-import { FORMAT_LABELS, formatNumber } from "./labels";
+import { plural } from "@/components/ui/format";
+import { FORMAT_LABELS } from "./labels";
 
 type FormatChoice = PlaybookFormat | "auto";
 
@@ -89,7 +90,7 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
     trpc.playbook.import.mutationOptions({
       onSuccess: async (result) => {
         toast.success(`Imported “${result.name}”`, {
-          description: `${formatNumber(result.bulletCount)} bullets in ${result.sectionCount} sections · version ${result.version}`,
+          description: `${plural(result.bulletCount, "bullet")} in ${plural(result.sectionCount, "section")} · version ${result.version}`,
         });
         await queryClient.invalidateQueries({ queryKey: trpc.playbook.pathKey() });
         onDone();

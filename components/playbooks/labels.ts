@@ -71,13 +71,3 @@ export const ORIGIN_LABELS = {
   manual: "Written by hand",
   curator: "Added by the curator",
 } as const;
-
-const NUMBER = new Intl.NumberFormat("en-US");
-
-/**
- * 10,000 rather than the reader's locale: the server renders the same text, and a locale
- * difference (10.000) would break hydration.
- */
-export function formatNumber(value: number): string {
-  return NUMBER.format(value);
-}

@@ -6,9 +6,9 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
+import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { pendingCountInput } from "@/components/deltas/review-url";
-import { formatNumber } from "./labels";
 import { PlaybookHeader } from "./playbook-header";
 
 export function PlaybookChrome({ playbookId }: { playbookId: string }) {

@@ -10,9 +10,10 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { useTRPC } from "@/components/trpc/client";
 import type { PlaybookListItem } from "@/server/playbooks/schemas";
 import { ImportDialog } from "./import-dialog";
-import { FORMAT_LABELS, FORMAT_SHORT, formatNumber } from "./labels";
+import { FORMAT_LABELS, FORMAT_SHORT } from "./labels";
 import { NewPlaybookDialog } from "./new-playbook-dialog";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { formatNumber } from "@/components/ui/format";
 
 export function PlaybooksIndex() {
   const trpc = useTRPC();

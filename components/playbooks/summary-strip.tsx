@@ -2,8 +2,9 @@
 // Counts at a glance; each one is also a shortcut to the matching filter.
 import type { ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
+import { formatNumber } from "@/components/ui/format";
 import { BULLET_SIGNALS, type PlaybookDetail } from "@/server/playbooks/schemas";
-import { formatNumber, SIGNAL_META } from "./labels";
+import { SIGNAL_META } from "./labels";
 import { SignalDot } from "./signal-badge";
 import type { BulletFiltersApi } from "./use-bullet-filters";
 

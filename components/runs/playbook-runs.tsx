@@ -12,7 +12,6 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
-import { formatNumber } from "@/components/playbooks/labels";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { TableSkeleton } from "@/components/ui/data-table";
@@ -20,6 +19,7 @@ import { DetailSection } from "@/components/ui/detail-parts";
 import { tracesHref } from "@/components/traces/trace-url";
 import { TracesTable } from "@/components/traces/traces-table";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { formatNumber, plural, pluralWord } from "@/components/ui/format";
 import type { RunMode } from "@/server/playbooks/schemas";
 import type { RunsStatus } from "@/server/runs/schemas";
 import { BudgetMeter } from "./budget-meter";
@@ -103,7 +103,7 @@ function StatusNotices({ playbookId, status }: { playbookId: string; status: Run
           tone="danger"
           title={
             <>
-              Runs are paused: the provider failed {formatNumber(circuit.consecutiveFailures)} {circuit.consecutiveFailures === 1 ? "time" : "times"}
+              Runs are paused: the provider failed {plural(circuit.consecutiveFailures, "time")}
               {circuit.reopensAt ? (
                 <>
                   ; they resume at <ClockTime date={circuit.reopensAt} />
@@ -206,10 +206,10 @@ function ReflectorCard({ playbookId, status }: { playbookId: string; status: Run
         </Button>
       }
     >
-      <BigNumber value={formatNumber(status.unreflected)}>{status.unreflected === 1 ? "trace not reflected yet" : "traces not reflected yet"}</BigNumber>
+      <BigNumber value={formatNumber(status.unreflected)}>{pluralWord(status.unreflected, "trace not reflected yet", "traces not reflected yet")}</BigNumber>
       <p className="text-xs leading-relaxed text-ink-faint">
         {busy && ready ? (
-          `${formatNumber(activeCount(status))} ${activeCount(status) === 1 ? "run is" : "runs are"} queued or running; Reflect now adds only the traces they do not cover.`
+          `${plural(activeCount(status), "run is", "runs are")} queued or running; Reflect now adds only the traces they do not cover.`
         ) : status.reflectorMode === "auto" ? (
           "Each trace is reflected as it arrives."
         ) : status.reflectorMode === "manual" ? (
@@ -262,7 +262,7 @@ function CuratorCard({ playbookId, status }: { playbookId: string; status: RunsS
           </div>
         </>
       ) : (
-        <BigNumber value={formatNumber(status.uncurated)}>{status.uncurated === 1 ? "reflection waits for the curator" : "reflections wait for the curator"}</BigNumber>
+        <BigNumber value={formatNumber(status.uncurated)}>{pluralWord(status.uncurated, "reflection waits for the curator", "reflections wait for the curator")}</BigNumber>
       )}
       <p className="text-xs leading-relaxed text-ink-faint">
         {status.curatorMode === "auto" ? (
@@ -374,7 +374,7 @@ function ProviderCard({ status }: { status: RunsStatus }) {
           ) : null}
           {circuit.consecutiveFailures > 0 && circuit.state === "closed" ? (
             <p className="text-xs text-amber-900">
-              {formatNumber(circuit.consecutiveFailures)} failed {circuit.consecutiveFailures === 1 ? "call" : "calls"} in a row.
+              {plural(circuit.consecutiveFailures, "failed call")} in a row.
             </p>
           ) : null}
         </>

@@ -11,7 +11,6 @@ import { Button, buttonClass } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
-import { formatNumber } from "@/components/playbooks/labels";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { STATE_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
@@ -23,7 +22,7 @@ import { useTRPC } from "@/components/trpc/client";
 import type { DeltaStatus } from "@/server/deltas/schemas";
 import type { TraceOutcome } from "@/server/traces/schemas";
 import type { RunDetail } from "@/server/runs/schemas";
-import { formatCost, formatDuration, formatTokens } from "@/components/ui/format";
+import { formatCost, formatDuration, formatNumber, formatTokens, plural } from "@/components/ui/format";
 import { isActive, ROLE_META, runHref, runState, triggerLabel } from "./labels";
 import { RunStateBadge } from "./run-badges";
 import { ReasonText } from "./reason-text";
@@ -258,7 +257,7 @@ function DeltaSection({ run }: { run: RunDetail }) {
           <div className="flex flex-wrap items-center gap-2 text-[13px]">
             {isDeltaStatus(delta.status) ? <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge> : <Badge>{delta.status}</Badge>}
             <span className="text-ink-muted">
-              {formatNumber(delta.operationCount)} {delta.operationCount === 1 ? "operation" : "operations"}
+              {plural(delta.operationCount, "operation")}
             </span>
           </div>
           <Link

@@ -9,6 +9,7 @@ import { Notice } from "@/components/ui/notice";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { jsonText } from "@/components/ui/detail-parts";
 import { TextBlock } from "@/components/ui/text-block";
+import { formatConfidence } from "@/components/ui/format";
 import { bulletHref } from "@/components/traces/labels";
 import type { RunRole } from "@/server/runs/schemas";
 import { readCuration, readReflection, type CurationView, type ReflectionView } from "./run-record";
@@ -160,7 +161,7 @@ function CurationBody({ curation, playbookId }: { curation: CurationView; playbo
                   ))}
                   {op.confidence !== null ? (
                     <span className="ml-auto text-xs tabular-nums text-ink-faint" title="Confidence the curator gave">
-                      conf. {op.confidence.toFixed(2)}
+                      conf. {formatConfidence(op.confidence)}
                     </span>
                   ) : null}
                 </div>

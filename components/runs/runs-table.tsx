@@ -8,7 +8,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { reviewHref } from "@/components/deltas/review-url";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import type { RunListItem } from "@/server/runs/schemas";
-import { formatCost, formatDuration, tokenSummary } from "@/components/ui/format";
+import { formatCost, formatDuration, plural, tokenSummary } from "@/components/ui/format";
 import { ROLE_META, runHref } from "./labels";
 import { ReasonText } from "./reason-text";
 import { waitingReason } from "./run-record";
@@ -55,7 +55,7 @@ export function RunsTable({
 function runNote(run: RunListItem): { text: string; tone: "danger" | "warning" | "muted" } {
   if (run.status === "failed") return { text: run.error ?? "Failed without a reason.", tone: "danger" };
   if (run.status === "queued" && run.error) return { text: waitingReason(run.error), tone: "warning" };
-  const traces = `${run.traceCount} ${run.traceCount === 1 ? "trace" : "traces"}`;
+  const traces = plural(run.traceCount, "trace");
   return { text: run.role === "reflector" ? `Reflects ${traces}` : `Curates ${traces}`, tone: "muted" };
 }
 

@@ -10,11 +10,11 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
-import { formatNumber } from "@/components/playbooks/labels";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { useTRPC } from "@/components/trpc/client";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
+import { formatNumber, plural } from "@/components/ui/format";
 import { RUN_ROLES, RUN_STATUSES, type RunRole, type RunStatus } from "@/server/runs/schemas";
 import { isActive, ROLE_META, RUN_STATUS_LABELS } from "./labels";
 import { RunsTable } from "./runs-table";
@@ -71,7 +71,7 @@ export function RunsView() {
         />
         <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
           {query.isFetching && !query.isFetchingNextPage ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
-          <span className="tabular-nums">{query.isPending ? "Loading…" : `${formatNumber(total)} ${total === 1 ? "run" : "runs"}`}</span>
+          <span className="tabular-nums">{query.isPending ? "Loading…" : plural(total, "run")}</span>
           {hasRunFilters(filters) ? (
             <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
               <FilterX aria-hidden /> Reset

@@ -11,11 +11,10 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { CounterBadges } from "@/components/ui/counter-badges";
-import { formatNumber } from "@/components/playbooks/labels";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { reviewHref } from "@/components/deltas/review-url";
 import { versionHref } from "@/components/history/history-url";
-import { formatDuration, formatTokens } from "@/components/ui/format";
+import { formatDuration, formatNumber, formatTokens, plural, pluralWord } from "@/components/ui/format";
 import { isActive, runHref } from "@/components/runs/labels";
 import { ProviderBadge, RoleLabel, RunStateBadge } from "@/components/runs/run-badges";
 import { useInvalidateRuns, useReflectNow } from "@/components/runs/use-run-actions";
@@ -238,8 +237,8 @@ function CitedBulletsSection({ trace }: { trace: TraceDetail }) {
           </ul>
           {missing > 0 ? (
             <p className="border-t border-line px-4 py-2.5 text-xs text-ink-muted sm:px-5">
-              {missing} cited {missing === 1 ? "id is" : "ids are"} not in the playbook (a typo of the agent, or a deleted bullet); the reflector
-              ignores {missing === 1 ? "it" : "them"}.
+              {plural(missing, "cited id is", "cited ids are")} not in the playbook (a typo of the agent, or a deleted bullet); the reflector
+              ignores {pluralWord(missing, "it", "them")}.
             </p>
           ) : null}
         </>

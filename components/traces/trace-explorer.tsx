@@ -14,7 +14,6 @@ import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
 import { errorMessage } from "@/components/ui/errors";
-import { formatNumber } from "@/components/playbooks/labels";
 import { useTRPC } from "@/components/trpc/client";
 import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
 import { TableSkeleton } from "@/components/ui/data-table";
@@ -22,12 +21,13 @@ import { OUTCOME_META } from "./labels";
 import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
 import { TracesTable } from "./traces-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
+import { formatNumber, plural } from "@/components/ui/format";
 
 /** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
 function traceCount(total: number | null, loaded: number, more: boolean): string {
   if (total === null) return `${formatNumber(loaded)}${more ? "+" : ""} ${loaded === 1 && !more ? "trace" : "traces"}`;
   if (total > TRACE_COUNT_CAP) return `${formatNumber(TRACE_COUNT_CAP)}+ traces`;
-  return `${formatNumber(total)} ${total === 1 ? "trace" : "traces"}`;
+  return plural(total, "trace");
 }
 
 export function TraceExplorer() {

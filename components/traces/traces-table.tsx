@@ -4,9 +4,8 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
-import { formatNumber } from "@/components/playbooks/labels";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { formatDuration, tokenSummary } from "@/components/ui/format";
+import { formatDuration, formatNumber, plural, tokenSummary } from "@/components/ui/format";
 import type { TraceListItem } from "@/server/traces/schemas";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import { traceHref } from "./labels";
@@ -84,7 +83,7 @@ function TraceCells({ trace, showPlaybook }: { trace: TraceListItem; showPlayboo
       <div role="cell" className={WIDE}>
         <OutcomeBadge outcome={trace.outcome} />
       </div>
-      <div role="cell" className={cn(WIDE, NUM, "text-[13px]", cited === 0 ? "text-ink-faint" : "text-ink")} title={`${cited} cited ${cited === 1 ? "bullet" : "bullets"}`}>
+      <div role="cell" className={cn(WIDE, NUM, "text-[13px]", cited === 0 ? "text-ink-faint" : "text-ink")} title={plural(cited, "cited bullet")}>
         {formatNumber(cited)}
       </div>
       <div role="cell" className={cn(WIDE, NUM, "text-[13px] text-ink-muted")}>

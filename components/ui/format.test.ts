@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatCost, formatDuration, formatTokens, tokenSummary } from "./format";
+import { formatConfidence, formatCost, formatDuration, formatNumber, formatTokens, plural, pluralWord, tokenSummary } from "./format";
 
 describe("formatCost", () => {
   it("shows fractions of a cent to four decimals and dollars to two", () => {
@@ -33,5 +33,26 @@ describe("tokens", () => {
     expect(formatTokens(1234567)).toBe("1,234,567");
     expect(tokenSummary(1_500, 180)).toEqual({ total: "1,680", detail: "1,500 in · 180 out" });
     expect(tokenSummary(null, null).total).toBe("—");
+  });
+});
+
+describe("counts", () => {
+  it("separates thousands the same way on the server and in the browser", () => {
+    expect(formatNumber(10_000)).toBe("10,000");
+    expect(formatNumber(0)).toBe("0");
+  });
+
+  it("puts the singular noun after one and the plural after any other count", () => {
+    expect(plural(1, "bullet")).toBe("1 bullet");
+    expect(plural(0, "bullet")).toBe("0 bullets");
+    expect(plural(1_204, "bullet")).toBe("1,204 bullets");
+    expect(plural(2, "run is", "runs are")).toBe("2 runs are");
+    expect(plural(1, "run is", "runs are")).toBe("1 run is");
+    expect(pluralWord(3, "trace not reflected yet", "traces not reflected yet")).toBe("traces not reflected yet");
+  });
+
+  it("shows a confidence to two decimals, and a dash when there is none", () => {
+    expect(formatConfidence(0.8)).toBe("0.80");
+    expect(formatConfidence(null)).toBe("—");
   });
 });

@@ -1,6 +1,22 @@
-// How run and trace numbers read: tokens with separators, dollars, durations. Always en-US, so the
-// server's HTML and the browser's render spell a number the same way (no hydration mismatch).
-import { formatNumber } from "@/components/playbooks/labels";
+// How numbers read everywhere in the UI: counts with separators, counted nouns, tokens, dollars,
+// durations, shares. Always en-US, so the server's HTML and the browser's render spell a number the
+// same way (a locale difference, 10.000 for 10,000, would break hydration).
+
+const NUMBER = new Intl.NumberFormat("en-US");
+
+export function formatNumber(value: number): string {
+  return NUMBER.format(value);
+}
+
+/** The noun alone for a count ("bullet", "bullets"), where the count is drawn apart from it. */
+export function pluralWord(count: number, one: string, many = `${one}s`): string {
+  return count === 1 ? one : many;
+}
+
+/** "1 bullet", "1,204 bullets", "2 runs are" (pass both forms when adding an s is not enough). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${pluralWord(count, one, many)}`;
+}
 
 export function formatTokens(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : formatNumber(value);
@@ -37,6 +53,11 @@ export function tokenSummary(input: number | null, output: number | null): { tot
   if (input === null && output === null) return { total: "—", detail: "No token usage reported" };
   const total = (input ?? 0) + (output ?? 0);
   return { total: formatNumber(total), detail: `${formatTokens(input)} in · ${formatTokens(output)} out` };
+}
+
+/** A model's confidence in an operation, 0 to 1, to two decimals; null: it gave none. */
+export function formatConfidence(confidence: number | null): string {
+  return confidence === null ? "—" : confidence.toFixed(2);
 }
 
 export function formatPercent(share: number): string {

@@ -5,7 +5,7 @@ import { ChevronDown } from "lucide-react";
 import { useId, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { formatNumber } from "@/components/playbooks/labels";
+import { formatNumber, plural } from "@/components/ui/format";
 import { CopyButton } from "./copy-button";
 
 /** Above this many lines (or characters) a block starts clamped. */
@@ -67,7 +67,7 @@ export function TextBlock({
       <div className="flex items-center gap-1 border-t border-line bg-surface/60 px-1.5 py-1">
         <Button size="sm" variant="ghost" aria-expanded={open} aria-controls={id} onClick={() => setOpen((value) => !value)}>
           <ChevronDown aria-hidden className={cn("transition-transform", open && "rotate-180")} />
-          {open ? "Show less" : `Show all ${formatNumber(lines)} ${lines === 1 ? "line" : "lines"}`}
+          {open ? "Show less" : `Show all ${plural(lines, "line")}`}
         </Button>
         <span className="ml-auto px-1.5 text-xs tabular-nums text-ink-faint">{formatNumber(text.length)} characters</span>
         <CopyButton text={text} label={`Copy ${label}`} what={label} compact />

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
+import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
 import type { DeltaFlags, DeltaListItem, DeltaOrigin, DeltaStatus, listDeltasInput, OperationCounts } from "./schemas";
 
@@ -411,18 +412,7 @@ export function bulletSnapshots(db: DbOrTx, playbookId: string, ids: string[]) {
   if (ids.length === 0) return Promise.resolve([]);
   return db.bullet.findMany({
     where: { playbookId, externalId: { in: ids } },
-    select: {
-      externalId: true,
-      sectionId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      countersKnown: true,
-      status: true,
-      changedInVersion: true,
-      section: { select: { name: true } },
-    },
+    select: { ...BULLET_SELECT, sectionId: true, changedInVersion: true },
   });
 }
 

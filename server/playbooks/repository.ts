@@ -246,19 +246,28 @@ export async function listBullets(
   return { rows, version: rows[0]?.version ?? null };
 }
 
+/**
+ * A bullet as other pages show it (a trace's citations, a run's prompt, a delta's targets): content,
+ * counters, status and section name. Repositories that read bullets select this and add their own.
+ */
+export const BULLET_SELECT = {
+  externalId: true,
+  content: true,
+  helpful: true,
+  harmful: true,
+  neutral: true,
+  countersKnown: true,
+  status: true,
+  section: { select: { name: true } },
+} as const satisfies Prisma.BulletSelect;
+
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
   return db.bullet.findUnique({
     where: { playbookId_externalId: { playbookId, externalId } },
     select: {
+      ...BULLET_SELECT,
       id: true,
-      externalId: true,
       sectionId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      countersKnown: true,
-      status: true,
       origin: true,
       sourceTraceId: true,
       sourceRunId: true,
@@ -268,7 +277,6 @@ export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
       mergedInto: true,
       createdAt: true,
       updatedAt: true,
-      section: { select: { name: true } },
     },
   });
 }

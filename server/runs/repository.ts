@@ -1,5 +1,7 @@
 // Every database call of the reflector and curator runs. Plain rows out; the rules live in service.ts.
+import type { CitedBullet } from "@/server/ace/reflection/trace";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
+import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
 import type { listRunsInput, RunListItem, RunRole, RunStatus } from "./schemas";
 
@@ -199,20 +201,21 @@ export function findTraceForReflection(db: DbOrTx, traceId: string) {
   });
 }
 
-export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: readonly string[]) {
+export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: readonly string[]): Promise<CitedBullet[]> {
   if (externalIds.length === 0) return [];
   const rows = await db.bullet.findMany({
     where: { playbookId, externalId: { in: [...externalIds] }, status: "active" },
-    select: {
-      externalId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      section: { select: { name: true } },
-    },
+    select: BULLET_SELECT,
   });
-  return rows.map(({ section, ...bullet }) => ({ ...bullet, section: section.name }));
+  // Only what the reflector's prompt shows: the run records the bullets it was given.
+  return rows.map((bullet) => ({
+    externalId: bullet.externalId,
+    section: bullet.section.name,
+    content: bullet.content,
+    helpful: bullet.helpful,
+    harmful: bullet.harmful,
+    neutral: bullet.neutral,
+  }));
 }
 
 export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {

@@ -1,5 +1,6 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
+import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { TraceListItem, TraceOutcome } from "./schemas";
 
 /**
@@ -193,16 +194,7 @@ export function findBulletsByExternalId(db: DbOrTx, playbookId: string, external
   if (externalIds.length === 0) return Promise.resolve([]);
   return db.bullet.findMany({
     where: { playbookId, externalId: { in: externalIds } },
-    select: {
-      externalId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      countersKnown: true,
-      status: true,
-      section: { select: { name: true } },
-    },
+    select: BULLET_SELECT,
   });
 }
 

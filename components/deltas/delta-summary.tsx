@@ -5,8 +5,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, plural } from "@/components/ui/format";
+import { historyHref } from "@/components/ui/routes";
 import type { DeltaView } from "@/server/deltas/schemas";
-import { historyHref } from "@/components/history/history-url";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
 import { shortId } from "./labels";
 

@@ -8,6 +8,7 @@ import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
+import { bulletHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import type { Finding, MergeOperation, OperationConflict } from "@/server/deltas/schemas";
 import { reviewHref } from "./review-url";
@@ -108,7 +109,7 @@ function NearDuplicate({
       title={
         <>
           Near-duplicate{percent === null ? "" : `: ${percent}% similar to`}{" "}
-          <Link href={`/playbooks/${playbookId}?bullet=${encodeURIComponent(matchedBulletId)}`} className="font-mono text-xs underline underline-offset-2">
+          <Link href={bulletHref(playbookId, matchedBulletId)} className="font-mono text-xs underline underline-offset-2">
             [{matchedBulletId}]
           </Link>
         </>

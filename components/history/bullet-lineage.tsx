@@ -12,11 +12,11 @@ import { TextDiff } from "@/components/ui/text-diff";
 import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/components/ui/errors";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { historyHref } from "@/components/ui/routes";
 import { OPERATION_LABELS, STATE_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
 import type { LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
 import type { SectionSummary } from "@/server/playbooks/schemas";
-import { historyHref } from "./history-url";
 
 const KIND_META: Record<LineageKind, { label: string; tone: BadgeTone }> = {
   added: { label: "Added", tone: "green" },

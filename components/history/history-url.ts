@@ -1,18 +1,6 @@
-// History links: /playbooks/<id>/history?from=4&to=5 compares two versions; without them the page
-// shows the latest change. The parse is lenient so a hand-edited link still opens.
-export const HISTORY_PARAM = { from: "from", to: "to" } as const;
-
-export function historyHref(playbookId: string, compare: { from?: number; to?: number } = {}): string {
-  const params = new URLSearchParams();
-  if (compare.from !== undefined) params.set(HISTORY_PARAM.from, String(compare.from));
-  if (compare.to !== undefined) params.set(HISTORY_PARAM.to, String(compare.to));
-  const query = params.toString();
-  return `/playbooks/${playbookId}/history${query ? `?${query}` : ""}`;
-}
-
-export function versionHref(playbookId: string, version: number): string {
-  return `/playbooks/${playbookId}/history/${version}`;
-}
+// The history page's URL: /playbooks/<id>/history?from=4&to=5 compares two versions (the links
+// themselves are built by components/ui/routes.ts). The parse is lenient so a hand-edited link
+// still opens.
 
 function parseVersion(value: string | null | undefined): number | null {
   if (!value || !/^\d{1,9}$/.test(value)) return null;

@@ -17,9 +17,9 @@ import { CounterBadges } from "@/components/ui/counter-badges";
 import { errorMessage } from "@/components/ui/errors";
 import { ExactTime } from "@/components/ui/relative-time";
 import { formatNumber, plural } from "@/components/ui/format";
+import { historyHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import type { BulletState, PlaybookAtVersion, SectionAtVersion } from "@/server/history/schemas";
-import { historyHref } from "./history-url";
 import { RollbackButton } from "./rollback-dialog";
 
 type Row = { kind: "section"; key: string; section: SectionAtVersion } | { kind: "bullet"; key: string; bullet: BulletState };

@@ -10,9 +10,9 @@ import { Button } from "@/components/ui/button";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { errorMessage } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
+import { historyHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import { historyHref } from "./history-url";
 
 export function RollbackButton({
   playbookId,

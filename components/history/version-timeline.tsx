@@ -8,10 +8,10 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { RelativeTime } from "@/components/ui/relative-time";
+import { historyHref, versionHref } from "@/components/ui/routes";
 import { ORIGIN_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
 import type { VersionListItem } from "@/server/history/schemas";
-import { historyHref, versionHref } from "./history-url";
 import { describeVersionCounts } from "./labels";
 
 export function VersionTimeline({

@@ -9,6 +9,7 @@ import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { findingText } from "@/components/deltas/operation-findings";
 import type { Finding } from "@/server/deltas/schemas";
 import { errorMessage, isConflict } from "@/components/ui/errors";
+import { bulletHref } from "@/components/ui/routes";
 
 export function EditError({ error, onReset }: { error: unknown; onReset: () => void }) {
   const invalidate = useInvalidateCuration();
@@ -53,7 +54,7 @@ export function EditWarnings({ findings, playbookId }: { findings: readonly Find
             <>
               {" "}
               <Link
-                href={`/playbooks/${playbookId}?bullet=${encodeURIComponent(finding.matchedBulletId)}`}
+                href={bulletHref(playbookId, finding.matchedBulletId)}
                 className="font-medium underline underline-offset-2"
               >
                 Open [{finding.matchedBulletId}]

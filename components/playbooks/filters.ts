@@ -7,6 +7,7 @@ import {
   type BulletSignal,
   type ListBulletsInput,
 } from "@/server/playbooks/schemas";
+import { BULLET_PARAM } from "@/components/ui/routes";
 
 export type BulletSort = (typeof BULLET_SORTS)[number];
 export type BulletStatus = "active" | "archived" | "all";
@@ -31,7 +32,7 @@ export const PARAM = {
   sort: "sort",
   direction: "dir",
   status: "status",
-  bullet: "bullet",
+  bullet: BULLET_PARAM,
 } as const;
 
 export const SORT_LABELS: Record<BulletSort, string> = {

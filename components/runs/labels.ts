@@ -63,8 +63,3 @@ export const MODE_LABELS: Record<RunMode, string> = {
 export function providerLabel(provider: string, model: string): string {
   return provider === "offline" ? "Offline rules" : `${provider} · ${model}`;
 }
-
-/** The run pages live under /runs; a run's delta opens in its playbook's review queue. */
-export function runHref(runId: string): string {
-  return `/runs/${runId}`;
-}

@@ -16,14 +16,14 @@ import { STATE_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Breadcrumb, DetailSection, Fact, Facts } from "@/components/ui/detail-parts";
-import { taskTitle, traceHref } from "@/components/traces/labels";
+import { taskTitle } from "@/components/traces/labels";
 import { OutcomeBadge } from "@/components/traces/trace-badges";
 import { useTRPC } from "@/components/trpc/client";
 import type { DeltaStatus } from "@/server/deltas/schemas";
 import type { TraceOutcome } from "@/server/traces/schemas";
 import type { RunDetail } from "@/server/runs/schemas";
 import { formatCost, formatDuration, formatNumber, formatTokens, plural } from "@/components/ui/format";
-import { isActive, ROLE_META, runHref, runState, triggerLabel } from "./labels";
+import { isActive, ROLE_META, runState, triggerLabel } from "./labels";
 import { RunStateBadge } from "./run-badges";
 import { ReasonText } from "./reason-text";
 import { RunOutput } from "./run-output";
@@ -32,6 +32,7 @@ import { waitingReason } from "./run-record";
 import { runsHref } from "./runs-url";
 import { useInvalidateRuns, useRetryRun } from "./use-run-actions";
 import { useWhenSettled } from "@/components/ui/use-settled";
+import { runHref, traceHref } from "@/components/ui/routes";
 
 const POLL_MS = 2_000;
 

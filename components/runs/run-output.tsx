@@ -10,7 +10,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { jsonText } from "@/components/ui/detail-parts";
 import { TextBlock } from "@/components/ui/text-block";
 import { formatConfidence } from "@/components/ui/format";
-import { bulletHref } from "@/components/traces/labels";
+import { bulletHref } from "@/components/ui/routes";
 import type { RunRole } from "@/server/runs/schemas";
 import { readCuration, readReflection, type CurationView, type ReflectionView } from "./run-record";
 

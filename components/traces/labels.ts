@@ -1,7 +1,6 @@
 // Words, tones and icons for traces, shared by the explorer, the trace page and the Runs tab.
 import { CircleCheck, CircleHelp, CircleX, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
-import { PARAM } from "@/components/playbooks/filters";
 import type { TraceOutcome } from "@/server/traces/schemas";
 
 export const OUTCOME_META: Record<TraceOutcome, { label: string; tone: BadgeTone; icon: LucideIcon }> = {
@@ -10,17 +9,8 @@ export const OUTCOME_META: Record<TraceOutcome, { label: string; tone: BadgeTone
   unknown: { label: "Unknown", tone: "gray", icon: CircleHelp },
 };
 
-export function traceHref(traceId: string): string {
-  return `/traces/${traceId}`;
-}
-
 /** The first line of a task, for a title; tasks often start with their question. */
 export function taskTitle(task: string, max = 140): string {
   const line = task.trim().split("\n")[0] ?? "";
   return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line || "Untitled task";
-}
-
-/** A bullet's entry on its playbook page: the bullet sheet opens from ?bullet=<externalId>. */
-export function bulletHref(playbookId: string, externalId: string): string {
-  return `/playbooks/${playbookId}?${PARAM.bullet}=${encodeURIComponent(externalId)}`;
 }

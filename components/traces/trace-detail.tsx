@@ -1,47 +1,43 @@
 "use client";
 // One trace (/traces/[traceId]): what the agent was asked, how it reasoned, what it answered and
-// what the environment said; the bullets it cited (linked to the playbook) and the runs that read
-// it. While a run of it is queued or running the page asks again every two seconds.
+// what the environment said, and the bullets it cited (linked to the playbook). The runs that read
+// it and the Reflect now button come from components/runs (trace-runs.tsx), which the page passes
+// in: runs build on traces, so traces do not import runs.
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { ArrowUpRight, ScanSearch, TriangleAlert } from "lucide-react";
+import { TriangleAlert } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
-import { cn } from "@/components/ui/cn";
-import { Skeleton } from "@/components/ui/skeleton";
-import { CounterBadges } from "@/components/ui/counter-badges";
-import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
-import { reviewHref } from "@/components/deltas/review-url";
-import { versionHref } from "@/components/history/history-url";
-import { formatDuration, formatNumber, formatTokens, plural, pluralWord } from "@/components/ui/format";
-import { isActive, runHref } from "@/components/runs/labels";
-import { ProviderBadge, RoleLabel, RunStateBadge } from "@/components/runs/run-badges";
-import { useInvalidateRuns, useReflectNow } from "@/components/runs/use-run-actions";
-import { useWhenSettled } from "@/components/ui/use-settled";
-import { useTRPC } from "@/components/trpc/client";
-import type { CitedBullet, TraceDetail, TraceRunSummary } from "@/server/traces/schemas";
 import { CopyButton } from "@/components/ui/copy-button";
+import { CounterBadges } from "@/components/ui/counter-badges";
 import { Breadcrumb, DetailSection, Fact, Facts, jsonText } from "@/components/ui/detail-parts";
-import { bulletHref, taskTitle } from "./labels";
+import { formatDuration, formatNumber, formatTokens, plural, pluralWord } from "@/components/ui/format";
+import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
+import { bulletHref, versionHref } from "@/components/ui/routes";
+import { Skeleton } from "@/components/ui/skeleton";
 import { TextBlock } from "@/components/ui/text-block";
+import { useTRPC } from "@/components/trpc/client";
+import type { CitedBullet, TraceDetail } from "@/server/traces/schemas";
+import { taskTitle } from "./labels";
 import { tracesHref } from "./trace-url";
 import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
 
-const POLL_MS = 2_000;
-
-export function TraceDetailView({ traceId }: { traceId: string }) {
+export function TraceDetailView({
+  traceId,
+  actions,
+  runs,
+}: {
+  traceId: string;
+  /** Buttons beside the copy button in the header (Reflect now). */
+  actions: ReactNode;
+  /** The section listing the runs that read the trace, between the cited bullets and the metadata. */
+  runs: ReactNode;
+}) {
   const trpc = useTRPC();
-  const { data: trace } = useSuspenseQuery({
-    ...trpc.traces.get.queryOptions({ traceId }),
-    refetchInterval: (query) => (query.state.data?.runs.some(isActive) ? POLL_MS : false),
-  });
-  const invalidate = useInvalidateRuns();
-  // A run of it finished: the playbook's counters, the run lists and the queue have changed.
-  useWhenSettled(trace.runs.some(isActive), () => void invalidate());
+  const { data: trace } = useSuspenseQuery(trpc.traces.get.queryOptions({ traceId }));
   return (
     <div className="pb-16">
-      <TraceHeader trace={trace} />
+      <TraceHeader trace={trace} actions={actions} />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_24rem]">
         <div className="flex min-w-0 flex-col gap-6">
           <DetailSection title="Task">
@@ -58,7 +54,7 @@ export function TraceDetailView({ traceId }: { traceId: string }) {
         <div className="flex min-w-0 flex-col gap-6">
           <DetailsSection trace={trace} />
           <CitedBulletsSection trace={trace} />
-          <RunsSection runs={trace.runs} playbookId={trace.playbookId} />
+          {runs}
           <MetadataSection metadata={trace.metadata} />
         </div>
       </div>
@@ -66,11 +62,7 @@ export function TraceDetailView({ traceId }: { traceId: string }) {
   );
 }
 
-function TraceHeader({ trace }: { trace: TraceDetail }) {
-  const reflect = useReflectNow();
-  const running = trace.runs.some((run) => run.role === "reflector" && isActive(run));
-  // A trace is reflected once (the server's rule): its tags are observations and count once.
-  const reflected = trace.reflectedAt !== null;
+function TraceHeader({ trace, actions }: { trace: TraceDetail; actions: ReactNode }) {
   return (
     <header className="flex flex-col gap-4 pb-6 pt-6 md:flex-row md:items-start md:justify-between">
       <div className="min-w-0">
@@ -99,15 +91,7 @@ function TraceHeader({ trace }: { trace: TraceDetail }) {
       </div>
       <div className="flex shrink-0 flex-wrap gap-2">
         <CopyButton text={trace.id} label="Copy trace id" what="the trace id" />
-        <Button
-          variant={reflected ? "secondary" : "primary"}
-          disabled={reflect.isPending || running || reflected}
-          onClick={() => reflect.mutate({ playbookId: trace.playbookId, traceIds: [trace.id] })}
-          title={reflected ? "Reflected already: a trace is reflected once, so its tags count once." : undefined}
-        >
-          <ScanSearch aria-hidden />
-          {reflect.isPending ? "Queueing…" : running ? "Reflecting…" : "Reflect now"}
-        </Button>
+        {actions}
       </div>
     </header>
   );
@@ -278,47 +262,6 @@ function CitedBulletItem({ bullet, playbookId }: { bullet: CitedBullet; playbook
         />
       </div>
     </li>
-  );
-}
-
-function RunsSection({ runs, playbookId }: { runs: TraceRunSummary[]; playbookId: string }) {
-  return (
-    <DetailSection title="Runs" count={runs.length} flush>
-      {runs.length === 0 ? (
-        <p className="px-4 py-4 text-sm text-ink-muted sm:px-5">
-          No run has read this trace yet. With the reflector on automatic it is queued as it arrives; otherwise use Reflect now.
-        </p>
-      ) : (
-        <ul aria-label="Runs of this trace" className="divide-y divide-line">
-          {runs.map((run) => (
-            <li key={run.id} className="group relative flex flex-col gap-1.5 px-4 py-3 transition-colors hover:bg-subtle/60 sm:px-5">
-              <div className="flex flex-wrap items-center gap-2">
-                <Link
-                  href={runHref(run.id)}
-                  className="text-[13px] outline-none after:absolute after:inset-0 focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-focus"
-                  aria-label={`${run.role === "reflector" ? "Reflector" : "Curator"} run ${run.id.slice(0, 8)}`}
-                >
-                  <RoleLabel role={run.role} />
-                </Link>
-                <RunStateBadge run={{ status: run.status, error: null }} />
-                <RelativeTime date={run.createdAt} className="ml-auto text-xs text-ink-faint" />
-              </div>
-              <div className="flex flex-wrap items-center gap-2 text-xs text-ink-muted">
-                <ProviderBadge provider={run.provider} model={run.model} />
-                {run.deltaId ? (
-                  <Link
-                    href={reviewHref(playbookId, { deltaId: run.deltaId, status: "all" })}
-                    className={cn("relative z-10 ml-auto inline-flex items-center gap-0.5 font-medium text-accent-ink hover:underline")}
-                  >
-                    Its delta <ArrowUpRight aria-hidden className="size-3" />
-                  </Link>
-                ) : null}
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
-    </DetailSection>
   );
 }
 

@@ -8,7 +8,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { formatDuration, formatNumber, plural, tokenSummary } from "@/components/ui/format";
 import type { TraceListItem } from "@/server/traces/schemas";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
-import { traceHref } from "./labels";
+import { traceHref } from "@/components/ui/routes";
 import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
 
 const NUM = "lg:text-right tabular-nums";

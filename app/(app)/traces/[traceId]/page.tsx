@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { ReflectTraceButton, TraceRuns } from "@/components/runs/trace-runs";
 import { taskTitle } from "@/components/traces/labels";
 import { TraceDetailView } from "@/components/traces/trace-detail";
 import { HydrateClient } from "@/server/trpc/rsc";
@@ -21,7 +22,7 @@ export default async function TracePage({ params }: Props) {
   await loadTrace(traceId);
   return (
     <HydrateClient>
-      <TraceDetailView traceId={traceId} />
+      <TraceDetailView traceId={traceId} actions={<ReflectTraceButton traceId={traceId} />} runs={<TraceRuns traceId={traceId} />} />
     </HydrateClient>
   );
 }

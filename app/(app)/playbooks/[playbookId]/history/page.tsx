@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { toSearchParams } from "@/components/playbooks/filters";
-import { HISTORY_PARAM, resolveCompare, versionsInput } from "@/components/history/history-url";
+import { resolveCompare, versionsInput } from "@/components/history/history-url";
+import { HISTORY_PARAM } from "@/components/ui/routes";
 import { HistoryView } from "@/components/history/history-view";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";

@@ -1,6 +1,7 @@
 // The queue's state lives in the URL (?status=…&origin=…&delta=…), so a link to a delta opens it,
 // and the server page and the client list build the very same query input.
 import { DELTA_ORIGINS, type DeltaOrigin, type ListDeltasInput } from "@/server/deltas/schemas";
+import { isUuid, oneOf } from "@/components/ui/search-params";
 
 /** The list filters people choose from; "applied" includes auto-applied ones (the server's rule). */
 export const REVIEW_STATUSES = ["pending", "stale", "applied", "auto_applied", "rejected", "all"] as const;
@@ -16,19 +17,17 @@ export const REVIEW_PARAM = { status: "status", origin: "origin", delta: "delta"
 
 export const PAGE_SIZE = 25;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function parseReviewStatus(value: string | null | undefined): ReviewStatus {
-  return (REVIEW_STATUSES as readonly string[]).includes(value ?? "") ? (value as ReviewStatus) : "pending";
+  return oneOf(value, REVIEW_STATUSES) ?? "pending";
 }
 
 /** An unknown origin means no filter, so a hand-edited link still opens a list. */
 export function parseReviewOrigin(value: string | null | undefined): DeltaOrigin | null {
-  return (DELTA_ORIGINS as readonly string[]).includes(value ?? "") ? (value as DeltaOrigin) : null;
+  return oneOf(value, DELTA_ORIGINS);
 }
 
 export function parseDeltaId(value: string | null | undefined): string | null {
-  return value && UUID.test(value) ? value : null;
+  return isUuid(value) ? value : null;
 }
 
 /** The filters in search params; the server page and the client hook both read them with this. */

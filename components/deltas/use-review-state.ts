@@ -3,22 +3,16 @@
 // the bullet filters are), so j/k can move through deltas without asking the server for a page.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
+import { commitSearchParams } from "@/components/ui/use-url-filters";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import { parseDeltaId, parseReviewFilters, REVIEW_PARAM, writeReviewFilters, type ReviewFilters, type ReviewStatus } from "./review-url";
-
-function commit(params: URLSearchParams, mode: "push" | "replace") {
-  const query = params.toString();
-  const url = `${window.location.pathname}${query ? `?${query}` : ""}`;
-  if (mode === "push") window.history.pushState(null, "", url);
-  else window.history.replaceState(null, "", url);
-}
 
 /** Another list: the open delta may not be in it, so it starts from its first one. */
 function filter(patch: Partial<ReviewFilters>) {
   const params = new URLSearchParams(window.location.search);
   writeReviewFilters(params, { ...parseReviewFilters(params), ...patch });
   params.delete(REVIEW_PARAM.delta);
-  commit(params, "push");
+  commitSearchParams(params, "push");
 }
 
 export function useReviewState() {
@@ -34,7 +28,7 @@ export function useReviewState() {
     const params = new URLSearchParams(window.location.search);
     if (id) params.set(REVIEW_PARAM.delta, id);
     else params.delete(REVIEW_PARAM.delta);
-    commit(params, mode);
+    commitSearchParams(params, mode);
   }, []);
 
   return { filters, deltaId, setStatus, setOrigin, select };

@@ -8,6 +8,7 @@ import {
   type ListBulletsInput,
 } from "@/server/playbooks/schemas";
 import { BULLET_PARAM } from "@/components/ui/routes";
+import { isUuid, oneOf } from "@/components/ui/search-params";
 
 export type BulletSort = (typeof BULLET_SORTS)[number];
 export type BulletStatus = "active" | "archived" | "all";
@@ -51,15 +52,10 @@ export const STATUS_LABELS: Record<BulletStatus, string> = {
 };
 
 const STATUSES: readonly BulletStatus[] = ["active", "archived", "all"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reading order (position, id) goes up; rankings (counts, recency) show the largest first. */
 export function defaultDirection(sort: BulletSort): SortDirection {
   return sort === "position" || sort === "id" ? "asc" : "desc";
-}
-
-function oneOf<T extends string>(value: string | null, allowed: readonly T[]): T | null {
-  return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : null;
 }
 
 /** Unknown or malformed values fall back to defaults, so a hand-edited link still opens. */
@@ -71,23 +67,13 @@ export function parseFilters(params: URLSearchParams): BulletFilters {
     .filter((s): s is BulletSignal => (BULLET_SIGNALS as readonly string[]).includes(s));
   return {
     search: (params.get(PARAM.search) ?? "").slice(0, 500),
-    sectionId: section && UUID.test(section) ? section : null,
+    sectionId: isUuid(section) ? section : null,
     // Keep the canonical order so ?signal=a,b and ?signal=b,a share one cache entry.
     signals: BULLET_SIGNALS.filter((s) => signals.includes(s)),
     sort,
     direction: oneOf(params.get(PARAM.direction), ["asc", "desc"] as const) ?? defaultDirection(sort),
     status: oneOf(params.get(PARAM.status), STATUSES) ?? "active",
   };
-}
-
-/** Next hands server pages a plain record; give it the same shape the browser has. */
-export function toSearchParams(record: Record<string, string | string[] | undefined>): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(record)) {
-    if (typeof value === "string") params.set(key, value);
-    else if (Array.isArray(value) && value[0] !== undefined) params.set(key, value[0]);
-  }
-  return params;
 }
 
 /** Writes filters into params, leaving defaults out so URLs stay short. Other params are kept. */
@@ -122,10 +108,6 @@ export function bulletQueryInput(playbookId: string, filters: BulletFilters): Bu
     order: filters.direction,
     limit: PAGE_SIZE,
   };
-}
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
 }
 
 /** Next cursor for playbook.bullets pages; the same function on the server and in the browser. */

@@ -1,42 +1,31 @@
 "use client";
-// Filter state lives in the URL (shareable, back button works). Changes go through the native
-// History API, which Next's router picks up without asking the server to render the page again.
+// The bullet list's filters and open bullet, kept in the URL like every list's filters (see
+// useUrlFilters); reset keeps the open bullet, and the sheet's history entry is popped on close.
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useRef } from "react";
-import { parseFilters, PARAM, writeFilters, type BulletFilters } from "./filters";
-
-function commit(params: URLSearchParams, mode: "push" | "replace") {
-  const query = params.toString();
-  const url = `${window.location.pathname}${query ? `?${query}` : ""}`;
-  if (mode === "push") window.history.pushState(null, "", url);
-  else window.history.replaceState(null, "", url);
-}
+import { useCallback, useRef } from "react";
+import { commitSearchParams, useUrlFilters } from "@/components/ui/use-url-filters";
+import { parseFilters, PARAM, writeFilters } from "./filters";
 
 export function useBulletFilters() {
   const searchParams = useSearchParams();
-  const filters = useMemo(() => parseFilters(new URLSearchParams(searchParams.toString())), [searchParams]);
+  const { filters, update } = useUrlFilters(parseFilters, writeFilters);
   const bulletId = searchParams.get(PARAM.bullet);
   // Whether the open sheet was opened by a click here (a history entry we may pop on close).
   const pushedBullet = useRef(false);
-
-  const update = useCallback((patch: Partial<BulletFilters>, mode: "push" | "replace" = "push") => {
-    const current = new URLSearchParams(window.location.search);
-    commit(writeFilters(current, { ...parseFilters(current), ...patch }), mode);
-  }, []);
 
   const reset = useCallback(() => {
     const current = new URLSearchParams(window.location.search);
     const next = new URLSearchParams();
     const bullet = current.get(PARAM.bullet);
     if (bullet) next.set(PARAM.bullet, bullet);
-    commit(next, "push");
+    commitSearchParams(next, "push");
   }, []);
 
   const openBullet = useCallback((externalId: string) => {
     const next = new URLSearchParams(window.location.search);
     next.set(PARAM.bullet, externalId);
     pushedBullet.current = true;
-    commit(next, "push");
+    commitSearchParams(next, "push");
   }, []);
 
   const closeBullet = useCallback(() => {
@@ -49,7 +38,7 @@ export function useBulletFilters() {
     // Opened from a shared link: drop the parameter in place.
     const next = new URLSearchParams(window.location.search);
     next.delete(PARAM.bullet);
-    commit(next, "replace");
+    commitSearchParams(next, "replace");
   }, []);
 
   /** href for a bullet, so rows are real links (open in a new tab, copy link). */

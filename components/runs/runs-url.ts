@@ -1,6 +1,7 @@
 // The runs list's filters live in the URL (?playbook=…&role=curator&status=failed); the server page
 // and the client list build the same query input from them.
 import { RUN_ROLES, RUN_STATUSES, type RunRole, type RunStatus } from "@/server/runs/schemas";
+import { isUuid, oneOf } from "@/components/ui/search-params";
 
 export const RUNS_PARAM = { playbook: "playbook", role: "role", status: "status" } as const;
 
@@ -12,16 +13,10 @@ export interface RunFilters {
 
 export const RUN_PAGE_SIZE = 50;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function oneOf<T extends string>(value: string | null, allowed: readonly T[]): T | null {
-  return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : null;
-}
-
 export function parseRunFilters(params: URLSearchParams): RunFilters {
   const playbook = params.get(RUNS_PARAM.playbook);
   return {
-    playbookId: playbook && UUID.test(playbook) ? playbook : null,
+    playbookId: isUuid(playbook) ? playbook : null,
     role: oneOf(params.get(RUNS_PARAM.role), RUN_ROLES),
     status: oneOf(params.get(RUNS_PARAM.status), RUN_STATUSES),
   };

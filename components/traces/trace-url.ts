@@ -2,6 +2,7 @@
 // filtered view can be shared. The server page and the client list build the very same query input
 // from them, or the prefetched cache entry would be missed.
 import { TRACE_OUTCOMES, type ListTracesInput, type TraceOutcome, type TracePage } from "@/server/traces/schemas";
+import { isUuid, oneOf } from "@/components/ui/search-params";
 
 export const TRACE_PARAM = {
   playbook: "playbook",
@@ -39,7 +40,6 @@ export const EMPTY_TRACE_FILTERS: TraceFilters = {
 
 export const TRACE_PAGE_SIZE = 50;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function parseDay(value: string | null): string | null {
@@ -54,8 +54,8 @@ export function parseTraceFilters(params: URLSearchParams): TraceFilters {
   const outcome = params.get(TRACE_PARAM.outcome);
   const reflected = params.get(TRACE_PARAM.reflected);
   return {
-    playbookId: playbook && UUID.test(playbook) ? playbook : null,
-    outcome: (TRACE_OUTCOMES as readonly string[]).includes(outcome ?? "") ? (outcome as TraceOutcome) : null,
+    playbookId: isUuid(playbook) ? playbook : null,
+    outcome: oneOf(outcome, TRACE_OUTCOMES),
     from: parseDay(params.get(TRACE_PARAM.from)),
     to: parseDay(params.get(TRACE_PARAM.to)),
     reflected: reflected === "yes" || reflected === "no" ? reflected : null,

@@ -4,14 +4,15 @@
 import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 
-function commit(params: URLSearchParams, mode: "push" | "replace") {
+/** Puts params in the address bar: "push" adds a history entry (Back undoes it), "replace" does not. */
+export function commitSearchParams(params: URLSearchParams, mode: "push" | "replace") {
   const query = params.toString();
   const url = `${window.location.pathname}${query ? `?${query}` : ""}`;
   if (mode === "push") window.history.pushState(null, "", url);
   else window.history.replaceState(null, "", url);
 }
 
-/** `parse` and `write` must be module-level functions (stable), as in trace-url.ts and runs-url.ts. */
+/** `parse` and `write` must be module-level functions (stable), as in trace-url.ts, runs-url.ts and filters.ts. */
 export function useUrlFilters<F>(parse: (params: URLSearchParams) => F, write: (params: URLSearchParams, filters: F) => URLSearchParams) {
   const searchParams = useSearchParams();
   const filters = useMemo(() => parse(new URLSearchParams(searchParams.toString())), [searchParams, parse]);
@@ -19,12 +20,12 @@ export function useUrlFilters<F>(parse: (params: URLSearchParams) => F, write: (
   const update = useCallback(
     (patch: Partial<F>, mode: "push" | "replace" = "push") => {
       const current = new URLSearchParams(window.location.search);
-      commit(write(current, { ...parse(current), ...patch }), mode);
+      commitSearchParams(write(current, { ...parse(current), ...patch }), mode);
     },
     [parse, write],
   );
 
-  const reset = useCallback(() => commit(new URLSearchParams(), "push"), []);
+  const reset = useCallback(() => commitSearchParams(new URLSearchParams(), "push"), []);
 
   return { filters, update, reset };
 }

@@ -1,7 +1,7 @@
 // What the queue pages put into the first HTML: the list for the filters in the URL and the delta
 // it opens (the linked one, or the first), so the page is readable before hydration.
 import "server-only";
-import { toSearchParams } from "@/components/playbooks/filters";
+import { toSearchParams } from "@/components/ui/search-params";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { getQueryClient, trpc } from "@/server/trpc/rsc";
 import { deltaListInput, parseDeltaId, parseReviewFilters, REVIEW_PARAM } from "@/components/deltas/review-url";

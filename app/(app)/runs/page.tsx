@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { toSearchParams } from "@/components/playbooks/filters";
+import { toSearchParams } from "@/components/ui/search-params";
 import { parseRunFilters, runListInput } from "@/components/runs/runs-url";
 import { RunsView } from "@/components/runs/runs-view";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";

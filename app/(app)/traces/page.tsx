@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { toSearchParams } from "@/components/playbooks/filters";
+import { toSearchParams } from "@/components/ui/search-params";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
 import { parseTraceFilters, TRACE_PAGES, traceListInput } from "@/components/traces/trace-url";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { BULLET_PAGES } from "@/components/playbooks/bullet-pages";
-import { bulletQueryInput, PARAM, parseFilters, toSearchParams } from "@/components/playbooks/filters";
+import { bulletQueryInput, PARAM, parseFilters } from "@/components/playbooks/filters";
+import { toSearchParams } from "@/components/ui/search-params";
 import { PlaybookView } from "@/components/playbooks/playbook-view";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook, playbookTitle } from "./load-playbook";

@@ -3,7 +3,7 @@
 import "server-only";
 import { notFound } from "next/navigation";
 import { cache } from "react";
-import { isUuid } from "@/components/playbooks/filters";
+import { isUuid } from "@/components/ui/search-params";
 import { getQueryClient, trpc } from "@/server/trpc/rsc";
 
 function isNotFoundError(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { toSearchParams } from "@/components/playbooks/filters";
+import { toSearchParams } from "@/components/ui/search-params";
 import { resolveCompare, versionsInput } from "@/components/history/history-url";
 import { HISTORY_PARAM } from "@/components/ui/routes";
 import { HistoryView } from "@/components/history/history-view";

@@ -2,9 +2,9 @@
 // and, once decided, the decision.
 import { ExternalLink } from "lucide-react";
 import Link from "next/link";
-import type { ReactNode } from "react";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, plural } from "@/components/ui/format";
+import { Fact, Facts } from "@/components/ui/detail-parts";
 import { historyHref } from "@/components/ui/routes";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
@@ -46,8 +46,8 @@ export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPl
         <p className="text-sm italic text-ink-faint">No rationale given.</p>
       )}
 
-      <dl className="grid grid-cols-[7rem_minmax(0,1fr)] gap-x-4 gap-y-2.5 text-[13px] sm:grid-cols-[8rem_minmax(0,1fr)]">
-        <Row term="Confidence">
+      <Facts className="grid-cols-[7rem_minmax(0,1fr)] sm:grid-cols-[8rem_minmax(0,1fr)]">
+        <Fact term="Confidence">
           {delta.confidence === null ? (
             <span className="text-ink-faint">not given</span>
           ) : (
@@ -58,8 +58,8 @@ export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPl
               </span>
             </span>
           )}
-        </Row>
-        <Row term="Version">
+        </Fact>
+        <Fact term="Version">
           Proposed on <span className="font-medium tabular-nums">v{delta.baseVersion}</span>
           {delta.status === "pending" ? (
             behind > 0 ? (
@@ -71,10 +71,10 @@ export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPl
               <span className="text-ink-muted"> · still the current version</span>
             )
           ) : null}
-        </Row>
+        </Fact>
         <Evidence delta={delta} />
         {delta.status !== "pending" ? <Decision delta={delta} /> : null}
-      </dl>
+      </Facts>
     </div>
   );
 }
@@ -82,22 +82,22 @@ export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPl
 function Evidence({ delta }: { delta: DeltaView }) {
   const { traceIds, runIds, links, notes } = delta.evidence;
   if (traceIds.length === 0 && runIds.length === 0 && links.length === 0 && !notes) {
-    return <Row term="Evidence"><span className="text-ink-faint">none attached</span></Row>;
+    return <Fact term="Evidence"><span className="text-ink-faint">none attached</span></Fact>;
   }
   return (
     <>
       {traceIds.length > 0 ? (
-        <Row term="Traces">
+        <Fact term="Traces">
           <IdLinks ids={traceIds} base="/traces" />
-        </Row>
+        </Fact>
       ) : null}
       {runIds.length > 0 ? (
-        <Row term="Runs">
+        <Fact term="Runs">
           <IdLinks ids={runIds} base="/runs" />
-        </Row>
+        </Fact>
       ) : null}
       {links.length > 0 ? (
-        <Row term="Links">
+        <Fact term="Links">
           <ul className="flex flex-col gap-1">
             {links.map((link) => (
               <li key={link.url}>
@@ -109,12 +109,12 @@ function Evidence({ delta }: { delta: DeltaView }) {
               </li>
             ))}
           </ul>
-        </Row>
+        </Fact>
       ) : null}
       {notes ? (
-        <Row term="Notes">
+        <Fact term="Notes">
           <p className="whitespace-pre-wrap break-words leading-relaxed text-ink-muted">{notes}</p>
-        </Row>
+        </Fact>
       ) : null}
     </>
   );
@@ -141,7 +141,7 @@ function Decision({ delta }: { delta: DeltaView }) {
   const verb = delta.status === "rejected" ? "Rejected" : delta.status === "auto_applied" ? "Auto-applied" : "Approved";
   return (
     <>
-      <Row term={verb}>
+      <Fact term={verb}>
         <span>
           {delta.decidedBy ? <span className="font-medium">{delta.decidedBy}</span> : null}
           {delta.decidedAt ? (
@@ -151,14 +151,14 @@ function Decision({ delta }: { delta: DeltaView }) {
             </span>
           ) : null}
         </span>
-      </Row>
+      </Fact>
       {delta.reviewNote ? (
-        <Row term={delta.status === "rejected" ? "Reason" : "Note"}>
+        <Fact term={delta.status === "rejected" ? "Reason" : "Note"}>
           <p className="whitespace-pre-wrap break-words text-ink">{delta.reviewNote}</p>
-        </Row>
+        </Fact>
       ) : null}
       {delta.appliedVersion !== null ? (
-        <Row term="Applied as">
+        <Fact term="Applied as">
           <Link
             href={historyHref(delta.playbookId, { to: delta.appliedVersion })}
             className="font-medium text-accent-ink hover:underline"
@@ -166,17 +166,8 @@ function Decision({ delta }: { delta: DeltaView }) {
             version {delta.appliedVersion}
           </Link>
           <span className="text-ink-muted"> · see the change in the history</span>
-        </Row>
+        </Fact>
       ) : null}
-    </>
-  );
-}
-
-function Row({ term, children }: { term: string; children: ReactNode }) {
-  return (
-    <>
-      <dt className="font-medium text-ink-faint">{term}</dt>
-      <dd className="min-w-0 text-ink">{children}</dd>
     </>
   );
 }

@@ -3,12 +3,11 @@
 import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
-import { formatConfidence, plural } from "@/components/ui/format";
+import { formatConfidence, plural, shortId } from "@/components/ui/format";
 import { Fact, Facts } from "@/components/ui/detail-parts";
 import { historyHref } from "@/components/ui/routes";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { shortId } from "./labels";
 
 export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPlaybook: boolean }) {
   const behind = delta.currentVersion - delta.baseVersion;

@@ -65,7 +65,3 @@ export function describeTypes(types: Partial<Record<DeltaOperationType, number>>
     .map(([type, count]) => `${count} ${OPERATION_LABELS[type as DeltaOperationType].toLowerCase()}`)
     .join(" · ");
 }
-
-export function shortId(id: string): string {
-  return id.slice(0, 8);
-}

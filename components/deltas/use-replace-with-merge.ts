@@ -7,10 +7,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
 import { errorMessage } from "@/components/ui/errors";
+import { shortId } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaView, MergeOperation, OperationView } from "@/server/deltas/schemas";
-import { shortId } from "./labels";
 import { toOperationInput } from "./operation-form";
 
 export function useReplaceWithMerge(delta: DeltaView, onProposed: (deltaId: string) => void) {

@@ -22,7 +22,7 @@ import { useTRPC } from "@/components/trpc/client";
 import type { DeltaStatus } from "@/server/deltas/schemas";
 import type { TraceOutcome } from "@/server/traces/schemas";
 import type { RunDetail } from "@/server/runs/schemas";
-import { formatCost, formatDuration, formatNumber, formatTokens, plural } from "@/components/ui/format";
+import { formatCost, formatDuration, formatNumber, formatTokens, plural, shortId } from "@/components/ui/format";
 import { isActive, ROLE_META, runState, triggerLabel } from "./labels";
 import { RunStateBadge } from "./run-badges";
 import { ReasonText } from "./reason-text";
@@ -91,7 +91,7 @@ function RunHeader({ run }: { run: RunDetail }) {
           items={[
             { label: "Runs", href: "/runs" },
             { label: run.playbookName, href: runsHref({ playbookId: run.playbookId }) },
-            { label: run.id.slice(0, 8) },
+            { label: shortId(run.id) },
           ]}
         />
         <h1 className="flex flex-wrap items-center gap-2.5 text-2xl font-semibold tracking-tight text-ink">
@@ -328,7 +328,7 @@ function LinkedRunsSection({ run }: { run: RunDetail }) {
                 href={runHref(id)}
                 className="inline-flex h-6 items-center rounded-md border border-line bg-subtle/60 px-2 font-mono text-xs text-accent-ink hover:border-accent/50 hover:bg-accent-soft"
               >
-                {id.slice(0, 8)}
+                {shortId(id)}
               </Link>
             </li>
           ))}
@@ -342,7 +342,7 @@ function LinkedRunsSection({ run }: { run: RunDetail }) {
         <p className="text-[13px] text-ink-muted">
           Read by curator run{" "}
           <Link href={runHref(run.curatedByRunId)} className="font-mono text-xs font-medium text-accent-ink hover:underline">
-            {run.curatedByRunId.slice(0, 8)}
+            {shortId(run.curatedByRunId)}
           </Link>
           .
         </p>

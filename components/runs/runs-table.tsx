@@ -8,7 +8,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { reviewHref } from "@/components/deltas/review-url";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import type { RunListItem } from "@/server/runs/schemas";
-import { formatCost, formatDuration, plural, tokenSummary } from "@/components/ui/format";
+import { formatCost, formatDuration, plural, shortId, tokenSummary } from "@/components/ui/format";
 import { runHref } from "@/components/ui/routes";
 import { ROLE_META } from "./labels";
 import { ReasonText } from "./reason-text";
@@ -79,7 +79,7 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
         <Link href={runHref(run.id)} data-row-link className={cn(ROW_LINK, "inline-flex items-center gap-1.5 text-sm font-medium text-ink group-hover:text-accent-ink")}>
           <Icon aria-hidden className="size-3.5 shrink-0 text-ink-faint" />
           {ROLE_META[run.role].label}
-          <span className="font-mono text-[11px] font-normal text-ink-faint">{run.id.slice(0, 8)}</span>
+          <span className="font-mono text-[11px] font-normal text-ink-faint">{shortId(run.id)}</span>
         </Link>
         <p
           className={cn(
@@ -135,7 +135,7 @@ function DeltaLink({ run }: { run: RunListItem }) {
     <Link
       href={reviewHref(run.playbookId, { deltaId: run.deltaId, status: "all" })}
       className="relative z-10 inline-flex items-center gap-0.5 text-[13px] font-medium text-accent-ink hover:underline"
-      aria-label={`Open the delta of ${ROLE_META[run.role].label.toLowerCase()} run ${run.id.slice(0, 8)}`}
+      aria-label={`Open the delta of ${ROLE_META[run.role].label.toLowerCase()} run ${shortId(run.id)}`}
     >
       Its delta <ArrowUpRight aria-hidden className="size-3" />
     </Link>

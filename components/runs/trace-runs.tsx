@@ -12,6 +12,7 @@ import { DetailSection } from "@/components/ui/detail-parts";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { runHref } from "@/components/ui/routes";
 import { useWhenSettled } from "@/components/ui/use-settled";
+import { shortId } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { isActive } from "./labels";
 import { ProviderBadge, RoleLabel, RunStateBadge } from "./run-badges";
@@ -43,7 +44,7 @@ export function TraceRuns({ traceId }: { traceId: string }) {
                 <Link
                   href={runHref(run.id)}
                   className="text-[13px] outline-none after:absolute after:inset-0 focus-visible:after:outline-2 focus-visible:after:-outline-offset-2 focus-visible:after:outline-focus"
-                  aria-label={`${run.role === "reflector" ? "Reflector" : "Curator"} run ${run.id.slice(0, 8)}`}
+                  aria-label={`${run.role === "reflector" ? "Reflector" : "Curator"} run ${shortId(run.id)}`}
                 >
                   <RoleLabel role={run.role} />
                 </Link>

@@ -11,7 +11,7 @@ import { Badge } from "@/components/ui/badge";
 import { CopyButton } from "@/components/ui/copy-button";
 import { CounterBadges } from "@/components/ui/counter-badges";
 import { Breadcrumb, DetailSection, Fact, Facts, jsonText } from "@/components/ui/detail-parts";
-import { formatDuration, formatNumber, formatTokens, plural, pluralWord } from "@/components/ui/format";
+import { formatDuration, formatNumber, formatTokens, plural, pluralWord, shortId } from "@/components/ui/format";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { bulletHref, versionHref } from "@/components/ui/routes";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -70,7 +70,7 @@ function TraceHeader({ trace, actions }: { trace: TraceDetail; actions: ReactNod
           items={[
             { label: "Traces", href: "/traces" },
             { label: trace.playbookName, href: tracesHref({ playbookId: trace.playbookId }) },
-            { label: trace.externalId ?? trace.id.slice(0, 8) },
+            { label: trace.externalId ?? shortId(trace.id) },
           ]}
         />
         <h1 className="max-w-4xl break-words text-xl font-semibold tracking-tight text-ink sm:text-2xl">{taskTitle(trace.task)}</h1>

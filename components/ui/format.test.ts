@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatConfidence, formatCost, formatDuration, formatNumber, formatTokens, plural, pluralWord, tokenSummary } from "./format";
+import { formatConfidence, formatCost, formatDuration, formatNumber, formatTokens, plural, pluralWord, shortId, tokenSummary } from "./format";
 
 describe("formatCost", () => {
   it("shows fractions of a cent to four decimals and dollars to two", () => {
@@ -54,5 +54,11 @@ describe("counts", () => {
   it("shows a confidence to two decimals, and a dash when there is none", () => {
     expect(formatConfidence(0.8)).toBe("0.80");
     expect(formatConfidence(null)).toBe("—");
+  });
+});
+
+describe("shortId", () => {
+  it("keeps the first eight characters of an id", () => {
+    expect(shortId("0b9e5a4c-3f1d-4c8e-9a7b-1d2e3f4a5b6c")).toBe("0b9e5a4c");
   });
 });

@@ -55,6 +55,11 @@ export function tokenSummary(input: number | null, output: number | null): { tot
   return { total: formatNumber(total), detail: `${formatTokens(input)} in · ${formatTokens(output)} out` };
 }
 
+/** The first 8 characters of a UUID: enough to tell runs and deltas apart on one screen. */
+export function shortId(id: string): string {
+  return id.slice(0, 8);
+}
+
 /** A model's confidence in an operation, 0 to 1, to two decimals; null: it gave none. */
 export function formatConfidence(confidence: number | null): string {
   return confidence === null ? "—" : confidence.toFixed(2);

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { ROLE_META } from "@/components/runs/labels";
+import { shortId } from "@/components/ui/format";
 import { RunDetailView } from "@/components/runs/run-detail";
 import { HydrateClient } from "@/server/trpc/rsc";
 import { loadRun } from "./load-run";
@@ -13,7 +14,7 @@ interface Props {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const run = await loadRun((await params).runId);
-  return { title: `${ROLE_META[run.role].label} run ${run.id.slice(0, 8)} · ${run.playbookName}` };
+  return { title: `${ROLE_META[run.role].label} run ${shortId(run.id)} · ${run.playbookName}` };
 }
 
 export default async function RunPage({ params }: Props) {

@@ -25,8 +25,26 @@ describe("trace filters in the URL", () => {
     expect(input).not.toHaveProperty("search");
   });
 
+  it("narrow to an exact span (a chart bucket), in UTC, within any day filter", () => {
+    const params = new URLSearchParams("start=2026-11-01T10:00:00%2B01:00&end=2026-11-01T10:00:00.000Z&outcome=success");
+    const filters = parseTraceFilters(params);
+    expect(filters).toMatchObject({ start: "2026-11-01T09:00:00.000Z", end: "2026-11-01T10:00:00.000Z", outcome: "success" });
+    expect(hasTraceFilters({ ...EMPTY_TRACE_FILTERS, start: filters.start })).toBe(true);
+    const input = traceListInput(filters);
+    expect(input.from?.toISOString()).toBe("2026-11-01T09:00:00.000Z");
+    expect(input.to?.toISOString()).toBe("2026-11-01T10:00:00.000Z");
+    // With days as well, the narrower bound of each side wins.
+    const both = traceListInput({ ...filters, from: "2026-11-01", to: "2026-11-01", start: "2026-10-31T22:00:00.000Z" });
+    expect(both.from?.toISOString()).toBe("2026-11-01T00:00:00.000Z");
+    expect(both.to?.toISOString()).toBe("2026-11-01T10:00:00.000Z");
+    expect(parseTraceFilters(new URLSearchParams("start=2026-11-01T10:00&end=soon"))).toEqual(EMPTY_TRACE_FILTERS);
+  });
+
   it("build links to the explorer", () => {
     expect(tracesHref()).toBe("/traces");
     expect(tracesHref({ playbookId: PLAYBOOK })).toBe(`/traces?playbook=${PLAYBOOK}`);
+    expect(tracesHref({ playbookId: PLAYBOOK, outcome: "failure", start: "2026-11-01T00:00:00.000Z", end: "2026-11-02T00:00:00.000Z" })).toBe(
+      `/traces?playbook=${PLAYBOOK}&outcome=failure&start=2026-11-01T00%3A00%3A00.000Z&end=2026-11-02T00%3A00%3A00.000Z`,
+    );
   });
 });

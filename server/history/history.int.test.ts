@@ -278,4 +278,20 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     ]);
     await expectAppError(caller.history.lineage({ playbookId, bulletId: "str-99999" }), "NOT_FOUND", /str-99999/);
   });
+
+  describe("stored records it cannot read", () => {
+    it("a version whose stored changes cannot be read is an error naming it, not a wrong past state", async () => {
+      const playbookId = await playbook();
+      await edit(playbookId, "Add a lesson", [{ type: "add", section: "strategies_and_insights", content: "Log every tool call." }]);
+      await edit(playbookId, "Clarify", [{ type: "update", bulletId: "str-00005", content: "Log every tool call with its arguments." }]);
+      await database.db.playbookVersion.update({
+        where: { playbookId_number: { playbookId, number: 2 } },
+        data: { operations: [{ entity: "bullet", id: "str-00005", before: null, after: { content: 1 } }] },
+      });
+      const unreadable = new RegExp(`Version 2 of playbook ${playbookId} has a change record that cannot be read \\(0\\.after\\.`);
+      await expectAppError(caller.history.at({ playbookId, version: 1 }), "INTERNAL_SERVER_ERROR", unreadable);
+      await expectAppError(alice.history.rollback({ playbookId, version: 1, reason: "Undo" }), "INTERNAL_SERVER_ERROR", unreadable);
+      expect((await caller.history.versions({ playbookId })).total).toBe(3);
+    });
+  });
 });

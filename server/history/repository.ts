@@ -3,9 +3,42 @@
 // insertVersion here, and these queries read them (lineage through the GIN index).
 import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import { z } from "zod";
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import type { VersionCounts } from "./schemas";
+
+// What a version's `operations` column holds (server/ace/history.ts), checked when read back.
+const sectionState = z.object({ id: z.string(), name: z.string(), slug: z.string(), position: z.number() });
+const bulletState = z.object({
+  externalId: z.string(),
+  sectionId: z.string(),
+  content: z.string(),
+  helpful: z.number(),
+  harmful: z.number(),
+  neutral: z.number(),
+  countersKnown: z.boolean(),
+  status: z.enum(["active", "archived"]),
+  position: z.number(),
+  archivedReason: z.string().nullable(),
+  mergedInto: z.string().nullable(),
+});
+const versionChangesSchema = z.array(
+  z.discriminatedUnion("entity", [
+    z.object({ entity: z.literal("section"), id: z.string(), before: sectionState.nullable(), after: sectionState.nullable() }),
+    z.object({ entity: z.literal("bullet"), id: z.string(), before: bulletState.nullable(), after: bulletState.nullable() }),
+  ]),
+) satisfies z.ZodType<VersionChange[]>;
+
+function readChanges(playbookId: string, number: number, stored: unknown): VersionChange[] {
+  const parsed = versionChangesSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new Error(
+    `Version ${number} of playbook ${playbookId} has a change record that cannot be read ` +
+      `(${issue ? `${issue.path.join(".") || "the record"}: ${issue.message}` : "invalid"}).`,
+  );
+}
 
 export interface VersionRow extends VersionCounts {
   number: number;
@@ -70,7 +103,7 @@ export async function versionChanges(db: DbOrTx, playbookId: string, after: numb
     orderBy: { number: "asc" },
     select: { number: true, operations: true },
   });
-  return rows.map((row) => ({ number: row.number, changes: row.operations as unknown as VersionChange[] }));
+  return rows.map((row) => ({ number: row.number, changes: readChanges(playbookId, row.number, row.operations) }));
 }
 
 /** Raw SQL: an ORM create costs a few milliseconds more per call, and this runs on every apply. */
@@ -84,11 +117,13 @@ export async function insertVersion(
             ${JSON.stringify(row.changes)}::jsonb, ${row.deltaId}::uuid, (now() AT TIME ZONE 'UTC'))`;
 }
 
-export function findVersionChanges(db: DbOrTx, playbookId: string, number: number) {
-  return db.playbookVersion.findUnique({
+/** The changes one version recorded; null when there is no such version. */
+export async function findVersionChanges(db: DbOrTx, playbookId: string, number: number): Promise<{ operations: VersionChange[] } | null> {
+  const row = await db.playbookVersion.findUnique({
     where: { playbookId_number: { playbookId, number } },
     select: { operations: true },
   });
+  return row && { operations: readChanges(playbookId, number, row.operations) };
 }
 
 export interface LineageRow {

@@ -125,7 +125,7 @@ describe("CircuitBreaker", () => {
   });
 
   it("ignores an invalid stored state and survives a failing store", async () => {
-    const garbage: BreakerStore = { load: async () => ({ state: "sideways" }) as unknown as BreakerState, save: async () => {} };
+    const garbage: BreakerStore = { load: async () => ({ state: "sideways" }), save: async () => {} };
     expect((await new CircuitBreaker({ store: garbage }).snapshot()).state).toBe("closed");
     const errors: unknown[] = [];
     const broken: BreakerStore = {

@@ -22,7 +22,8 @@ export const breakerStateSchema = z.object({
 export type BreakerState = z.infer<typeof breakerStateSchema>;
 
 export interface BreakerStore {
-  load(): Promise<BreakerState | null>;
+  /** What save() stored, as read back: the breaker checks it (null or anything invalid: closed). */
+  load(): Promise<unknown>;
   save(state: BreakerState): Promise<void>;
 }
 
@@ -154,7 +155,7 @@ export class CircuitBreaker {
         const stored = await this.store?.load();
         // A row written by an older version or edited by hand must not wedge the breaker.
         const parsed = breakerStateSchema.safeParse(stored);
-        if (stored && parsed.success) this.current = parsed.data;
+        if (parsed.success) this.current = parsed.data;
       } catch (error) {
         this.onStoreError(error);
       }

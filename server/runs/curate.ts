@@ -14,7 +14,7 @@ import { loadSnapshot } from "@/server/deltas/engine-state";
 import { proposeDelta, proposePruningDelta } from "@/server/deltas/propose";
 import { proposeDeltaInput } from "@/server/deltas/schemas";
 import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
-import type { StoredReflection } from "./reflect";
+import { storedReflectionSchema } from "./reflect";
 import { embeddingSimilarity } from "./embeddings";
 import * as repo from "./repository";
 
@@ -69,9 +69,19 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
   const { db, provider, playbookId, runId, settings } = context;
   const pending = await repo.uncuratedReflections(db, playbookId, CURATOR_BATCH);
   const traces = new Map((await repo.findTraces(db, pending.flatMap((run) => run.traceIds))).map((trace) => [trace.id, trace]));
+  const notes: string[] = [];
   // In trace order, not in the order reflections finished: the same traces give the same proposal.
   const reflections = pending
-    .map((run) => ({ run, reflection: run.output as unknown as StoredReflection, trace: traces.get(run.traceIds[0] ?? "") }))
+    .flatMap((run) => {
+      const parsed = storedReflectionSchema.safeParse(run.output);
+      if (!parsed.success) {
+        // Left out rather than blocking every later curation; the run's notes say which and why.
+        const issue = parsed.error.issues[0];
+        notes.push(`The reflection of run ${run.id} was left out: its stored output cannot be read (${issue?.path.join(".") || "output"}: ${issue?.message ?? "invalid"}).`);
+        return [];
+      }
+      return [{ run, reflection: parsed.data, trace: traces.get(run.traceIds[0] ?? "") }];
+    })
     .sort((a, b) => (a.trace?.createdAt.getTime() ?? 0) - (b.trace?.createdAt.getTime() ?? 0) || (a.trace?.id ?? "").localeCompare(b.trace?.id ?? ""));
   await repo.setCuratorInputs(
     db,
@@ -102,7 +112,6 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
   const sourceOf = (index: number) => output.operations[sources[index] ?? -1];
   const rationaleOf = (index: number) => sanitizeModelText(sourceOf(index)?.rationale ?? "", { maxLength: 2_000 });
   let deltaId = await repo.deltaOfRun(db, runId);
-  const notes: string[] = [];
   if (!deltaId && operations.length > 0) {
     const newContents = operations.flatMap((operation) => ("content" in operation && operation.content ? [operation.content] : []));
     const embeddings = provider.name === "openai" ? await embeddingSimilarity(provider.llm, state, newContents) : { note: null };

@@ -2,7 +2,7 @@
 // endpoint through the SDK, with a circuit breaker whose state lives in the database so the UI can
 // show it and a restart does not forget it.
 import type { Db } from "@/server/db/client";
-import { breakerStateSchema, CircuitBreaker, type BreakerStore } from "@/server/llm/circuit-breaker";
+import { CircuitBreaker, type BreakerStore } from "@/server/llm/circuit-breaker";
 import { getEnv } from "@/server/config/env";
 import type { LlmConfig } from "@/server/llm/config";
 import { createOpenAiProvider, type OpenAiProviderOptions } from "@/server/llm/openai-provider";
@@ -46,10 +46,7 @@ export function offlineProvider(): RunProvider {
 
 export function breakerStore(db: Db): BreakerStore {
   return {
-    async load() {
-      const parsed = breakerStateSchema.safeParse(await repo.readAppSetting(db, BREAKER_KEY));
-      return parsed.success ? parsed.data : null;
-    },
+    load: () => repo.readAppSetting(db, BREAKER_KEY),
     async save(state) {
       await repo.writeAppSetting(db, BREAKER_KEY, state);
     },

@@ -3,7 +3,8 @@
 import { reflectionTagsToOperations } from "@/server/ace/curation/to-delta";
 import { reflectOffline, type OfflineReflection } from "@/server/ace/reflection/offline";
 import { buildReflectorMessages } from "@/server/ace/reflection/prompt";
-import { reflectionSchema, type Reflection } from "@/server/ace/reflection/schema";
+import { z } from "zod";
+import { BULLET_TAGS, reflectionSchema, type Reflection } from "@/server/ace/reflection/schema";
 import type { CitedBullet, ReflectorTrace, TraceFeedback } from "@/server/ace/reflection/trace";
 import { sanitizeModelText } from "@/server/ace/safety";
 import { loadSnapshot } from "@/server/deltas/engine-state";
@@ -14,6 +15,30 @@ import * as repo from "./repository";
 
 /** What a reflector run stores as its output: the reflection, and offline, its candidate lessons. */
 export type StoredReflection = Reflection & { lessons?: OfflineReflection["lessons"] };
+
+/**
+ * A reflector run's stored output, as the curator reads it back: the reflection's fields without the
+ * model-facing limits (they were applied when it was written), and the offline lessons.
+ */
+export const storedReflectionSchema = z.object({
+  reasoning: z.string(),
+  errorIdentification: z.string(),
+  rootCause: z.string(),
+  correctApproach: z.string(),
+  keyInsight: z.string(),
+  bulletTags: z.array(z.object({ id: z.string(), tag: z.enum(BULLET_TAGS), justification: z.string() })),
+  lessons: z
+    .array(z.object({ section: z.string(), content: z.string(), evidence: z.string(), general: z.string().optional() }))
+    .optional(),
+}) satisfies z.ZodType<StoredReflection>;
+
+/** A trace's stored feedback, as ingest checked it (null for a field left out). */
+const storedFeedbackSchema = z.object({
+  groundTruth: z.string().nullish().transform((value) => value ?? undefined),
+  errors: z.array(z.string()).nullish().transform((value) => value ?? undefined),
+  testResults: z.string().nullish().transform((value) => value ?? undefined),
+  notes: z.string().nullish().transform((value) => value ?? undefined),
+}) satisfies z.ZodType<TraceFeedback>;
 
 const TEXT_FIELDS = ["reasoning", "errorIdentification", "rootCause", "correctApproach", "keyInsight"] as const;
 const FIELD_LIMIT = 4_000;
@@ -31,7 +56,11 @@ function cleanReflection(reflection: Reflection): Reflection {
 }
 
 function feedbackOf(stored: unknown): TraceFeedback {
-  return stored && typeof stored === "object" ? (stored as TraceFeedback) : {};
+  if (stored === null || stored === undefined) return {};
+  const parsed = storedFeedbackSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new RunRejected(`The trace's stored feedback cannot be read (${issue?.path.join(".") || "feedback"}: ${issue?.message ?? "invalid"}).`);
 }
 
 async function reflectWithModel(

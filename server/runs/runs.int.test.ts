@@ -422,4 +422,42 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       expect(delta.operations[0]!.findings.map((finding) => finding.kind)).toContain("prompt_injection");
     });
   });
+
+  describe("stored records it cannot read", () => {
+    it("a trace whose stored feedback cannot be read fails its reflector run with the reason", async () => {
+      const playbookId = await playbook({ curatorMode: "off" });
+      await caller.runs.setPaused({ playbookId, paused: true });
+      await ingest([{ externalId: "fb", outcome: "failure", citedBulletIds: ["str-00001"] }]);
+      await database.db.trace.updateMany({ where: { externalId: "fb" }, data: { feedback: { errors: "not a list" } } });
+      await caller.runs.setPaused({ playbookId, paused: false });
+      await worker().drain();
+      const [run] = await runs(playbookId, "reflector");
+      expect(run).toMatchObject({ status: "failed" });
+      expect(run!.error).toMatch(/stored feedback cannot be read \(errors: /);
+      expect(await counters(playbookId, "str-00001")).toMatchObject({ harmful: 0 });
+    });
+
+    it("a reflection whose stored output cannot be read is left out of the curation, with a note, and does not block the next", async () => {
+      const playbookId = await playbook({ curatorMode: "manual" });
+      await ingest([
+        { externalId: "r1", outcome: "failure", citedBulletIds: ["str-00002"], feedback: { errors: ["HTTP 429 Too Many Requests"] } },
+        { externalId: "r2", outcome: "failure", citedBulletIds: ["str-00002"], feedback: { errors: ["KeyError: 'amount'"] } },
+      ]);
+      await worker().drain();
+      const reflected = await runs(playbookId, "reflector");
+      expect(reflected.map((run) => run.status)).toEqual(["succeeded", "succeeded"]);
+      const broken = reflected[0]!;
+      await database.db.run.update({ where: { id: broken.id }, data: { output: { reasoning: 42 } } });
+
+      await caller.runs.curateNow({ playbookId });
+      await worker().drain();
+      const [curator] = await runs(playbookId, "curator");
+      expect(curator).toMatchObject({ status: "succeeded" });
+      const detail = await caller.runs.get({ runId: curator!.id });
+      expect(JSON.stringify(detail.output)).toContain(`The reflection of run ${broken.id} was left out: its stored output cannot be read (reasoning: `);
+      const delta = await caller.delta.get({ deltaId: detail.deltaId! });
+      expect(delta.operations).toHaveLength(1);
+      expect((await caller.runs.status({ playbookId })).uncurated).toBe(0);
+    });
+  });
 });

@@ -1,7 +1,7 @@
 // Reflector and curator runs: queueing them (on ingest, after N reflections, or on demand), running
 // them from the job queue, and what the UI reads (runs, a run, the provider's and budgets' status).
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as queue from "@/server/jobs/queue";
@@ -164,9 +164,12 @@ export async function curateNow(db: Db, playbookId: string, trigger: RunTrigger 
 
 // ---- Running (the job handlers) ------------------------------------------------------------------
 
+/** What reflect and curate jobs carry: the run they execute. */
+const runJobPayload = z.object({ runId: z.uuid() });
+
 function runIdOf(job: ClaimedJob): string | null {
-  const payload = job.payload as { runId?: unknown } | null;
-  return typeof payload?.runId === "string" ? payload.runId : null;
+  const parsed = runJobPayload.safeParse(job.payload);
+  return parsed.success ? parsed.data.runId : null;
 }
 
 /** The reflect and curate handlers for a JobWorker; `providerOf` lets tests pass their own provider. */
@@ -175,7 +178,7 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
     (role: RunRole): JobHandler =>
     async (job, { db }): Promise<JobOutcome> => {
       const runId = runIdOf(job);
-      if (!runId) return { type: "fail", error: "The job names no run." };
+      if (!runId) return { type: "fail", error: "The job names no run (its payload has no runId)." };
       // Curator runs of one playbook go one after another: two at once would read the same reflections.
       if (role === "curator" && (await repo.otherRunningCurator(db, job.playbookId ?? "", runId))) {
         return { type: "defer", untilMs: Date.now() + CURATOR_WAIT_MS, reason: "Waiting for the curator run under way to finish." };

@@ -2,7 +2,7 @@
 // The trace explorer (/traces): every run an agent reported, newest first, filtered by what the URL
 // says, loading further pages as the reader scrolls.
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { FileCode2, FilterX, Inbox, SearchX } from "lucide-react";
+import { FileCode2, FilterX, Inbox, SearchX, X } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
@@ -21,6 +21,8 @@ import { OUTCOME_META } from "./labels";
 import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
 import { TracesTable } from "./traces-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
+import { formatExact } from "@/components/ui/relative-time";
+import { useHydrated } from "@/components/ui/use-hydrated";
 import { formatNumber, plural } from "@/components/ui/format";
 
 /** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
@@ -181,6 +183,9 @@ function TraceFilterBar({
         <span className="hidden text-xs text-ink-faint sm:inline" title="Days start and end at midnight UTC">
           UTC days
         </span>
+        {filters.start || filters.end ? (
+          <SpanFilter start={filters.start} end={filters.end} onClear={() => update({ start: null, end: null })} />
+        ) : null}
         <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
           {loading ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
           <span className="tabular-nums">{summary}</span>
@@ -220,5 +225,23 @@ function DateField({
         className="w-40 tabular-nums"
       />
     </label>
+  );
+}
+
+/** The exact span a chart's bucket links with (start/end in the URL): shown, so it can be cleared. */
+function SpanFilter({ start, end, onClear }: { start: string | null; end: string | null; onClear: () => void }) {
+  const hydrated = useHydrated();
+  // The reader's clock once hydrated; UTC in the server's HTML.
+  const label = (iso: string | null) => (iso === null ? "…" : hydrated ? formatExact(new Date(iso)) : `${iso.slice(0, 16).replace("T", " ")} UTC`);
+  return (
+    <span className="inline-flex h-8 items-center gap-1.5 rounded-lg border border-line-strong bg-surface pl-2.5 pr-1 text-[13px] text-ink">
+      <span className="text-ink-faint">Ran</span>
+      <span className="tabular-nums">
+        {label(start)} – {label(end)}
+      </span>
+      <Button size="icon" variant="ghost" className="size-6" aria-label="Clear the time span" onClick={onClear}>
+        <X aria-hidden />
+      </Button>
+    </span>
   );
 }

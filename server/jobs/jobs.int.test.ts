@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { cancel, claim, complete, defer, enqueue, extendLease, fail, getJob, listJobs, queueStats } from "./queue";
+import { cancel, claim, complete, defer, enqueue, enqueueMany, extendLease, fail, getJob, listJobs, queueStats } from "./queue";
 import { type JobHandler, type JobLogger, type JobOutcome, JobWorker } from "./worker";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -250,6 +250,14 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       expect((await job(running!.id)).status).toBe("cancelled");
     });
 
+    it("refuses a maxAttempts that is not a positive whole number, and enqueues nothing", async () => {
+      for (const maxAttempts of [0, -1, 2.5]) {
+        await expect(enqueue(db, { kind: "reflect", maxAttempts })).rejects.toThrow(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+        await expect(enqueueMany(db, [{ kind: "reflect" }, { kind: "reflect", maxAttempts }])).rejects.toThrow(RangeError);
+      }
+      expect(await listJobs(db)).toEqual([]);
+    });
+
     it("counts jobs by status and kind and lists them for the UI", async () => {
       const playbook = await db.playbook.create({ data: { name: "p" }, select: { id: true } });
       const old = await enqueue(db, { kind: "reflect", playbookId: playbook.id });
@@ -354,10 +362,11 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       };
       const w = worker({ reflect }, { pollIntervalMs: 60_000 });
       w.start();
-      await sleep(50); // the first poll found nothing
+      await until(() => w.completedPolls === 1); // the first poll found nothing; the next is a minute away
       const { id } = await enqueue(db, { kind: "reflect" });
       await until(() => ran.includes(id));
       await until(async () => (await job(id)).status === "succeeded");
+      expect(w.completedPolls).toBeGreaterThan(1);
     });
 
     it("waits for running handlers when stopped", async () => {

@@ -81,6 +81,7 @@ export class JobWorker {
   private unsubscribe: (() => void) | undefined;
   private filling: Promise<number> | undefined;
   private fillAgain = false;
+  private polls = 0;
 
   constructor(db: Db | (() => Promise<Db>), options: JobWorkerOptions) {
     this.getDb = typeof db === "function" ? db : () => Promise.resolve(db);
@@ -97,6 +98,11 @@ export class JobWorker {
   /** Handlers running now. */
   get inFlight(): number {
     return this.running.size;
+  }
+
+  /** Claims made so far (each poll or wake that asked the queue), whether they found jobs or not. */
+  get completedPolls(): number {
+    return this.polls;
   }
 
   /** Starts polling; jobs enqueued in this process wake it at once. */
@@ -203,6 +209,7 @@ export class JobWorker {
     if (free <= 0 || this.kinds.length === 0) return 0;
     const db = await this.getDb();
     const jobs = await queue.claim(db, { workerId: this.workerId, kinds: this.kinds, limit: free, leaseMs: this.leaseMs });
+    this.polls += 1;
     for (const job of jobs) this.startJob(db, job);
     return jobs.length;
   }

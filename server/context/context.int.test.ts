@@ -183,6 +183,8 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const preview = await caller.context.get({ playbookId, budget: 70, counters: false });
     expect(preview).toEqual(http);
     await expectAppError(caller.context.get({ playbookId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /playbook/);
+    await expectAppError(caller.context.get({ playbookId, budget: -5 }), "BAD_REQUEST", /budget/);
+    await expectAppError(caller.context.get({ playbookId: "support agent" }), "BAD_REQUEST", /playbookId/);
   });
 
   it("bullets whose token count was never stored are counted and cut like the others", async () => {

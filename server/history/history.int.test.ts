@@ -7,6 +7,7 @@ import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { createCaller } from "@/server/trpc/root";
 import type { PlaybookAtVersion } from "./schemas";
 
+const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
 
 type Caller = ReturnType<typeof createCaller>;
 
@@ -277,6 +278,35 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
       expect.objectContaining({ type: "add", payload: expect.objectContaining({ content: "Log every tool call with its arguments." }) }),
     ]);
     await expectAppError(caller.history.lineage({ playbookId, bulletId: "str-99999" }), "NOT_FOUND", /str-99999/);
+  });
+
+  describe("bad requests", () => {
+    it("a playbook that does not exist has no versions, no past states and nothing to roll back", async () => {
+      const missing = { playbookId: NO_SUCH_ID };
+      await expectAppError(caller.history.versions(missing), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(caller.history.at({ ...missing, version: 1 }), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(caller.history.diff({ ...missing, from: 1, to: 2 }), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(alice.history.rollback({ ...missing, version: 1, reason: "x" }), "NOT_FOUND", /The playbook was not found/);
+    });
+
+    it("a version after the current one does not exist, and versions count from 1", async () => {
+      const playbookId = await playbook();
+      await edit(playbookId, "Add a lesson", [{ type: "add", section: "strategies_and_insights", content: "Log every tool call." }]);
+      await expectAppError(caller.history.at({ playbookId, version: 9 }), "NOT_FOUND", /Version 9 does not exist: the playbook is at version 2/);
+      await expectAppError(caller.history.diff({ playbookId, from: 1, to: 9 }), "NOT_FOUND", /Version 9 does not exist/);
+      await expectAppError(alice.history.rollback({ playbookId, version: 9, reason: "x" }), "NOT_FOUND", /Version 9 does not exist/);
+      await expectAppError(caller.history.at({ playbookId, version: 0 }), "BAD_REQUEST", /Versions count from 1/);
+      await expectAppError(caller.history.versions({ playbookId, limit: 101 }), "BAD_REQUEST", /limit/);
+      expect((await caller.history.versions({ playbookId })).total).toBe(2);
+    });
+
+    it("a rollback needs a reason, and without one nothing changes", async () => {
+      const playbookId = await playbook();
+      await edit(playbookId, "Add a lesson", [{ type: "add", section: "strategies_and_insights", content: "Log every tool call." }]);
+      await expectAppError(alice.history.rollback({ playbookId, version: 1, reason: "   " }), "BAD_REQUEST", /Say why you roll back/);
+      expect((await caller.history.versions({ playbookId })).total).toBe(2);
+      expect((await caller.playbook.bullet({ playbookId, externalId: "str-00005" })).status).toBe("active");
+    });
   });
 
   describe("stored records it cannot read", () => {

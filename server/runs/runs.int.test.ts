@@ -1,17 +1,20 @@
 // Reflector and curator runs end to end, against embedded PGlite and PostgreSQL: the offline
 // provider, and the OpenAI SDK against the project's mock server (happy paths and every fault).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { enqueue, getJob } from "@/server/jobs/queue";
 import { JobWorker } from "@/server/jobs/worker";
 import { CircuitBreaker } from "@/server/llm/circuit-breaker";
 import { loadEnv } from "@/server/config/env";
 import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
 import { createCaller } from "@/server/trpc/root";
 import type { TraceInput } from "@/server/traces/schemas";
 import { breakerStore, offlineProvider, openAiRunProvider, useRunProvider, type RunProvider } from "./providers";
-import { runHandlers } from "./service";
+import { REFLECT_JOB, runHandlers } from "./service";
+
+const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
 
 type Caller = ReturnType<typeof createCaller>;
 
@@ -423,6 +426,95 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
     });
   });
 
+  describe("the studio's budget", () => {
+    it("is unset until set, and reads back what was set", async () => {
+      expect(await caller.runs.studioBudget()).toEqual({ monthlyTokenBudget: null, monthlyCostBudgetUsd: null });
+      const budget = { monthlyTokenBudget: 50_000, monthlyCostBudgetUsd: 12.5 };
+      expect(await caller.runs.setStudioBudget(budget)).toEqual(budget);
+      expect(await caller.runs.studioBudget()).toEqual(budget);
+      const playbookId = await playbook();
+      const studio = (await caller.runs.status({ playbookId })).budgets.find((usage) => usage.scope === "studio");
+      expect(studio).toMatchObject({ tokenLimit: 50_000, costLimitUsd: 12.5, level: "ok" });
+      expect(await caller.runs.setStudioBudget({ monthlyTokenBudget: null, monthlyCostBudgetUsd: null })).toEqual({
+        monthlyTokenBudget: null,
+        monthlyCostBudgetUsd: null,
+      });
+    });
+
+    it("stops new LLM runs of every playbook once used up", async () => {
+      mockProvider();
+      const playbookId = await playbook({ curatorMode: "off" });
+      await caller.runs.setStudioBudget({ monthlyTokenBudget: 1_000, monthlyCostBudgetUsd: null });
+      mock.script({ content: reflection([]), usage: { prompt_tokens: 900, completion_tokens: 200 } });
+      await ingest([{ externalId: "s1", outcome: "success", citedBulletIds: ["str-00001"] }]);
+      await worker().drain();
+      const studio = (await caller.runs.status({ playbookId })).budgets.find((usage) => usage.scope === "studio");
+      expect(studio).toMatchObject({ level: "exceeded", tokens: 1_100 });
+
+      await ingest([{ externalId: "s2", outcome: "success", citedBulletIds: ["str-00001"] }]);
+      await worker().drain();
+      const newest = (await runs(playbookId, "reflector"))[0];
+      expect(newest).toMatchObject({ status: "queued" });
+      expect(newest!.error).toMatch(/The studio's monthly LLM budget is used up/);
+      expect(mock.count("chat")).toBe(1);
+    });
+
+    it.each([
+      [{ monthlyTokenBudget: 999, monthlyCostBudgetUsd: null }, /monthlyTokenBudget/],
+      [{ monthlyTokenBudget: 1_500.5, monthlyCostBudgetUsd: null }, /monthlyTokenBudget/],
+      [{ monthlyTokenBudget: null, monthlyCostBudgetUsd: -5 }, /monthlyCostBudgetUsd/],
+      [{ monthlyTokenBudget: null }, /monthlyCostBudgetUsd/],
+    ])("refuses %j as bad input and keeps the budget it had", async (input, field) => {
+      const kept = { monthlyTokenBudget: 20_000, monthlyCostBudgetUsd: null };
+      await caller.runs.setStudioBudget(kept);
+      // Wrong on purpose: what a client that skips the form's checks could send.
+      await expectAppError(caller.runs.setStudioBudget(input as never), "BAD_REQUEST", field);
+      expect(await caller.runs.studioBudget()).toEqual(kept);
+    });
+
+    it("reads a stored budget it cannot parse as no budget", async () => {
+      await database.db.appSetting.create({ data: { key: "budget", value: { monthlyTokenBudget: "lots" } } });
+      expect(await caller.runs.studioBudget()).toEqual({ monthlyTokenBudget: null, monthlyCostBudgetUsd: null });
+    });
+  });
+
+  describe("bad requests", () => {
+    it("a run that does not exist cannot be read or retried", async () => {
+      await expectAppError(caller.runs.get({ runId: NO_SUCH_ID }), "NOT_FOUND", /The run was not found/);
+      await expectAppError(caller.runs.retry({ runId: NO_SUCH_ID }), "NOT_FOUND", /The run was not found/);
+      await expectAppError(caller.runs.get({ runId: "run-1" }), "BAD_REQUEST", /runId/);
+    });
+
+    it("only a failed run can be retried", async () => {
+      const playbookId = await playbook({ curatorMode: "off" });
+      await ingest([{ externalId: "ok", outcome: "success", citedBulletIds: ["str-00001"] }]);
+      await worker().drain();
+      const [run] = await runs(playbookId, "reflector");
+      await expectAppError(caller.runs.retry({ runId: run!.id }), "BAD_REQUEST", /Only a failed run can be retried; this one is succeeded/);
+      expect(await runs(playbookId, "reflector")).toHaveLength(1);
+    });
+
+    it("a playbook that does not exist has no status, and cannot reflect, curate or pause", async () => {
+      await expectAppError(caller.runs.status({ playbookId: NO_SUCH_ID }), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(caller.runs.reflectNow({ playbookId: NO_SUCH_ID }), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(caller.runs.curateNow({ playbookId: NO_SUCH_ID }), "NOT_FOUND", /The playbook was not found/);
+      await expectAppError(caller.runs.setPaused({ playbookId: NO_SUCH_ID, paused: true }), "NOT_FOUND", /playbook was not found/);
+    });
+
+    it("reflect now refuses traces it does not know, and curate now a playbook whose curator is off", async () => {
+      const playbookId = await playbook({ curatorMode: "off" });
+      await expectAppError(caller.runs.reflectNow({ playbookId, traceIds: [NO_SUCH_ID] }), "NOT_FOUND", /Some of the traces were not found/);
+      await expectAppError(caller.runs.reflectNow({ playbookId, traceIds: [] }), "BAD_REQUEST", /traceIds/);
+      await expectAppError(caller.runs.curateNow({ playbookId }), "BAD_REQUEST", /The curator is off for this playbook/);
+      expect(await runs(playbookId)).toHaveLength(0);
+    });
+
+    it("the run list refuses a page size out of range", async () => {
+      await expectAppError(caller.runs.list({ limit: 0 }), "BAD_REQUEST", /limit/);
+      await expectAppError(caller.runs.list({ limit: 201 }), "BAD_REQUEST", /limit/);
+    });
+  });
+
   describe("stored records it cannot read", () => {
     it("a trace whose stored feedback cannot be read fails its reflector run with the reason", async () => {
       const playbookId = await playbook({ curatorMode: "off" });
@@ -435,6 +527,12 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       expect(run).toMatchObject({ status: "failed" });
       expect(run!.error).toMatch(/stored feedback cannot be read \(errors: /);
       expect(await counters(playbookId, "str-00001")).toMatchObject({ harmful: 0 });
+    });
+
+    it("a run job whose payload names no run fails with the reason", async () => {
+      const { id } = await enqueue(database.db, { kind: REFLECT_JOB, payload: { runId: "not-a-run" } });
+      await worker().drain();
+      expect(await getJob(database.db, id)).toMatchObject({ status: "failed", lastError: "The job names no run (its payload has no runId)." });
     });
 
     it("a reflection whose stored output cannot be read is left out of the curation, with a note, and does not block the next", async () => {

@@ -438,6 +438,26 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(await storedCount()).toBe(1);
   });
 
+  it("the tRPC ingest refuses an unknown playbook or a wrong field, and stores nothing of the batch", async () => {
+    await expectAppError(
+      caller.traces.ingest({ traces: [trace({ externalId: "a" }), trace({ externalId: "b", playbook: "Support" })] }),
+      "NOT_FOUND",
+      /No playbook named "Support" \(trace 1\)\. Names are case-sensitive.*Nothing was stored/,
+    );
+    await expectAppError(caller.traces.ingest({ traces: [trace({ externalId: "c", durationMs: -1 })] }), "BAD_REQUEST", /durationMs/);
+    await expectAppError(caller.traces.ingest({ traces: [] }), "BAD_REQUEST", /traces/);
+    expect(await storedCount()).toBe(0);
+    expect(afterTracesIngested).not.toHaveBeenCalled();
+  });
+
+  it("the list refuses a cursor it did not hand out and a page size out of range; a trace id must be a UUID", async () => {
+    await caller.traces.ingest({ traces: [trace({ externalId: "x" })] });
+    await expectAppError(caller.traces.list({ playbookId, cursor: "page-2" }), "BAD_REQUEST", /The page cursor is not one this list returned/);
+    await expectAppError(caller.traces.list({ playbookId, limit: 0 }), "BAD_REQUEST", /limit/);
+    await expectAppError(caller.traces.get({ traceId: "x" }), "BAD_REQUEST", /traceId/);
+    expect((await caller.traces.list({ playbookId })).items).toHaveLength(1);
+  });
+
   it("a batch of 1,000 traces is stored in one request", async () => {
     const traces = Array.from({ length: 1_000 }, (_, i) =>
       trace({

@@ -16,7 +16,7 @@ export type DatabaseConfig =
 
 export const MEMORY_DATA_DIR = ":memory:";
 
-export const DEMO_SEED_SETTINGS = ["auto", "always", "off"] as const;
+const DEMO_SEED_SETTINGS = ["auto", "always", "off"] as const;
 export type DemoSeedSetting = (typeof DEMO_SEED_SETTINGS)[number];
 
 export interface AppEnv {
@@ -36,7 +36,7 @@ export interface AppEnv {
   };
 }
 
-export const ENV_DEFAULTS = {
+const ENV_DEFAULTS = {
   dataDir: ".data",
   port: 3000,
   demoSeed: "auto",

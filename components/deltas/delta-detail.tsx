@@ -226,6 +226,11 @@ function DeltaReview({
               onReject={(operationId) => setRejecting({ operationId })}
               onUseSuggestion={(operation, suggestion) => void merge.replace(operation, suggestion)}
               suggestionPending={merge.pending}
+              onDrop={(operationId, reason) => reject.mutate({ deltaId: delta.id, reason, operationIds: [operationId] })}
+              operationAnchor={(position) => {
+                const other = delta.operations.find((candidate) => candidate.position === position);
+                return other ? operationElementId(other.id) : null;
+              }}
             />
           ))}
         </section>

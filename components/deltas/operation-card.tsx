@@ -35,6 +35,8 @@ export function OperationCard({
   onReject,
   onUseSuggestion,
   suggestionPending,
+  onDrop,
+  operationAnchor,
 }: {
   deltaId: string;
   playbookId: string;
@@ -49,6 +51,9 @@ export function OperationCard({
   onReject: (operationId: string) => void;
   onUseSuggestion: (op: OperationView, suggestion: MergeOperation) => void;
   suggestionPending: boolean;
+  /** Rejects this one operation with a reason (a duplicate of another operation). */
+  onDrop: (operationId: string, reason: string) => void;
+  operationAnchor: (position: number) => string | null;
 }) {
   const trpc = useTRPC();
   const invalidate = useInvalidateCuration();
@@ -133,6 +138,8 @@ export function OperationCard({
           playbookId={playbookId}
           onUseSuggestion={open ? (suggestion) => onUseSuggestion(op, suggestion) : null}
           suggestionPending={suggestionPending}
+          onDrop={open ? (reason) => onDrop(op.id, reason) : null}
+          operationAnchor={operationAnchor}
         />
         {op.rationale ? (
           <p className="whitespace-pre-wrap break-words text-[13px] leading-relaxed text-ink-muted">

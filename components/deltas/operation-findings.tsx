@@ -3,7 +3,7 @@
 // near-duplicates (with the bullet they resemble and a one-click merge), limits, conflicts, and
 // model-written content that reads like instructions to the agent (a possible prompt injection).
 import { useQuery } from "@tanstack/react-query";
-import { GitMerge, TriangleAlert } from "lucide-react";
+import { Copy, GitMerge, TriangleAlert, X } from "lucide-react";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
@@ -26,6 +26,8 @@ export function OperationFindings({
   playbookId,
   onUseSuggestion,
   suggestionPending,
+  onDrop,
+  operationAnchor,
 }: {
   findings: readonly Finding[];
   conflicts: readonly OperationConflict[];
@@ -33,12 +35,24 @@ export function OperationFindings({
   /** Set while the operation can still be changed. */
   onUseSuggestion: ((suggestion: MergeOperation) => void) | null;
   suggestionPending: boolean;
+  /** Rejects this operation with the reason given; set while it can still be changed. */
+  onDrop: ((reason: string) => void) | null;
+  /** The element id of the delta's operation at a 0-based position, to link a duplicate to it. */
+  operationAnchor: (position: number) => string | null;
 }) {
   if (findings.length === 0 && conflicts.length === 0) return null;
   return (
     <div className="flex flex-col gap-2">
       {findings.map((finding, index) =>
-        finding.kind === "near_duplicate" && finding.matchedBulletId ? (
+        finding.kind === "near_duplicate" && finding.relatedOperationIndex !== undefined ? (
+          <DuplicateOperation
+            key={index}
+            finding={finding}
+            related={finding.relatedOperationIndex}
+            anchor={operationAnchor(finding.relatedOperationIndex)}
+            onDrop={onDrop}
+          />
+        ) : finding.kind === "near_duplicate" && finding.matchedBulletId ? (
           <NearDuplicate
             key={index}
             finding={finding}
@@ -81,6 +95,53 @@ export function OperationFindings({
         ),
       )}
     </div>
+  );
+}
+
+/** A near-duplicate of what an earlier operation of the same delta writes: keep one, drop the other. */
+function DuplicateOperation({
+  finding,
+  related,
+  anchor,
+  onDrop,
+}: {
+  finding: Finding;
+  related: number;
+  anchor: string | null;
+  onDrop: ((reason: string) => void) | null;
+}) {
+  const label = `operation #${related + 1}`;
+  return (
+    <Notice
+      tone="warning"
+      compact
+      announce={false}
+      title={
+        <span className="inline-flex items-center gap-1.5">
+          <Copy aria-hidden className="size-3.5" />
+          Duplicates{" "}
+          {anchor ? (
+            <a href={`#${anchor}`} className="underline underline-offset-2">
+              {label}
+            </a>
+          ) : (
+            label
+          )}
+        </span>
+      }
+      actions={
+        onDrop ? (
+          <>
+            <Button size="sm" variant="secondary" onClick={() => onDrop(`Duplicates ${label} of this delta.`)}>
+              <X aria-hidden /> Drop this operation
+            </Button>
+            <span className="self-center text-xs text-amber-900">Rejects only this operation; {label} stays.</span>
+          </>
+        ) : null
+      }
+    >
+      {findingText(finding.message)}
+    </Notice>
   );
 }
 

@@ -166,16 +166,32 @@ describe("numbering findings as the reviewer sees the delta", () => {
     { type: "update", bulletId: "str-00001", content: "Edited." },
   ];
 
-  it("moves a finding of a sub-list to its operation's place in the whole delta, message and related index too", () => {
+  it("moves a finding of a sub-list to its operation's place in the whole delta, message and related operation too", () => {
     const local = finding({
       operationIndex: 1,
       relatedOperationIndex: 0,
       kind: "contradiction",
-      message: "Operation 2 (update [str-00001]): contradicts operation 1",
+      message: "Operation 2 (update [str-00001]): contradicts operation 1 (tag [str-00001]): keep one of them",
     });
     expect(renumber([local], ops, [3, 5])).toEqual([
-      { ...local, operationIndex: 5, relatedOperationIndex: 3, message: "Operation 6 (update [str-00001]): contradicts operation 1" },
+      {
+        ...local,
+        operationIndex: 5,
+        relatedOperationIndex: 3,
+        message: "Operation 6 (update [str-00001]): contradicts operation 4 (tag [str-00001]): keep one of them",
+      },
     ]);
+  });
+
+  it("renumbers the operation a near-duplicate inside the delta duplicates", () => {
+    const adds: DeltaOperation[] = [
+      { type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call." },
+      { type: "add", section: "common_mistakes_to_avoid", content: "Log the request id of every failed call!" },
+    ];
+    const [duplicate] = validateDelta(samplePlaybook(), adds, testOptions()).findings;
+    const [moved] = renumber(duplicate ? [duplicate] : [], adds, [1, 3]);
+    expect(moved).toMatchObject({ operationIndex: 3, relatedOperationIndex: 1 });
+    expect(moved?.message).toMatch(/^Operation 4 \(add to "common_mistakes_to_avoid"\): the content duplicates operation #2 \(add to/);
   });
 
   it("keeps a message that does not start with the operation's label, and a finding of an operation it does not know", () => {

@@ -112,10 +112,20 @@ export function renumber(findings: readonly Finding[], ops: readonly DeltaOperat
     return {
       ...finding,
       operationIndex: position,
-      message,
+      message: related === undefined ? message : renumberMention(message, related, positions[related] ?? related),
       ...(related === undefined ? {} : { relatedOperationIndex: positions[related] ?? related }),
     };
   });
+}
+
+/** "… operation 2 (…" or "operation #2 (" after the message's own label, renumbered. */
+function renumberMention(message: string, local: number, position: number): string {
+  if (local === position) return message;
+  const labelEnd = message.indexOf("): ");
+  const from = labelEnd < 0 ? 0 : labelEnd + 3;
+  const mention = new RegExp(`\\boperation (#?)${local + 1} \\(`, "u");
+  const rest = message.slice(from).replace(mention, (_, hash: string) => `operation ${hash}${position + 1} (`);
+  return message.slice(0, from) + rest;
 }
 
 /** The engine's refusal as the INVALID_INPUT error a person reads: the first error, how many more. */

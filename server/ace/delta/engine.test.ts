@@ -563,13 +563,52 @@ describe("near-duplicates", () => {
     expect(warning?.suggestion).toEqual({ type: "merge", bulletIds: ["str-00003", "str-00002"], into: "str-00002", content: paging });
   });
 
-  it("catches a duplicate of a bullet added earlier in the same delta", () => {
+  it("reports a duplicate of a bullet added earlier in the same delta as a duplicate of that operation, with no merge", () => {
     const content = "Log the request id of every failed call for later debugging.";
     const findings = findingsOf([
       { type: "add", section: "strategies_and_insights", content },
       { type: "add", section: "common_mistakes_to_avoid", content: `${content} ` },
     ]);
-    expect(findings).toMatchObject([{ operationIndex: 1, kind: "near_duplicate", matchedBulletId: "str-00006", similarity: 1 }]);
+    expect(findings).toEqual([
+      {
+        operationIndex: 1,
+        severity: "warning",
+        kind: "near_duplicate",
+        relatedOperationIndex: 0,
+        similarity: 1,
+        message:
+          'Operation 2 (add to "common_mistakes_to_avoid"): the content duplicates operation #1 (add to "strategies_and_insights"), ' +
+          `100% similar to what it writes ("${content}"); drop this operation or that one`,
+      },
+    ]);
+    // Neither a bullet id the playbook lacks nor a merge into one.
+    expect(findings[0]).not.toHaveProperty("matchedBulletId");
+    expect(findings[0]).not.toHaveProperty("suggestion");
+  });
+
+  it("names the bullet a new one resembles only when the playbook has it, and the earlier operation as well", () => {
+    const similar = "Paginate through every page of results until a page comes back empty, always.";
+    const findings = findingsOf([
+      { type: "add", section: "strategies_and_insights", content: paging },
+      { type: "add", section: "common_mistakes_to_avoid", content: similar },
+    ]);
+    const second = findings.filter((finding) => finding.operationIndex === 1);
+    expect(second).toMatchObject([
+      { kind: "near_duplicate", matchedBulletId: "str-00002", suggestion: { into: "str-00002" } },
+      { kind: "near_duplicate", relatedOperationIndex: 0 },
+    ]);
+    const ids = findings.flatMap((finding) => [finding.matchedBulletId, finding.suggestion?.into, ...(finding.suggestion?.bulletIds ?? [])]);
+    expect(ids.filter((id) => id !== undefined && !samplePlaybook().bullets.has(id))).toEqual([]);
+  });
+
+  it("treats a bullet an earlier operation rewrote as that operation's, not as a merge target", () => {
+    const rewritten = "Cache every access token per user and refresh it before it expires.";
+    const findings = findingsOf([
+      { type: "update", bulletId: "str-00003", content: rewritten },
+      { type: "add", section: "common_mistakes_to_avoid", content: rewritten },
+    ]);
+    expect(findings).toMatchObject([{ operationIndex: 1, kind: "near_duplicate", relatedOperationIndex: 0 }]);
+    expect(findings[0]?.suggestion).toBeUndefined();
   });
 
   it.each<Report>([

@@ -57,14 +57,17 @@ function runDelta(state: PlaybookState, ops: readonly DeltaOperation[], options:
   const contradictions = findContradictions(ops);
   const byOperation: Finding[][] = [];
   const addedIds: string[] = [];
-  const nearDuplicate = nearDuplicateFinder(state, working, options);
+  let current = 0;
+  const nearDuplicate = nearDuplicateFinder(state, working, options, () => current);
   const budget = options.tokenBudget === undefined ? null : tokenBudgetTracker(state, working, options, options.tokenBudget);
 
   for (const [index, op] of ops.entries()) {
+    current = index;
     const findings: Finding[] = [];
     byOperation.push(findings);
     const ctx: OperationContext = {
       working,
+      operation: (at) => ops[at],
       maxContentLength: options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH,
       newSectionId: options.newSectionId,
       addedIds,
@@ -85,19 +88,23 @@ function runDelta(state: PlaybookState, ops: readonly DeltaOperation[], options:
 }
 
 /**
- * Near-duplicates among the active bullets as the delta leaves them. The index covers the input;
- * bullets whose content or status this delta changed are "stale" there and skipped, and their
- * current text sits in a small overlay index of the same kind, so two adds in one delta are caught too.
+ * Near-duplicates among the active bullets as the delta leaves them, in two kinds. Bullets of the
+ * input the delta has not touched are searched in the index; a match there may become a merge.
+ * Bullets this delta added or rewrote sit in a small overlay index of the same kind, each with the
+ * operation that last wrote it: a match there duplicates that operation, and the bullet it names may
+ * not exist outside this delta, so it is never a merge target.
  */
 function nearDuplicateFinder(
   state: PlaybookState,
   working: WorkingState,
   options: EngineOptions,
+  currentOperation: () => number,
 ): OperationContext["nearDuplicate"] {
   const threshold = options.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   let base: SimilarityIndex | undefined = options.similarity;
   let overlay: SimilarityIndex | undefined;
   const stale = new Set<string>();
+  const writtenBy = new Map<string, number>();
   const refresh = (bullet: BulletState) => {
     if (!overlay) return;
     if (bullet.status === "active") overlay.add(bullet.externalId, bullet.content);
@@ -109,9 +116,11 @@ function nearDuplicateFinder(
     const unchanged = original?.status === "active" && after.status === "active" && original.content === after.content;
     if (unchanged) {
       stale.delete(after.externalId);
+      writtenBy.delete(after.externalId);
       overlay?.remove(after.externalId);
     } else {
       stale.add(after.externalId);
+      writtenBy.set(after.externalId, currentOperation());
       refresh(after);
     }
   });
@@ -124,14 +133,11 @@ function nearDuplicateFinder(
         if (bullet) refresh(bullet);
       }
     }
-    const skip = new Set(exclude);
     const query = { threshold, limit: 1 };
-    const matches = [
-      ...base.query(content, { ...query, excludeIds: new Set([...stale, ...exclude]) }),
-      ...overlay.query(content, { ...query, excludeIds: skip }),
-    ];
-    matches.sort((a, b) => b.score - a.score || (a.bulletId < b.bulletId ? -1 : a.bulletId > b.bulletId ? 1 : 0));
-    return matches[0] ?? null;
+    const existing = base.query(content, { ...query, excludeIds: new Set([...stale, ...exclude]) })[0] ?? null;
+    const written = overlay.query(content, { ...query, excludeIds: new Set(exclude) })[0];
+    const operationIndex = written ? writtenBy.get(written.bulletId) : undefined;
+    return { existing, inDelta: written && operationIndex !== undefined ? { ...written, operationIndex } : null };
   };
 }
 

@@ -4,6 +4,7 @@
 import type { BulletState, SectionState } from "../history";
 import { formatBulletId, slugForSection } from "../ids";
 import type { SimilarityMatch } from "../similarity";
+import { describeOperation } from "./messages";
 import { placeAt } from "./placement";
 import { compareBullets } from "./state";
 import { isValidSlug, resolveSection, sectionNamed } from "./sections";
@@ -32,12 +33,21 @@ export interface OperationContext {
     severity: FindingSeverity,
     kind: FindingKind,
     text: string,
-    extra?: Pick<Finding, "matchedBulletId" | "similarity" | "suggestion">,
+    extra?: Pick<Finding, "relatedOperationIndex" | "matchedBulletId" | "similarity" | "suggestion">,
   ): void;
-  /** The closest active bullet at or above the similarity threshold, ignoring `exclude`. */
-  nearDuplicate(content: string, exclude: readonly string[]): SimilarityMatch | null;
+  /**
+   * The closest bullets at or above the similarity threshold, ignoring `exclude`: among the bullets
+   * this delta leaves as they were (`existing`), and among those an earlier operation of it added or
+   * rewrote (`inDelta`, with that operation's index).
+   */
+  nearDuplicate(content: string, exclude: readonly string[]): { existing: SimilarityMatch | null; inDelta: InDeltaMatch | null };
+  /** The delta's operation at a 0-based index. */
+  operation(index: number): DeltaOperation | undefined;
   addedIds: string[];
 }
+
+/** A bullet an earlier operation of the same delta wrote, and that operation. */
+export type InDeltaMatch = SimilarityMatch & { operationIndex: number };
 
 /** Applies the checked operation; null when a check already failed. */
 export type Apply = () => void;
@@ -116,23 +126,44 @@ function checkPosition(ctx: OperationContext, position: number): boolean {
   return false;
 }
 
+/**
+ * A near-duplicate of a bullet the playbook has comes with a merge into it. One of what an earlier
+ * operation of this delta writes names that operation instead: its bullet may not exist yet, so the
+ * advice is to drop one of the two, never a merge.
+ */
 function warnNearDuplicate(
   ctx: OperationContext,
   content: string,
   exclude: readonly string[],
   suggest: (match: SimilarityMatch) => MergeOperation,
 ): void {
-  const match = ctx.nearDuplicate(content, exclude);
-  if (!match) return;
-  const existing = ctx.working.bullet(match.bulletId);
-  const percent = Math.floor(match.score * 100);
-  const quote = existing ? ` ("${excerpt(existing.content)}")` : "";
-  ctx.report(
-    "warning",
-    "near_duplicate",
-    `the content is ${percent}% similar to [${match.bulletId}]${quote}; consider merging into it instead`,
-    { matchedBulletId: match.bulletId, similarity: match.score, suggestion: suggest(match) },
-  );
+  const { existing: match, inDelta } = ctx.nearDuplicate(content, exclude);
+  if (match) {
+    const bullet = ctx.working.bullet(match.bulletId);
+    const quote = bullet ? ` ("${excerpt(bullet.content)}")` : "";
+    ctx.report(
+      "warning",
+      "near_duplicate",
+      `the content is ${percentOf(match.score)}% similar to [${match.bulletId}]${quote}; consider merging into it instead`,
+      { matchedBulletId: match.bulletId, similarity: match.score, suggestion: suggest(match) },
+    );
+  }
+  const earlier = inDelta ? ctx.operation(inDelta.operationIndex) : undefined;
+  if (inDelta && earlier) {
+    const written = ctx.working.bullet(inDelta.bulletId);
+    const quote = written ? ` ("${excerpt(written.content)}")` : "";
+    ctx.report(
+      "warning",
+      "near_duplicate",
+      `the content duplicates operation #${inDelta.operationIndex + 1} (${describeOperation(earlier)}), ` +
+        `${percentOf(inDelta.score)}% similar to what it writes${quote}; drop this operation or that one`,
+      { relatedOperationIndex: inDelta.operationIndex, similarity: inDelta.score },
+    );
+  }
+}
+
+function percentOf(score: number): number {
+  return Math.floor(score * 100);
 }
 
 function excerpt(text: string): string {

@@ -170,9 +170,12 @@ export interface Finding {
   kind: FindingKind;
   /** A sentence a person can act on, naming the operation: "Operation 3 (update [str-00004]): …". */
   message: string;
-  /** The other operation of a contradiction (0-based). */
+  /**
+   * The other operation (0-based): of a contradiction, or of a near-duplicate inside the delta (the
+   * earlier operation whose bullet the content resembles; such a finding has no matchedBulletId).
+   */
   relatedOperationIndex?: number;
-  /** near_duplicate: the existing bullet the content resembles. */
+  /** near_duplicate: the existing bullet the content resembles (one the playbook has before the delta). */
   matchedBulletId?: string;
   similarity?: number;
   /** near_duplicate: a merge that would fold the new content into the existing bullet instead. */

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { BULLET_SIGNALS, classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { countBulletTokens, countSectionTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
+import { approximateBytes, cachePerScope, createByteBoundedCache, type LRUCache, MEGABYTE } from "@/server/cache/lru";
 import { notFound } from "@/server/errors/app-error";
 import { readSettings, requirePlaybook } from "./manage";
 import { fromDbFormat } from "./mapping";
@@ -57,29 +58,20 @@ async function tally(db: Db, playbookId: string, sectionNames: string[]): Promis
 // The tally of each playbook's current version, per database. Every change to a playbook's bullets
 // or sections bumps its version in the same transaction, so a tally holds while its version is the
 // playbook's: opening a 10,000-bullet playbook again does not scan its bullets again. On globalThis
-// so hot reload in development keeps one cache.
-const TALLIED_PLAYBOOKS = 64;
-type TallyCache = WeakMap<Db, Map<string, Tally & { version: number }>>;
-const globalForTallies = globalThis as typeof globalThis & { __acePlaybookTallies?: TallyCache };
-const tallies: TallyCache = (globalForTallies.__acePlaybookTallies ??= new WeakMap());
+// so hot reload in development keeps one cache; bounded at 4 MB (a tally is a few hundred bytes a section).
+type VersionTally = Tally & { version: number };
+type TallyCaches = (db: Db) => LRUCache<string, VersionTally>;
+const globalForTallies = globalThis as typeof globalThis & { __acePlaybookTallies?: TallyCaches };
+const talliesOf: TallyCaches = (globalForTallies.__acePlaybookTallies ??= cachePerScope(() =>
+  createByteBoundedCache<string, VersionTally>({ maxBytes: 4 * MEGABYTE, sizeOf: approximateBytes }),
+));
 
 async function tallyOfVersion(db: Db, playbookId: string, version: number, sectionNames: string[]): Promise<Tally> {
-  let cache = tallies.get(db);
-  if (!cache) {
-    cache = new Map();
-    tallies.set(db, cache);
-  }
+  const cache = talliesOf(db);
   const cached = cache.get(playbookId);
   if (cached?.version === version) return cached;
   const fresh = await tally(db, playbookId, sectionNames);
-  // Re-inserted, so the Map's order is the eviction order.
-  cache.delete(playbookId);
   cache.set(playbookId, { ...fresh, version });
-  while (cache.size > TALLIED_PLAYBOOKS) {
-    const oldest = cache.keys().next().value;
-    if (oldest === undefined) break;
-    cache.delete(oldest);
-  }
   return fresh;
 }
 
@@ -115,7 +107,7 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
  * the filter is one the tally counts (anything but a search); null otherwise.
  */
 function totalFromTally(db: Db, query: z.output<typeof listBulletsInput>, version: number): number | null {
-  const cached = tallies.get(db)?.get(query.playbookId);
+  const cached = talliesOf(db).peek(query.playbookId);
   if (cached?.version !== version || query.search) return null;
   const signals = query.signals?.length ? new Set(query.signals) : null;
   if (signals && query.status !== "active") return null; // signals are tallied for active bullets only
@@ -134,7 +126,7 @@ function totalFromTally(db: Db, query: z.output<typeof listBulletsInput>, versio
 export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
   // The page's total comes from the version's tally when the page opened it (getPlaybook), which
   // spares the query a count over every matching bullet; otherwise the query counts them.
-  const tallied = tallies.get(db)?.get(query.playbookId);
+  const tallied = talliesOf(db).peek(query.playbookId);
   const countable = tallied !== undefined && totalFromTally(db, query, tallied.version) !== null;
   const { rows, version } = await repo.listBullets(db, query, { count: !countable });
   const total =

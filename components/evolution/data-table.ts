@@ -21,6 +21,8 @@ export interface DataTableModel {
   title: string;
   columns: DataColumn[];
   rows: Record<string, Cell>[];
+  /** Per row, links by column key (the traces of a bucket, a version's diff); not in the CSV. */
+  links?: (Record<string, string> | undefined)[];
 }
 
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */

@@ -85,7 +85,10 @@ export function outcomeSeries(result: Pick<MetricsResult, "outcomes" | "outcomes
   };
 }
 
-export function outcomeTable(series: OutcomeSeries, title: string): DataTableModel {
+/** Where a count of a bucket leads: the trace explorer filtered to the bucket, outcome and variant. */
+export type BucketLink = (start: string, filter: { outcome?: "success" | "failure" | "unknown"; variant?: string }) => string;
+
+export function outcomeTable(series: OutcomeSeries, title: string, link?: BucketLink): DataTableModel {
   const columns: DataColumn[] = [
     { key: "start", label: "Bucket start", kind: "bucket" },
     { key: "traces", label: "Traces", kind: "count" },
@@ -128,7 +131,26 @@ export function outcomeTable(series: OutcomeSeries, title: string): DataTableMod
     }
     return cells;
   });
-  return { title, columns, rows };
+  const links = link
+    ? series.rows.map((row) => {
+        const cells: Record<string, string> = {};
+        const add = (key: string, count: number, filter: Parameters<BucketLink>[1]) => {
+          if (count > 0) cells[key] = link(row.start, filter);
+        };
+        add("traces", row.traces, {});
+        add("success", row.success, { outcome: "success" });
+        add("failure", row.failure, { outcome: "failure" });
+        add("unknown", row.unknown, { outcome: "unknown" });
+        for (const variant of series.variants) {
+          const figures = row.variants[variant] ?? EMPTY_COUNTS;
+          add(`${variant}:traces`, figures.traces, { variant });
+          add(`${variant}:success`, figures.success, { variant, outcome: "success" });
+          add(`${variant}:failure`, figures.failure, { variant, outcome: "failure" });
+        }
+        return cells;
+      })
+    : undefined;
+  return { title, columns, rows, ...(links ? { links } : {}) };
 }
 
 // ---- Version markers --------------------------------------------------------------------------
@@ -188,8 +210,9 @@ export function versionMarkers(versions: readonly VersionPoint[], rows: readonly
     });
 }
 
-export function versionTable(versions: readonly VersionPoint[], title: string): DataTableModel {
+export function versionTable(versions: readonly VersionPoint[], title: string, diffHref?: (version: number) => string): DataTableModel {
   return {
+    ...(diffHref ? { links: versions.map((version) => ({ version: diffHref(version.version) })) } : {}),
     title,
     columns: [
       { key: "version", label: "Version", kind: "count" },

@@ -2,9 +2,10 @@
 // are UTC (hours, days from 00:00 UTC, weeks from Monday 00:00 UTC), as the metrics API computes
 // them; only their labels are in the viewer's zone. Pure, so the server page and the browser resolve
 // the same URL to the same query.
+import { oneOf } from "@/components/ui/search-params";
+import { BUCKETS, type Bucket } from "@/server/metrics/schemas";
 
-export const BUCKETS = ["hour", "day", "week"] as const;
-export type Bucket = (typeof BUCKETS)[number];
+export { BUCKETS, type Bucket };
 
 export const RANGE_PRESETS = ["24h", "7d", "30d", "90d", "all"] as const;
 export type RangePreset = (typeof RANGE_PRESETS)[number];
@@ -65,7 +66,6 @@ export const EVOLUTION_PARAM = {
   from: "from",
   to: "to",
   bucket: "bucket",
-  experiment: "experiment",
   variant: "variant",
   versions: "versions",
   churn: "churn",
@@ -84,7 +84,7 @@ export interface EvolutionFilters {
   to: string | null;
   /** null: chosen from the span (autoBucket). */
   bucket: Bucket | null;
-  experiment: string;
+  /** A variant label, whatever its experiment (as the metrics API reads variant without experiment). */
   variant: string;
   /** Version markers and per-version charts: content-changing versions only, or every version. */
   allVersions: boolean;
@@ -98,7 +98,6 @@ export const DEFAULT_EVOLUTION_FILTERS: EvolutionFilters = {
   from: null,
   to: null,
   bucket: null,
-  experiment: "",
   variant: "",
   allVersions: false,
   churn: "type",
@@ -118,24 +117,17 @@ export function parseInstant(value: string | null | undefined): number | null {
   return time;
 }
 
-function isOneOf<T extends string>(list: readonly T[], value: string | null): value is T {
-  return value !== null && (list as readonly string[]).includes(value);
-}
-
 /** Unknown or malformed values fall back to the defaults, so a hand-edited link still opens. */
 export function parseEvolutionFilters(params: URLSearchParams): EvolutionFilters {
   const from = parseInstant(params.get(EVOLUTION_PARAM.from));
   const to = parseInstant(params.get(EVOLUTION_PARAM.to));
   const custom = from !== null && to !== null && from < to && from >= EARLIEST_TIME;
-  const preset = params.get(EVOLUTION_PARAM.range);
-  const bucket = params.get(EVOLUTION_PARAM.bucket);
   const at = params.get(EVOLUTION_PARAM.at);
   return {
-    preset: custom ? null : isOneOf(RANGE_PRESETS, preset) ? preset : DEFAULT_PRESET,
+    preset: custom ? null : (oneOf(params.get(EVOLUTION_PARAM.range), RANGE_PRESETS) ?? DEFAULT_PRESET),
     from: custom ? new Date(from).toISOString() : null,
     to: custom ? new Date(to).toISOString() : null,
-    bucket: isOneOf(BUCKETS, bucket) ? bucket : null,
-    experiment: (params.get(EVOLUTION_PARAM.experiment) ?? "").trim().slice(0, 100),
+    bucket: oneOf(params.get(EVOLUTION_PARAM.bucket), BUCKETS),
     variant: (params.get(EVOLUTION_PARAM.variant) ?? "").trim().slice(0, 100),
     allVersions: params.get(EVOLUTION_PARAM.versions) === "all",
     churn: params.get(EVOLUTION_PARAM.churn) === "origin" ? "origin" : "type",
@@ -152,7 +144,6 @@ export function writeEvolutionFilters(params: URLSearchParams, filters: Evolutio
   set(EVOLUTION_PARAM.from, custom ? filters.from : null);
   set(EVOLUTION_PARAM.to, custom ? filters.to : null);
   set(EVOLUTION_PARAM.bucket, filters.bucket);
-  set(EVOLUTION_PARAM.experiment, filters.experiment.trim() || null);
   set(EVOLUTION_PARAM.variant, filters.variant.trim() || null);
   set(EVOLUTION_PARAM.versions, filters.allVersions ? "all" : null);
   set(EVOLUTION_PARAM.churn, filters.churn === "origin" ? "origin" : null);

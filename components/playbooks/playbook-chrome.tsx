@@ -31,6 +31,7 @@ function PlaybookTabs({ playbookId }: { playbookId: string }) {
     { href: base, label: "Bullets", current: pathname === base },
     { href: `${base}/review`, label: "Review", current: pathname.startsWith(`${base}/review`), count: pending },
     { href: `${base}/history`, label: "History", current: pathname.startsWith(`${base}/history`) },
+    { href: `${base}/evolution`, label: "Evolution", current: pathname.startsWith(`${base}/evolution`) },
     { href: `${base}/runs`, label: "Runs", current: pathname.startsWith(`${base}/runs`) },
     { href: `${base}/settings`, label: "Settings", current: pathname.startsWith(`${base}/settings`) },
   ];
@@ -83,7 +84,7 @@ export function PlaybookChromeSkeleton() {
         </div>
       </div>
       <div className="mb-5 flex h-10 items-center gap-4 border-b border-line">
-        {["w-14", "w-24", "w-14", "w-10", "w-16"].map((width, i) => (
+        {["w-14", "w-24", "w-14", "w-20", "w-10", "w-16"].map((width, i) => (
           <Skeleton key={i} className={`mx-3 h-4 ${width}`} />
         ))}
       </div>

@@ -1,0 +1,192 @@
+"use client";
+// What happened to the playbook and what it cost: churn (operations per bucket), review (deltas
+// proposed and how they were decided), and the LLM cost of each role.
+import { useMemo } from "react";
+import { formatCost, formatDuration, formatNumber } from "@/components/ui/format";
+import { LLM_ROLES } from "@/server/metrics/schemas";
+import { ChartCard, DataTableView } from "./chart-card";
+import { ChartEmpty, type SectionProps } from "./chart-parts";
+import { formatInterval, formatRate } from "./format";
+import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "./palette";
+import {
+  churnLabel,
+  churnSeries,
+  churnTable,
+  llmRows,
+  llmTable,
+  llmTotalsTable,
+  reviewSeries,
+  reviewTable,
+  reviewTotalsTable,
+  type ChurnKey,
+  type LlmRow,
+  type ReviewRow,
+} from "./prepare";
+import type { ChurnGrouping } from "./range";
+import { Segmented } from "./segmented";
+import { StackedBars, type BarSeries } from "./stacked-bars";
+
+const CHURN_COLORS: Record<ChurnKey, string> = { ...OPERATION_COLORS, ...ORIGIN_COLORS };
+
+export function ChurnSection({
+  result,
+  bucket,
+  timeZone,
+  syncId,
+  titleSuffix,
+  grouping,
+  includeTags,
+  onGrouping,
+}: SectionProps & { grouping: ChurnGrouping; includeTags: boolean; onGrouping: (grouping: ChurnGrouping) => void }) {
+  const series = useMemo(() => churnSeries(result, grouping, includeTags), [result, grouping, includeTags]);
+  const table = useMemo(() => churnTable(series, `Churn by ${grouping}${titleSuffix}`), [series, grouping, titleSuffix]);
+  const bars = series.keys.map(
+    (key): BarSeries<(typeof series.rows)[number]> => ({ key, label: churnLabel(key), color: CHURN_COLORS[key], value: (row) => row.values[key] ?? 0 }),
+  );
+  return (
+    <ChartCard
+      title="Churn"
+      description={
+        includeTags
+          ? "Operations applied per bucket, counter tags included."
+          : "Operations applied per bucket. Counter tags from reflections are left out; “Every version” shows them."
+      }
+      tables={[table]}
+      bucket={bucket}
+      timeZone={timeZone}
+      controls={
+        <Segmented<ChurnGrouping>
+          label="Group operations"
+          value={grouping}
+          onChange={onGrouping}
+          options={[
+            { value: "type", label: "By type" },
+            { value: "origin", label: "By origin" },
+          ]}
+        />
+      }
+    >
+      {series.keys.length === 0 ? (
+        <ChartEmpty title="No change applied in this range">
+          Every applied delta (a curator proposal you approved, an edit, a rollback) makes a version; its operations show here by type
+          or by who made them.
+        </ChartEmpty>
+      ) : (
+        <StackedBars rows={series.rows} series={bars} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} />
+      )}
+    </ChartCard>
+  );
+}
+
+export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+  const series = useMemo(() => reviewSeries(result), [result]);
+  const table = useMemo(() => reviewTable(series, `Review per bucket${titleSuffix}`), [series, titleSuffix]);
+  const totals = useMemo(() => reviewTotalsTable(result, `Review by origin${titleSuffix}`), [result, titleSuffix]);
+  const bars = series.origins.map(
+    (origin): BarSeries<ReviewRow> => ({
+      key: origin,
+      label: VERSION_ORIGIN_LABELS[origin],
+      color: ORIGIN_COLORS[origin],
+      value: (row) => row.proposed[origin] ?? 0,
+    }),
+  );
+  const decided = result.review.byOrigin.filter((entry) => entry.proposed > 0);
+  return (
+    <ChartCard
+      title="Review"
+      description="Deltas proposed per bucket by origin; below, how each origin's deltas were decided."
+      tables={[table, totals]}
+      bucket={bucket}
+      timeZone={timeZone}
+    >
+      {series.origins.length === 0 ? (
+        <ChartEmpty title="No delta proposed in this range">
+          The curator proposes deltas after every few reflections (the playbook&apos;s curator frequency), pruning when its policy is on;
+          you approve or reject them in Review. Their counts, acceptance and time to decision show here.
+        </ChartEmpty>
+      ) : (
+        <>
+          <StackedBars rows={series.rows} series={bars} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} height={200} />
+          <ul className="mt-3 grid gap-2 px-2 sm:grid-cols-2" aria-label="Review by origin">
+            {decided.map((entry) => (
+              <li key={entry.origin} className="rounded-lg border border-line px-3 py-2 text-xs">
+                <p className="font-medium text-ink">{VERSION_ORIGIN_LABELS[entry.origin]}</p>
+                <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-ink-muted">
+                  <dt>Accepted</dt>
+                  <dd className="text-right tabular-nums text-ink">
+                    {formatRate(entry.acceptanceRate)} <span className="text-ink-faint">({formatInterval(entry.ci95)})</span>
+                  </dd>
+                  <dt>Time to decision</dt>
+                  <dd className="text-right tabular-nums text-ink">
+                    {formatDuration(entry.medianDecisionMs)} median · {formatDuration(entry.p90DecisionMs)} p90
+                  </dd>
+                  <dt>Near-duplicates caught</dt>
+                  <dd className="text-right tabular-nums text-ink">{formatNumber(entry.nearDuplicates)}</dd>
+                  <dt>Auto-applied</dt>
+                  <dd className="text-right tabular-nums text-ink">{formatRate(entry.autoAppliedShare)}</dd>
+                </dl>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </ChartCard>
+  );
+}
+
+export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+  const rows = useMemo(() => llmRows(result), [result]);
+  const table = useMemo(() => llmTable(rows, `LLM cost per bucket${titleSuffix}`), [rows, titleSuffix]);
+  const totals = useMemo(() => llmTotalsTable(result, `LLM cost by role${titleSuffix}`), [result, titleSuffix]);
+  const cost = LLM_ROLES.map(
+    (role): BarSeries<LlmRow> => ({ key: role, label: ROLE_LABELS[role], color: ROLE_COLORS[role], value: (row) => row.costUsd[role] }),
+  );
+  const tokens = LLM_ROLES.map(
+    (role): BarSeries<LlmRow> => ({ key: role, label: ROLE_LABELS[role], color: ROLE_COLORS[role], value: (row) => row.tokens[role] }),
+  );
+  const any = result.llm.byRole.some((entry) => entry.runs > 0);
+  return (
+    <ChartCard
+      title="LLM cost"
+      description="Tokens and cost per bucket by role: the reflector's and curator's runs, and the agents' own usage as their traces report it."
+      tables={[table]}
+      shownTables={[totals]}
+      bucket={bucket}
+      timeZone={timeZone}
+    >
+      {!any ? (
+        <ChartEmpty title="No run and no agent usage in this range">
+          Reflector and curator runs record their tokens and cost (the offline provider costs nothing); agents report their own with{" "}
+          <code className="font-mono">usage.inputTokens</code>, <code className="font-mono">usage.outputTokens</code> and{" "}
+          <code className="font-mono">usage.costUsd</code> on each trace.
+        </ChartEmpty>
+      ) : (
+        <>
+          <div className="grid gap-4 lg:grid-cols-2">
+            <div>
+              <h3 className="px-2 pb-1 text-xs font-medium text-ink-faint">Cost (USD)</h3>
+              <StackedBars
+                rows={rows}
+                series={cost}
+                bucket={bucket}
+                timeZone={timeZone}
+                syncId={syncId}
+                format={formatCost}
+                tick={(value) => `$${value < 1 ? value.toFixed(value === 0 ? 0 : 3) : Math.round(value)}`}
+                decimals
+                height={200}
+              />
+            </div>
+            <div>
+              <h3 className="px-2 pb-1 text-xs font-medium text-ink-faint">Tokens (input + output)</h3>
+              <StackedBars rows={rows} series={tokens} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} height={200} />
+            </div>
+          </div>
+          <div className="mt-3 rounded-lg border border-line">
+            <DataTableView table={totals} bucket={bucket} timeZone={timeZone} />
+          </div>
+        </>
+      )}
+    </ChartCard>
+  );
+}

@@ -1,0 +1,125 @@
+"use client";
+// Pieces every time chart of the Evolution tab shares: the bucket axis, the tooltip that names the
+// bucket in the reader's zone, the legend, and a chart's empty state.
+import type { ReactNode } from "react";
+import type { TooltipContentProps } from "recharts";
+import type { MetricsResult } from "@/server/metrics/schemas";
+import { CHART_COLORS } from "./palette";
+import type { Bucket } from "./range";
+import { bucketSpanLabel, tickLabel } from "./time-labels";
+
+/** What every section of the Evolution tab is drawn from. */
+export interface SectionProps {
+  playbookId: string;
+  result: MetricsResult;
+  bucket: Bucket;
+  timeZone: string;
+  syncId: string;
+  /** " · <playbook> · <range>": ends every table title, so a downloaded CSV says what it holds. */
+  titleSuffix: string;
+}
+
+/** Charts with this id share their tooltip and brush: one bucket hovered is hovered everywhere. */
+export function syncIdFor(playbookId: string): string {
+  return `evolution-${playbookId}`;
+}
+
+/** Props of the shared x axis: bucket starts, labelled in the reader's zone. */
+export function timeAxisProps(bucket: Bucket, timeZone: string) {
+  return {
+    dataKey: "start",
+    tickFormatter: (value: unknown) => (typeof value === "string" ? tickLabel(value, bucket, timeZone) : String(value)),
+    minTickGap: 28,
+    tick: { fontSize: 11, fill: CHART_COLORS.axis },
+    tickLine: false,
+    axisLine: { stroke: CHART_COLORS.grid },
+  } as const;
+}
+
+export const VALUE_AXIS = {
+  tick: { fontSize: 11, fill: CHART_COLORS.axis },
+  tickLine: false,
+  axisLine: false,
+  width: 44,
+} as const;
+
+export const CHART_MARGIN = { top: 8, right: 8, bottom: 0, left: 0 } as const;
+
+export interface TooltipLine {
+  label: string;
+  value: string;
+  color?: string;
+  /** Drawn as a dashed swatch (intervals, budgets). */
+  dashed?: boolean;
+}
+
+/**
+ * The tooltip of a time chart: the bucket's span in the reader's zone, then one line per series
+ * from `lines(row)`. Rows are the chart's own data points (recharts passes them in the payload).
+ */
+export function BucketTooltip<Row extends { start: string }>({
+  active,
+  payload,
+  bucket,
+  timeZone,
+  lines,
+  footer,
+}: Pick<TooltipContentProps, "active" | "payload"> & {
+  bucket: Bucket;
+  timeZone: string;
+  lines: (row: Row) => TooltipLine[];
+  footer?: (row: Row) => ReactNode;
+}) {
+  const row = payload?.[0]?.payload as Row | undefined;
+  if (!active || !row) return null;
+  return (
+    <div className="max-w-xs rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
+      <p className="mb-1.5 font-medium text-ink">{bucketSpanLabel(row.start, bucket, timeZone)}</p>
+      <ul className="flex flex-col gap-1">
+        {lines(row).map((line) => (
+          <li key={line.label} className="flex items-center gap-2">
+            {line.color ? <Swatch color={line.color} dashed={line.dashed} /> : null}
+            <span className="text-ink-muted">{line.label}</span>
+            <span className="ml-auto pl-3 font-medium tabular-nums text-ink">{line.value}</span>
+          </li>
+        ))}
+      </ul>
+      {footer ? <div className="mt-1.5 border-t border-line pt-1.5 text-ink-faint">{footer(row)}</div> : null}
+    </div>
+  );
+}
+
+export function Swatch({ color, dashed }: { color: string; dashed?: boolean }) {
+  return (
+    <span
+      aria-hidden
+      className="inline-block h-2.5 w-2.5 shrink-0 rounded-sm"
+      style={dashed ? { border: `1.5px dashed ${color}` } : { backgroundColor: color }}
+    />
+  );
+}
+
+/** A legend as HTML under the chart: readable, wraps on phones, and no colour without its name. */
+export function Legend({ items }: { items: { label: string; color: string; dashed?: boolean }[] }) {
+  if (items.length === 0) return null;
+  return (
+    <ul className="flex flex-wrap gap-x-4 gap-y-1 px-2 pt-2 text-xs text-ink-muted">
+      {items.map((item) => (
+        <li key={item.label} className="flex items-center gap-1.5">
+          <Swatch color={item.color} dashed={item.dashed} />
+          {item.label}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What a chart without data says instead of an empty frame: what will appear, and how to get it. */
+export function ChartEmpty({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="flex min-h-40 flex-col items-center justify-center rounded-lg border border-dashed border-line-strong bg-subtle/40 px-6 py-8 text-center">
+      <p className="text-sm font-medium text-ink">{title}</p>
+      {children ? <div className="mt-1 max-w-md text-xs leading-relaxed text-ink-muted">{children}</div> : null}
+    </div>
+  );
+}

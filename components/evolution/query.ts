@@ -1,0 +1,36 @@
+// The tRPC inputs of the Evolution tab and the studio overview, built from the URL the same way on
+// the server page (prefetch) and in the browser (query), or the prefetched cache entry would be missed.
+import type { z } from "zod";
+import type { overviewInput, playbookMetricsInput } from "@/server/metrics/schemas";
+import { resolveRange, type EvolutionFilters, type ResolvedRange } from "./range";
+
+export type PlaybookMetricsInput = z.input<typeof playbookMetricsInput>;
+export type OverviewInput = z.input<typeof overviewInput>;
+
+/** The range, and the metrics.playbook input for it. */
+export function evolutionQuery(
+  playbookId: string,
+  filters: EvolutionFilters,
+  now: number,
+  earliest: number | null,
+): { range: ResolvedRange; input: PlaybookMetricsInput } {
+  const range = resolveRange(filters, now, earliest);
+  const variant = filters.variant.trim();
+  return {
+    range,
+    input: {
+      playbookId,
+      from: range.from,
+      to: range.to,
+      bucket: range.bucket,
+      ...(variant ? { variant } : {}),
+      contentOnly: !filters.allVersions,
+    },
+  };
+}
+
+/** The studio overview's range (its presets are the tab's; `all` is not offered there). */
+export function overviewQuery(filters: EvolutionFilters, now: number): { range: ResolvedRange; input: OverviewInput } {
+  const range = resolveRange(filters.preset === "all" ? { ...filters, preset: "90d" } : filters, now);
+  return { range, input: { from: range.from, to: range.to, bucket: range.bucket } };
+}

@@ -1,0 +1,112 @@
+"use client";
+// Size: active bullets per section (stacked) and the compiled playbook's tokens against the
+// context budget, at the end of every bucket.
+import { useMemo } from "react";
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+import { formatNumber } from "@/components/ui/format";
+import { ChartCard } from "./chart-card";
+import { BucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, type SectionProps } from "./chart-parts";
+import { compactTick } from "./format";
+import { CHART_COLORS, seriesColor } from "./palette";
+import { sizeSeries, sizeTable, type SizeRow } from "./prepare";
+
+export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+  const series = useMemo(() => sizeSeries(result, result.outcomes), [result]);
+  const table = useMemo(() => sizeTable(series, `Size${titleSuffix}`), [series, titleSuffix]);
+  const known = series.rows.some((row) => row.version !== null);
+  const last = [...series.rows].reverse().find((row) => row.version !== null);
+  return (
+    <ChartCard
+      title="Size"
+      description={
+        last
+          ? `${formatNumber(last.activeBullets ?? 0)} active bullets, ${formatNumber(last.tokens ?? 0)} of ${formatNumber(series.tokenBudget)} budget tokens at v${last.version}.`
+          : "Active bullets per section and the compiled playbook's tokens."
+      }
+      tables={[table]}
+      bucket={bucket}
+      timeZone={timeZone}
+    >
+      {known ? (
+        <div>
+          <ComposedChart data={series.rows} syncId={syncId} syncMethod="value" responsive style={{ width: "100%", height: 240 }} margin={CHART_MARGIN}>
+            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+            <XAxis {...timeAxisProps(bucket, timeZone)} />
+            <YAxis yAxisId="bullets" allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
+            <YAxis yAxisId="tokens" orientation="right" allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
+            {series.sections.map((section, index) => (
+              <Area
+                key={section.key}
+                yAxisId="bullets"
+                type="stepAfter"
+                dataKey={(row: SizeRow) => (row.version === null ? null : (row.sections[section.key] ?? 0))}
+                name={section.name}
+                stackId="sections"
+                stroke={seriesColor(index)}
+                fill={seriesColor(index)}
+                fillOpacity={0.25}
+                isAnimationActive={false}
+              />
+            ))}
+            <Line
+              yAxisId="tokens"
+              type="stepAfter"
+              dataKey="tokens"
+              name="Tokens"
+              stroke={CHART_COLORS.tokens}
+              strokeWidth={2}
+              dot={false}
+              isAnimationActive={false}
+            />
+            <ReferenceLine
+              yAxisId="tokens"
+              y={series.tokenBudget}
+              stroke={CHART_COLORS.budget}
+              strokeDasharray="6 4"
+              ifOverflow="extendDomain"
+              label={{ value: `Budget ${formatNumber(series.tokenBudget)}`, position: "insideTopRight", fontSize: 11, fill: CHART_COLORS.budget }}
+            />
+            <Tooltip
+              isAnimationActive={false}
+              content={(props) => (
+                <BucketTooltip<SizeRow>
+                  active={props.active}
+                  payload={props.payload}
+                  bucket={bucket}
+                  timeZone={timeZone}
+                  lines={(row) =>
+                    row.version === null
+                      ? [{ label: "No version yet", value: "" }]
+                      : [
+                          { label: `Version`, value: `v${row.version}` },
+                          { label: "Active bullets", value: formatNumber(row.activeBullets ?? 0) },
+                          ...series.sections.map((section, index) => ({
+                            label: section.name,
+                            value: formatNumber(row.sections[section.key] ?? 0),
+                            color: seriesColor(index),
+                          })),
+                          { label: "Tokens", value: formatNumber(row.tokens ?? 0), color: CHART_COLORS.tokens },
+                          { label: "Token budget", value: formatNumber(series.tokenBudget), color: CHART_COLORS.budget, dashed: true },
+                        ]
+                  }
+                />
+              )}
+            />
+          </ComposedChart>
+          <Legend
+            items={[
+              ...series.sections.map((section, index) => ({ label: section.name, color: seriesColor(index) })),
+              { label: "Tokens (right axis)", color: CHART_COLORS.tokens },
+              { label: "Token budget", color: CHART_COLORS.budget, dashed: true },
+            ]}
+          />
+        </div>
+      ) : (
+        <ChartEmpty title="No version in this range yet">
+          Size is read from the playbook&apos;s versions: import bullets or approve a delta, and each version&apos;s active bullets and tokens
+          show here.
+        </ChartEmpty>
+      )}
+    </ChartCard>
+  );
+}

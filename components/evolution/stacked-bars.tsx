@@ -1,0 +1,72 @@
+"use client";
+// Stacked bars per bucket, synchronised with the other time charts: churn by type or origin,
+// deltas proposed by origin, tokens and cost by role.
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { BucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS } from "./chart-parts";
+import { compactTick } from "./format";
+import { CHART_COLORS } from "./palette";
+import type { Bucket } from "./range";
+
+export interface BarSeries<Row> {
+  key: string;
+  label: string;
+  color: string;
+  value: (row: Row) => number;
+}
+
+export function StackedBars<Row extends { start: string }>({
+  rows,
+  series,
+  bucket,
+  timeZone,
+  syncId,
+  format,
+  height = 220,
+  total = true,
+  tick = compactTick,
+  decimals = false,
+}: {
+  rows: readonly Row[];
+  series: readonly BarSeries<Row>[];
+  bucket: Bucket;
+  timeZone: string;
+  syncId: string;
+  /** How a value reads in the tooltip. */
+  format: (value: number) => string;
+  height?: number;
+  /** A "Total" line in the tooltip. */
+  total?: boolean;
+  tick?: (value: number) => string;
+  /** Values with fractions (dollars). */
+  decimals?: boolean;
+}) {
+  return (
+    <div>
+      <BarChart data={rows as Row[]} syncId={syncId} syncMethod="value" responsive style={{ width: "100%", height }} margin={CHART_MARGIN}>
+        <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+        <XAxis {...timeAxisProps(bucket, timeZone)} />
+        <YAxis allowDecimals={decimals} tickFormatter={tick} {...VALUE_AXIS} />
+        {series.map((entry) => (
+          <Bar key={entry.key} dataKey={entry.value} stackId="stack" name={entry.label} fill={entry.color} isAnimationActive={false} />
+        ))}
+        <Tooltip
+          isAnimationActive={false}
+          cursor={{ fill: "#f2f2f5" }}
+          content={(props) => (
+            <BucketTooltip<Row>
+              active={props.active}
+              payload={props.payload}
+              bucket={bucket}
+              timeZone={timeZone}
+              lines={(row) => [
+                ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
+                ...(total && series.length > 1 ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }] : []),
+              ]}
+            />
+          )}
+        />
+      </BarChart>
+      <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />
+    </div>
+  );
+}

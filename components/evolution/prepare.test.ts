@@ -20,6 +20,7 @@ import {
   sizeSeries,
   sizeTable,
   sortOverview,
+  sparkline,
   topMovers,
   versionMarkers,
 } from "./prepare";
@@ -122,6 +123,23 @@ describe("outcome series", () => {
     expect(series.rows[2]!.variants.B).toMatchObject({ traces: 0, rate: null });
     expect(series.rows[0]!.variants.A).toMatchObject({ success: 20, failure: 3 });
     expect(series.ratedBuckets).toBe(2);
+  });
+
+  it("link each non-zero count of a bucket to its traces, by outcome and variant", () => {
+    const series = outcomeSeries(
+      result({ outcomesByVariant: [{ variant: "A", totals: figures(1, 1), outcomes: [bucket(DAYS[0]!, 20, 0), bucket(DAYS[2]!, 0, 3)] }] }),
+    );
+    const table = outcomeTable(series, "Outcomes", (start, filter) => `${start}|${filter.outcome ?? "any"}|${filter.variant ?? "all"}`);
+    expect(table.links?.[0]).toEqual({
+      traces: `${DAYS[0]}|any|all`,
+      success: `${DAYS[0]}|success|all`,
+      failure: `${DAYS[0]}|failure|all`,
+      unknown: `${DAYS[0]}|unknown|all`,
+      "A:traces": `${DAYS[0]}|any|A`,
+      "A:success": `${DAYS[0]}|success|A`,
+    });
+    expect(table.links?.[1]).toEqual({});
+    expect(outcomeTable(series, "Outcomes").links).toBeUndefined();
   });
 
   it("draw no variant series when the reader filtered to one variant", () => {
@@ -344,5 +362,16 @@ describe("studio overview order", () => {
     expect(sortOverview(rows, "successRate", "asc").map((r) => r.name)).toEqual(["beta", "delta", "Alpha", "gamma"]);
     expect(sortOverview(rows, "change", "asc").map((r) => r.name)).toEqual(["delta", "beta", "Alpha", "gamma"]);
     expect(sortOverview(rows, "pendingDeltas", "desc").map((r) => r.name)).toEqual(["gamma", "beta", "Alpha", "delta"]);
+  });
+});
+
+describe("sparklines", () => {
+  it("run from 0 % at the bottom to 100 % at the top, breaking at buckets without a rate", () => {
+    const line = sparkline([{ successRate: 0 }, { successRate: 1 }, { successRate: null }, { successRate: 0.5 }, { successRate: null }], 44, 24, 2);
+    expect(line.path).toBe("M2,22L12,2");
+    // A lone rated bucket is a dot, and the last rate gets the end dot.
+    expect(line.dots).toEqual([{ x: 32, y: 12 }]);
+    expect(line.last).toEqual({ x: 32, y: 12 });
+    expect(sparkline([{ successRate: null }], 44, 24)).toEqual({ path: "", dots: [], last: null });
   });
 });

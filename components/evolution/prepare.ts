@@ -771,3 +771,33 @@ export function overviewTable(rows: readonly OverviewRow[], title: string): Data
     })),
   };
 }
+
+export interface Sparkline {
+  /** An SVG path: one segment per run of buckets with a rate (a bucket without one breaks the line). */
+  path: string;
+  /** Buckets with a rate but no neighbour with one: drawn as dots, or they would not show. */
+  dots: { x: number; y: number }[];
+  /** The last rate, for the end dot. */
+  last: { x: number; y: number } | null;
+}
+
+/** The success rate per bucket as a small line, 0 % at the bottom and 100 % at the top. */
+export function sparkline(series: readonly { successRate: number | null }[], width: number, height: number, inset = 2): Sparkline {
+  const n = series.length;
+  const x = (index: number) => (n <= 1 ? width / 2 : inset + (index * (width - 2 * inset)) / (n - 1));
+  const y = (rate: number) => inset + (1 - rate) * (height - 2 * inset);
+  const round = (value: number) => Math.round(value * 10) / 10;
+  let path = "";
+  const dots: { x: number; y: number }[] = [];
+  let last: Sparkline["last"] = null;
+  series.forEach((point, index) => {
+    if (point.successRate === null) return;
+    const here = { x: round(x(index)), y: round(y(point.successRate)) };
+    const previous = series[index - 1]?.successRate ?? null;
+    const next = series[index + 1]?.successRate ?? null;
+    if (previous === null && next === null) dots.push(here);
+    else path += `${previous === null ? "M" : "L"}${here.x},${here.y}`;
+    last = here;
+  });
+  return { path, dots, last };
+}

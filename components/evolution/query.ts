@@ -28,9 +28,3 @@ export function evolutionQuery(
     },
   };
 }
-
-/** The studio overview's range (its presets are the tab's; `all` is not offered there). */
-export function overviewQuery(filters: EvolutionFilters, now: number): { range: ResolvedRange; input: OverviewInput } {
-  const range = resolveRange(filters.preset === "all" ? { ...filters, preset: "90d" } : filters, now);
-  return { range, input: { from: range.from, to: range.to, bucket: range.bucket } };
-}

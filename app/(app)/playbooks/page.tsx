@@ -1,5 +1,8 @@
 import type { Metadata } from "next";
+import { overviewRange, parseOverviewFilters } from "@/components/evolution/overview-url";
+import { StudioOverview } from "@/components/evolution/studio-overview";
 import { PlaybooksIndex } from "@/components/playbooks/playbooks-index";
+import { toSearchParams } from "@/components/ui/search-params";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 
 // Reads the database on every request; nothing is prerendered at build time.
@@ -7,12 +10,19 @@ export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "Playbooks" };
 
-export default async function PlaybooksPage() {
+export default async function PlaybooksPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const queryClient = getQueryClient();
+  const now = Date.now();
+  const overview = overviewRange(parseOverviewFilters(toSearchParams(await searchParams)).preset, now);
   // Awaited so the table is in the first HTML; loading.tsx covers the wait on navigation.
-  await getQueryClient().prefetchQuery(trpc.playbook.list.queryOptions());
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.playbook.list.queryOptions()),
+    queryClient.prefetchQuery(trpc.metrics.overview.queryOptions(overview.input)),
+  ]);
   return (
     <HydrateClient>
       <PlaybooksIndex />
+      <StudioOverview renderedAt={now} />
     </HydrateClient>
   );
 }

@@ -69,8 +69,19 @@ export interface DocumentHints {
   lineEnding?: "\n" | "\r\n";
   /** Text formats: the source began with a byte order mark (U+FEFF). */
   byteOrderMark?: boolean;
-  /** kayba: top-level keys other than skills/bullets/sections/next_id, in order, with their values. */
+  /**
+   * Text formats: the file ends as Python's str.strip() leaves it, its last line without the trailing
+   * space (the ACE authors' code strips a playbook, so an empty last bullet ends in "::").
+   */
+  trimmedEnd?: boolean;
+  /** kayba, as stored before kaybaExtraText: top-level keys other than skills/bullets/sections/next_id, with their values. */
   kaybaExtra?: Record<string, unknown>;
+  /** kayba: top-level keys other than skills/bullets/sections/next_id, each value as compact JSON text (key order and number spelling kept). */
+  kaybaExtraText?: Record<string, string>;
+  /** kayba: the order of the skills object's keys, when it differs from the reading order (sections, then ids). */
+  kaybaSkillOrder?: string[];
+  /** kayba: false when the skills carried no helpful/harmful/neutral (kayba 0.9.3 and later). */
+  kaybaCounters?: boolean;
   /** kayba: "skills" (newer) or "bullets" (older). */
   kaybaCollection?: "skills" | "bullets";
   /** kayba: the key order of the top-level object. */

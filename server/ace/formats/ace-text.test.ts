@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BulletDoc, PlaybookDocument } from "../document";
-import { detectAceTextFormat, parseAceText, serializeAceText } from "./ace-text";
-import { PlaybookParseError } from "./errors";
+import { bulletLines, detectAceTextFormat, parseAceText, readAceText, serializeAceText } from "./ace-text";
+import { PlaybookExportError, PlaybookParseError } from "./errors";
 
 const MIDDLEWARE_PLAYBOOK = `## strategies_and_insights
 [str-00001] helpful=5 harmful=0 :: Always verify data types before processing
@@ -128,10 +128,17 @@ describe("awkward content", () => {
 describe("multi-line content", () => {
   const content = "first line\n  indented code\n\n## not a header\n[not-00001] not a bullet\nlast";
 
-  it("is written with continuation lines indented by two spaces", () => {
+  it("is written with continuation lines indented by two spaces, a backslash before what the peers would take for a header or bullet", () => {
     expect(serializeAceText(docWith([bullet("str-00001", content)]), "ace")).toBe(
-      "## STRATEGIES\n[str-00001] helpful=2 harmful=1 :: first line\n    indented code\n  \n  ## not a header\n  [not-00001] not a bullet\n  last\n",
+      "## STRATEGIES\n[str-00001] helpful=2 harmful=1 :: first line\n    indented code\n  \n  \\## not a header\n  \\[not-00001] not a bullet\n  last\n",
     );
+  });
+
+  it("escapes lines that already start with backslashes before a header or bullet, so they read back unchanged", () => {
+    const tricky = "x\n\\[a] one backslash\n\\\\## two\n  [b] indented\n\\ plain backslash\n\\[ display math \\]";
+    const text = serializeAceText(docWith([bullet("str-00001", tricky)]), "ace-plain");
+    expect(text.split("\n").slice(2, 6)).toEqual(["  \\\\[a] one backslash", "  \\\\\\## two", "  \\  [b] indented", "  \\ plain backslash"]);
+    expect(parseAceText(text, "ace-plain").sections[0]?.bullets[0]?.content).toBe(tricky);
   });
 
   for (const format of ["ace", "ace-plain"] as const) {
@@ -218,80 +225,54 @@ describe("serializeAceText", () => {
     );
   });
 
-  it("refuses ids and section names the text format cannot hold", () => {
-    expect(() => serializeAceText(docWith([bullet("str 1", "x")]), "ace")).toThrow(/bullet id "str 1"/);
-    const badSection: PlaybookDocument = { sections: [{ name: "a\nb", slug: "a", bullets: [] }], hints: {} };
-    expect(() => serializeAceText(badSection, "ace")).toThrow(/section name "a\\nb"/);
+  it("refuses ids and section names the text format cannot hold, naming them all and the formats that keep them", () => {
+    const doc: PlaybookDocument = {
+      sections: [
+        { name: "a\nb", slug: "a", bullets: [bullet("x]y", "x"), bullet("ok-00001", "y"), bullet("", "z")] },
+        { name: "", slug: "s", bullets: [] },
+      ],
+      hints: {},
+    };
+    expect(() => serializeAceText(doc, "ace")).toThrow(PlaybookExportError);
+    expect(() => serializeAceText(doc, "ace")).toThrow(
+      `Cannot write this playbook as ACE text: bullet ids "x]y" and "" cannot stand inside "[ ]" (empty, or with "]" or a line break); ` +
+        `section names "a\\nb" and "" cannot be a "## <name>" header (empty, or with a line break; only the first section may be unnamed). ` +
+        `Export it as kayba or ACE Studio JSON, which keep them.`,
+    );
+  });
+
+  it("writes ids with spaces, which the peers' parsers read back whole", () => {
+    const text = serializeAceText(docWith([bullet("my skill", "x")]), "ace");
+    expect(text).toBe("## STRATEGIES\n[my skill] helpful=2 harmful=1 :: x\n");
+    expect(parseAceText(text, "ace").sections[0]?.bullets[0]?.id).toBe("my skill");
+  });
+
+  it("never refuses to write a line for a compiled context or a token count, whatever the id", () => {
+    expect(bulletLines({ id: "a]b", content: "x", counters: null }, "ace")).toEqual(["[a]b] helpful=0 harmful=0 :: x"]);
   });
 });
 
 describe("malformed text", () => {
+  const orphan = (found: string, where = "above it in its section") =>
+    `expected a "## <section>" header or a "[id] …" bullet, found ${found} (a line that is neither continues the bullet ${where}, and there is none)`;
   const cases: { title: string; format: "ace" | "ace-plain"; text: string; message: string; line?: number }[] = [
-    { title: "an empty file", format: "ace", text: "", message: "the file is empty" },
-    { title: "a file of blank lines", format: "ace-plain", text: "\n\n", message: "the file has only blank lines" },
     {
-      title: "a bullet before any header",
+      title: "a line that is neither header nor bullet, with no bullet above it to continue",
       format: "ace-plain",
-      text: "[a-00001] x\n## A\n",
-      line: 1,
-      message: `Line 1: bullet [a-00001] comes before any "## <section>" header`,
+      text: "## A\nfree text\n",
+      line: 2,
+      message: `Line 2: ${orphan('"free text"')}`,
     },
-    {
-      title: "a line that is neither header, bullet, continuation nor blank",
-      format: "ace-plain",
-      text: "## A\n[a-00001] x\n\nfree text\n",
-      line: 4,
-      message: `Line 4: expected a "## <section>" header or a "[id] …" bullet, found "free text"`,
-    },
-    {
-      title: "an indented line after a blank line",
-      format: "ace-plain",
-      text: "## A\n[a-00001] x\n\n  more\n",
-      line: 4,
-      message: `Line 4: an indented line must continue the bullet on the line above it, found "  more"`,
-    },
-    {
-      title: "a continuation indented by a tab",
-      format: "ace-plain",
-      text: "## A\n[a-00001] x\n\tmore\n",
-      line: 3,
-      message: `Line 3: continuation lines are indented by two spaces, found "\\tmore"`,
-    },
+    { title: "a title line before everything", format: "ace", text: "# My playbook\n## A\n", line: 1, message: `Line 1: ${orphan('"# My playbook"', "before it")}` },
     { title: "an empty header", format: "ace", text: "## \n", line: 1, message: `Line 1: a section header needs a name, found "## "` },
+    { title: "a bare ##", format: "ace", text: "##\n", line: 1, message: `Line 1: a section header needs a name, found "##"` },
+    { title: "an empty id with no bullet above", format: "ace-plain", text: "## A\n[] x\n", line: 2, message: `Line 2: ${orphan('"[] x"')}` },
     {
-      title: "a header without a space",
-      format: "ace",
-      text: "##A\n",
-      line: 1,
-      message: `Line 1: expected a section header "## <name>", found "##A"`,
-    },
-    {
-      title: "an empty id",
-      format: "ace-plain",
-      text: "## A\n[] x\n",
-      line: 2,
-      message: `Line 2: a bullet needs an id inside [ ], found "[] x"`,
-    },
-    {
-      title: "an id with whitespace",
-      format: "ace-plain",
-      text: "## A\n[str 1] x\n",
-      line: 2,
-      message: `Line 2: bullet id "str 1" contains whitespace, found "[str 1] x"`,
-    },
-    {
-      title: "an id without a closing bracket",
+      title: "an id without a closing bracket with no bullet above",
       format: "ace-plain",
       text: "## A\n[str-00001 x\n",
       line: 2,
-      message: `Line 2: a bullet id needs a closing "]", found "[str-00001 x"`,
-    },
-    {
-      title: "no space after the id",
-      format: "ace-plain",
-      text: "## A\n[a-00001]x\n",
-      line: 2,
-      message: `Line 2: expected a space after [a-00001], found "x"`,
+      message: `Line 2: ${orphan('"[str-00001 x"')}`,
     },
     {
       title: "a negative counter",
@@ -315,11 +296,18 @@ describe("malformed text", () => {
       message: `Line 4: expected "helpful=<n> harmful=<n> :: <content>" after [str-00003], found "helpful=x harmful=0"`,
     },
     {
-      title: "a bullet without counters in the ace format",
+      title: "a bullet without counters in the ace format, with no bullet above",
       format: "ace",
-      text: "## A\n[a-00001] helpful=1 harmful=0 :: x\n[a-00002] plain\n",
+      text: "## A\n[a-00002] plain\n",
+      line: 2,
+      message: `Line 2: expected "helpful=<n> harmful=<n> :: <content>" after [a-00002], found "plain"`,
+    },
+    {
+      title: "counters that do not parse on an indented line",
+      format: "ace",
+      text: "## A\n[a-00001] helpful=1 harmful=0 :: x\n  [a-00002] helpful=two harmful=0 :: y\n",
       line: 3,
-      message: `Line 3: expected "helpful=<n> harmful=<n> :: <content>" after [a-00002], found "plain"`,
+      message: `Line 3: helpful of [a-00002]: expected a whole number ≥ 0, found "two"`,
     },
     {
       title: "a duplicate id, naming both lines",
@@ -357,5 +345,126 @@ describe("detectAceTextFormat", () => {
     expect(detectAceTextFormat("## A\n[a-00001] plain\n")).toBe("ace-plain");
     expect(detectAceTextFormat("## Only a header\n")).toBe("ace-plain");
     expect(detectAceTextFormat("just prose\n")).toBeNull();
+  });
+});
+
+// Issue 12, items 1-5 and 10: what the peers' own code writes, read as their parsers read it.
+describe("files the peers' code writes", () => {
+  const contents = (text: string, format: "ace" | "ace-plain" = "ace") =>
+    parseAceText(text, format).sections.map((s) => [s.name, s.bullets.map((b) => [b.id, b.content, b.counters?.helpful ?? null])]);
+
+  it("keeps the raw second line of a curator ADD as content of its bullet, and says so", () => {
+    // apply_curator_operations writes an ADD's content as is, line breaks included.
+    const text = "## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code\n## OTHERS\n";
+    const { document, warnings } = readAceText(text, "ace");
+    expect(document.sections[0]?.bullets[0]?.content).toBe("NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code");
+    expect(warnings).toEqual([expect.stringMatching(/^Lines 3 and 5: read as more lines of the bullet above them \(\[calc-00002\]\)\./)]);
+    // Written back in ACE Studio's form, which reads back to the same content.
+    const back = serializeAceText(document, "ace");
+    expect(back).toBe("## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\n  Discount each year separately.\n  \n      indented code\n## OTHERS\n");
+    expect(parseAceText(back, "ace").sections[0]?.bullets[0]?.content).toBe(document.sections[0]?.bullets[0]?.content);
+  });
+
+  it("keeps a raw line that starts like a bullet without counters as content in the ace format, as the ACE authors' parser skips it", () => {
+    const text = "## MISTAKES\n[err-00003] helpful=0 harmful=1 :: Quote the rule:\n[fin-00001] style citations help.\n";
+    const { document, warnings } = readAceText(text, "ace");
+    expect(contents(text)).toEqual([["MISTAKES", [["err-00003", "Quote the rule:\n[fin-00001] style citations help.", 0]]]]);
+    expect(warnings[1]).toMatch(/^Line 3: starts like a bullet but has no counters/);
+    expect(serializeAceText(document, "ace")).toContain("\n  \\[fin-00001] style citations help.\n");
+  });
+
+  it("reads bullets before any header into an unnamed first section that is written back without a header", () => {
+    // The curator's ADD into an empty playbook.
+    const text = "[gene-00001] helpful=1 harmful=0 :: Check units.\n[misc-00002] helpful=0 harmful=0 :: Growth = (new - old) / old\n\n## LATER\n[lat-00003] helpful=0 harmful=0 :: x";
+    const { document, warnings } = readAceText(text, "ace");
+    expect(document.sections.map((s) => [s.name, s.bullets.length])).toEqual([
+      ["", 2],
+      ["LATER", 1],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^Lines 1-2: bullets before the first "## " header were read into an unnamed first section/)]);
+    expect(serializeAceText(document, "ace")).toBe(text);
+  });
+
+  it("accepts an empty last bullet stripped of its trailing space, and writes it back so", () => {
+    const text = "## OTHERS\n[misc-00005] helpful=0 harmful=0 ::";
+    const { document, warnings } = readAceText(text, "ace");
+    expect(document.sections[0]?.bullets[0]).toMatchObject({ id: "misc-00005", content: "" });
+    expect(document.hints.trimmedEnd).toBe(true);
+    expect(warnings).toEqual([]);
+    expect(serializeAceText(document, "ace")).toBe(text);
+    // Elsewhere it is only spaced differently: read, and written with the space.
+    const inside = readAceText("## A\n[a-00001] helpful=0 harmful=0 ::\n[a-00002] helpful=0 harmful=0 :: x\n", "ace");
+    expect(inside.warnings).toEqual([expect.stringMatching(/^Line 2: bullets spaced differently/)]);
+    expect(serializeAceText(inside.document, "ace")).toBe("## A\n[a-00001] helpful=0 harmful=0 :: \n[a-00002] helpful=0 harmful=0 :: x\n");
+  });
+
+  it("reads an indented bullet line as a bullet, as the peers do, in both text formats", () => {
+    const text = "## STRATEGIES\n[str-00001] helpful=1 harmful=0 :: a\n  [str-00002] helpful=2 harmful=0 :: b\n";
+    expect(contents(text)).toEqual([
+      [
+        "STRATEGIES",
+        [
+          ["str-00001", "a", 1],
+          ["str-00002", "b", 2],
+        ],
+      ],
+    ]);
+    expect(readAceText(text, "ace").warnings).toEqual([expect.stringMatching(/^Line 3: indented bullet lines were read as bullets/)]);
+    expect(contents("## S\n[s-00001] a\n  [s-00002] b\n", "ace-plain")).toEqual([
+      [
+        "S",
+        [
+          ["s-00001", "a", null],
+          ["s-00002", "b", null],
+        ],
+      ],
+    ]);
+  });
+
+  it("keeps reading continuation lines written the old way, two spaces and no backslash", () => {
+    const text = "## S\n[s-00001] helpful=0 harmful=0 :: first\n  second\n  # a comment, not a header\n";
+    expect(parseAceText(text, "ace").sections[0]?.bullets[0]?.content).toBe("first\nsecond\n# a comment, not a header");
+  });
+
+  it("reads counters spaced with several spaces, tabs or none, as the peers' regular expression does", () => {
+    const text = "## S\n[s-00001] helpful=1  harmful=0 :: two spaces\n[s-00002] helpful=3\tharmful=1\t::\ttabs\n[s-00003]helpful=0 harmful=2::none\n";
+    expect(detectAceTextFormat(text)).toBe("ace");
+    expect(contents(text)).toEqual([
+      [
+        "S",
+        [
+          ["s-00001", "two spaces", 1],
+          ["s-00002", "tabs", 3],
+          ["s-00003", "none", 0],
+        ],
+      ],
+    ]);
+    const { document, warnings } = readAceText(text, "ace");
+    expect(warnings).toEqual([expect.stringMatching(/^Lines 2-4: bullets spaced differently from "\[id\] helpful=H harmful=K :: content"/)]);
+    expect(serializeAceText(document, "ace")).toBe(
+      "## S\n[s-00001] helpful=1 harmful=0 :: two spaces\n[s-00002] helpful=3 harmful=1 :: tabs\n[s-00003] helpful=0 harmful=2 :: none\n",
+    );
+  });
+
+  it("reads [id]content without a space, and headers spelled ##name, as the peers read them", () => {
+    const { document, warnings } = readAceText("##A\n[a-00001]x\n  ## B  \n[b-00002] y\n", "ace-plain");
+    expect(document.sections.map((s) => [s.name, s.bullets.map((b) => b.content)])).toEqual([
+      ["A", ["x"]],
+      ["B", ["y"]],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/^Line 2: bullets spaced differently/), expect.stringMatching(/^Lines 1 and 3: section headers written differently/)]);
+    expect(serializeAceText(document, "ace-plain")).toBe("## A\n[a-00001] x\n## B\n[b-00002] y\n");
+  });
+
+  it("reads ids with spaces whole, as the peers' [^\\]]+ does", () => {
+    expect(contents("## A\n[my skill] plain\n", "ace-plain")).toEqual([["A", [["my skill", "plain", null]]]]);
+  });
+
+  it("reads an empty file, or one of blank lines, as an empty playbook and writes it back as it was", () => {
+    for (const text of ["", "\n\n", "\r\n"]) {
+      const doc = parseAceText(text, "ace");
+      expect(doc.sections).toEqual([]);
+      expect(serializeAceText(doc, "ace")).toBe(text);
+    }
   });
 });

@@ -34,6 +34,21 @@ export class PlaybookParseError extends Error {
   }
 }
 
+/**
+ * A playbook that cannot be written in the format asked for (an id or a section name the format
+ * cannot hold). The message names what is in the way and which formats keep it.
+ */
+export class PlaybookExportError extends Error {
+  override readonly name = "PlaybookExportError";
+
+  constructor(
+    readonly format: PlaybookFormat,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function locationOf({ line, column, path }: PlaybookParseErrorInit): string | null {
   if (line !== undefined) return column === undefined ? `Line ${line}` : `Line ${line}, column ${column}`;
   return path ?? null;
@@ -183,4 +198,13 @@ export function findJsonSyntaxError(text: string): { offset: number; problem: st
     };
   }
   return { offset: text.length, problem: "the text is not a single JSON value" };
+}
+
+/** "a", "a and b", "a, b and c", or the first few "and N more": for naming lines or ids in one sentence. */
+export function listInWords(items: readonly string[], max = 6): string {
+  const shown = items.slice(0, max);
+  const more = items.length - shown.length;
+  if (more > 0) return `${shown.join(", ")} and ${more} more`;
+  if (shown.length <= 1) return shown[0] ?? "";
+  return `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`;
 }

@@ -6,8 +6,9 @@ import { FORMAT_INFO, PlaybookParseError, detectFormat, parsePlaybook, serialize
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;
-const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name));
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
+// The published playbooks with bullets; round-trip.test.ts goes through every fixture.
+const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name) && !name.endsWith(".peer.json") && fixture(name) !== "");
 
 const bulletCount = (doc: PlaybookDocument) => doc.sections.reduce((sum, section) => sum + section.bullets.length, 0);
 
@@ -95,6 +96,9 @@ describe("detectFormat", () => {
     ["a kayba skillbook", '{"skills": {}, "sections": {}}', "kayba"],
     ["an older kayba playbook", '  {"bullets": {}, "next_id": 0}', "kayba"],
     ["text with a counter bullet", "## A\n[a-00001] plain\n[a-00002] helpful=1 harmful=0 :: x\n", "ace"],
+    ["text with counters spaced by tabs", "## A\n[a-00001] helpful=1\tharmful=0\t:: x\n", "ace"],
+    ["text with counters spaced by two spaces", "## A\n[a-00001] helpful=1  harmful=0 :: x\n", "ace"],
+    ["text with an indented counter bullet", "  [a-00001] helpful=1 harmful=0 :: x\n", "ace"],
     ["text without counters", "## A\n[a-00001] plain\n", "ace-plain"],
     ["text with headers only", "## A\n\n## B\n", "ace-plain"],
     ["text with a byte order mark", "\uFEFF## A\n", "ace-plain"],
@@ -116,9 +120,25 @@ describe("detectFormat", () => {
     expect(json.format).toBe("auto");
   });
 
-  it("reports broken JSON at its line and column, and an empty file as empty", () => {
+  it("reports broken JSON at its line and column", () => {
     expect(failureOf(() => detectFormat('{\n  "skills": {,\n}')).message).toBe('Line 2, column 14: not valid JSON: unexpected ","');
-    expect(failureOf(() => detectFormat(" \n")).message).toBe("the file is empty");
+  });
+
+  it("takes an empty file for ACE text, an empty playbook as the peers read it, and says so on import", () => {
+    expect(detectFormat(" \n")).toBe("ace");
+    const { format, document, warnings } = parsePlaybook("", "auto");
+    expect([format, document.sections, serializePlaybook(document, format)]).toEqual(["ace", [], ""]);
+    expect(warnings).toEqual(["The file is empty: it was read as a playbook with no sections and no bullets, as the ACE implementations read it."]);
+  });
+
+  it("says when the guess between the text formats was close", () => {
+    const { format, warnings } = parsePlaybook("## A\n[a-00001] helpful=1 harmful=0 :: x\n[see-1] the docs\n", "auto");
+    expect(format).toBe("ace");
+    expect(warnings[0]).toBe(
+      `Read as ACE text with counters: 1 line is a bullet with counters, 1 line starts like a bullet without them ("[id] …"). ` +
+        `If the file is ACE text without counters, import it with the format "ace-plain".`,
+    );
+    expect(parsePlaybook("## A\n[a-00001] helpful=1 harmful=0 :: x\n", "auto").warnings).toEqual([]);
   });
 });
 

@@ -1,11 +1,12 @@
 // One door to every playbook format: recognise it, parse it into a PlaybookDocument, write it back.
 import type { PlaybookDocument, PlaybookFormat } from "../document";
-import { detectAceTextFormat, parseAceText, serializeAceText } from "./ace-text";
+import { aceTextGuessNote, detectAceTextFormat, readAceText, serializeAceText } from "./ace-text";
 import { PlaybookParseError, isJsonObject, parseJsonText } from "./errors";
-import { parseKayba, serializeKayba } from "./kayba";
+import { readKayba, serializeKayba, type KaybaFlavour } from "./kayba";
 import { STUDIO_JSON_FORMAT, parseStudioJson, serializeStudioJson } from "./studio-json";
 
-export { PlaybookParseError } from "./errors";
+export { PlaybookExportError, PlaybookParseError } from "./errors";
+export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, sourceKaybaFlavour, type KaybaFlavour } from "./kayba";
 
 export interface FormatInfo {
   label: string;
@@ -33,7 +34,9 @@ export const FORMAT_INFO: Record<PlaybookFormat, FormatInfo> = {
     label: "kayba skillbook",
     extension: ".json",
     mimeType: "application/json",
-    description: "The JSON skillbook of kayba's agentic-context-engine (ACE-open): skills by id, sections, next_id.",
+    description:
+      "The JSON skillbook of kayba's agentic-context-engine (ACE-open): skills by id, sections, next_id. " +
+      "kayba 0.9.3 and later drop helpful/harmful/neutral when they load it; kayba 0.6 and earlier read `bullets` only.",
   },
   json: {
     label: "ACE Studio JSON",
@@ -46,38 +49,56 @@ export const FORMAT_INFO: Record<PlaybookFormat, FormatInfo> = {
 export interface SerializeOptions {
   /**
    * Text formats only: also write archived bullets (as ordinary ones, text cannot mark them).
-   * kayba and ACE Studio JSON always carry archived bullets, with their status.
+   * kayba (except its `bullets` flavour) and ACE Studio JSON always carry archived bullets, with their status.
    */
   includeArchived?: boolean;
+  /** kayba only: the flavour a kayba version reads; by default the one the playbook came in, else `skills-counters`. */
+  kaybaFlavour?: KaybaFlavour;
+}
+
+interface Reading {
+  document: PlaybookDocument;
+  warnings: string[];
 }
 
 interface Codec {
-  parse(text: string): PlaybookDocument;
+  parse(text: string): Reading;
   serialize(doc: PlaybookDocument, options: SerializeOptions): string;
 }
 
 const CODECS: Record<PlaybookFormat, Codec> = {
-  ace: { parse: (text) => parseAceText(text, "ace"), serialize: (doc, options) => serializeAceText(doc, "ace", options) },
+  ace: { parse: (text) => readAceText(text, "ace"), serialize: (doc, options) => serializeAceText(doc, "ace", options) },
   "ace-plain": {
-    parse: (text) => parseAceText(text, "ace-plain"),
+    parse: (text) => readAceText(text, "ace-plain"),
     serialize: (doc, options) => serializeAceText(doc, "ace-plain", options),
   },
-  kayba: { parse: parseKayba, serialize: (doc) => serializeKayba(doc) },
-  json: { parse: parseStudioJson, serialize: (doc) => serializeStudioJson(doc) },
+  kayba: { parse: readKayba, serialize: (doc, options) => serializeKayba(doc, options.kaybaFlavour) },
+  json: { parse: (text) => ({ document: parseStudioJson(text), warnings: [] }), serialize: (doc) => serializeStudioJson(doc) },
 };
 
 const BYTE_ORDER_MARK = "\uFEFF";
 const TRIED = "tried ACE Studio JSON, kayba JSON, ACE text and ACE text without counters";
 
-export function parsePlaybook(
-  text: string,
-  format: PlaybookFormat | "auto",
-): { format: PlaybookFormat; document: PlaybookDocument } {
+export interface ParsedPlaybook {
+  format: PlaybookFormat;
+  document: PlaybookDocument;
+  /**
+   * What was read differently from a plain reading, and how an export will differ from the file,
+   * in sentences for the person importing (the file was still imported).
+   */
+  warnings: string[];
+}
+
+export function parsePlaybook(text: string, format: PlaybookFormat | "auto"): ParsedPlaybook {
   const { body, byteOrderMark } = withoutByteOrderMark(text);
   const resolved = format === "auto" ? detectFormat(body) : format;
-  const document = CODECS[resolved].parse(body);
+  const { document, warnings } = CODECS[resolved].parse(body);
   if (byteOrderMark) document.hints.byteOrderMark = true;
-  return { format: resolved, document };
+  const note = format === "auto" && (resolved === "ace" || resolved === "ace-plain") ? aceTextGuessNote(body, resolved) : null;
+  if (body.trim() === "") {
+    warnings.unshift(`The file is empty: it was read as a playbook with no sections and no bullets, as the ACE implementations read it.`);
+  }
+  return { format: resolved, document, warnings: note ? [note, ...warnings] : warnings };
 }
 
 export function serializePlaybook(doc: PlaybookDocument, format: PlaybookFormat, options: SerializeOptions = {}): string {
@@ -87,10 +108,13 @@ export function serializePlaybook(doc: PlaybookDocument, format: PlaybookFormat,
   return isText && doc.hints.byteOrderMark ? BYTE_ORDER_MARK + text : text;
 }
 
-/** Only a text starting with "{" is taken for JSON: the text formats never start so. */
+/**
+ * Only a text starting with "{" is taken for JSON: the text formats never start so. An empty file
+ * (or one of blank lines) is ACE text: the peers read it as an empty playbook.
+ */
 export function detectFormat(text: string): PlaybookFormat {
   const { body } = withoutByteOrderMark(text);
-  if (body.trim() === "") throw new PlaybookParseError({ format: "auto", problem: "the file is empty" });
+  if (body.trim() === "") return "ace";
   if (body.trimStart().startsWith("{")) return detectJsonFormat(body);
   const textFormat = detectAceTextFormat(body);
   if (textFormat) return textFormat;

@@ -1,30 +1,60 @@
-// kayba / ACE-open JSON skillbooks: `skills` (older files: `bullets`) keyed by id, `sections` mapping
+// kayba / ACE-open JSON skillbooks: `skills` (kayba ≤ 0.6: `bullets`) keyed by id, `sections` mapping
 // each section name to its ordered ids, and `next_id`. kayba writes them with Python's
-// json.dump(indent=2, ensure_ascii=False), which JSON.stringify(value, null, 2) reproduces, so
-// everything ACE Studio does not model is kept in extras and an import-then-export is byte-identical.
-// Two limits of that promise: JavaScript puts integer-like keys ("42") first in an object, and floats
-// print differently (Python `1.0`, JavaScript `1`); files with either may come back reformatted.
+// json.dump(indent=2, ensure_ascii=False). The file is read as a tree that keeps every key order and
+// each number's spelling, and everything ACE Studio does not model is kept as JSON text, so an
+// import-then-export in the file's own flavour is byte-identical (embeddings, ids like "42" too).
+//
+// The flavours, as each kayba version reads and writes them (checked against kayba's own code):
+// - `skills`: kayba 0.9.3 and later. No helpful/harmful/neutral: kayba drops them on load.
+// - `skills-counters`: kayba 0.8 to 0.9.2. Skills with helpful/harmful/neutral. Later versions read
+//   these files too (and drop the counters).
+// - `bullets`: kayba 0.6 and earlier read only `bullets`, and 0.5 refuses any field it does not know,
+//   so this flavour writes only what 0.5 knows and leaves archived bullets out.
 import type { BulletDoc, BulletStatus, DocumentHints, PlaybookDocument, SectionDoc } from "../document";
 import { highestIdNumber, mostCommonIdPrefix } from "../ids";
 import { lineEndingOf } from "./ace-text";
 import {
   EXPECTED_COUNT,
+  PlaybookExportError,
   PlaybookParseError,
   describeFound,
   isJsonObject,
   jsonPath,
+  listInWords,
   parseJsonText,
   quote,
 } from "./errors";
+import { parseTree, printCompact, printTree, treeOf, valueOf, type JsonNode } from "./json-tree";
 
-type KaybaCollection = "skills" | "bullets";
+export const KAYBA_FLAVOURS = ["skills", "skills-counters", "bullets"] as const;
+export type KaybaFlavour = (typeof KAYBA_FLAVOURS)[number];
+
+export const KAYBA_FLAVOUR_INFO: Record<KaybaFlavour, { label: string; description: string }> = {
+  skills: {
+    label: "kayba 0.9.3 and later",
+    description: "`skills` without helpful/harmful/neutral: current kayba drops the counters when it loads a skillbook.",
+  },
+  "skills-counters": {
+    label: "kayba 0.8 to 0.9.2",
+    description: "`skills` with helpful/harmful/neutral. Later kayba versions read it too, without the counters.",
+  },
+  bullets: {
+    label: "kayba 0.6 and earlier",
+    description: "`bullets` with counters, only the fields kayba 0.5 knows; archived bullets are left out.",
+  },
+};
 
 /** What a bullet from kayba keeps in `extra.kayba` for a byte-identical export. */
 export interface KaybaBulletExtra {
   /** The skill object's keys in source order. */
   keyOrder: string[];
-  /** Keys ACE Studio does not model (embedding, sources, …) and modelled keys whose value it could not read, as written. */
-  fields: Record<string, unknown>;
+  /**
+   * Keys ACE Studio does not model (embedding, sources, …) and modelled keys whose value it could not
+   * read, each as compact JSON text: stored as text, their key order and number spelling survive.
+   */
+  raw: Record<string, string>;
+  /** The same fields as plain values, as playbooks imported before `raw` existed store them. */
+  fields?: Record<string, unknown>;
   /** created_at / updated_at exactly as written (Python writes microseconds). */
   createdAt?: string;
   updatedAt?: string;
@@ -32,51 +62,84 @@ export interface KaybaBulletExtra {
   status?: unknown;
 }
 
-// The order of kayba's Skill dataclass and Skillbook.to_dict, as in the published skillbooks.
-const SKILL_KEYS = [
-  "id",
-  "section",
-  "content",
-  "justification",
-  "evidence",
-  "helpful",
-  "harmful",
-  "neutral",
-  "created_at",
-  "updated_at",
-  "embedding",
-  "status",
-  "sources",
-];
 const COUNTER_KEYS = ["helpful", "harmful", "neutral"] as const;
 const TEXT_KEYS = ["justification", "evidence"] as const;
 const TIMESTAMP_KEYS = [
   ["created_at", "createdAt"],
   ["updated_at", "updatedAt"],
 ] as const;
+
+// The key order each flavour's Skill/Bullet dataclass writes (dataclasses.asdict).
+const SKILL_KEYS: Record<KaybaFlavour, readonly string[]> = {
+  skills: ["id", "section", "content", "justification", "evidence", "created_at", "updated_at", "embedding", "status", "sources"],
+  "skills-counters": [
+    "id",
+    "section",
+    "content",
+    "justification",
+    "evidence",
+    "helpful",
+    "harmful",
+    "neutral",
+    "created_at",
+    "updated_at",
+    "embedding",
+    "status",
+    "sources",
+  ],
+  bullets: ["id", "section", "content", "helpful", "harmful", "neutral", "created_at", "updated_at"],
+};
+// What kayba's to_dict writes for a skill created by add_skill, beyond id/section/content/timestamps.
+const FRESH_FIELDS: Record<KaybaFlavour, Record<string, unknown>> = {
+  skills: { justification: null, evidence: null, sources: [] },
+  "skills-counters": { justification: null, evidence: null, embedding: null, sources: [] },
+  bullets: {},
+};
 // kayba's soft-deleted status.
 const INACTIVE_STATUS = "invalid";
 // Values kayba assumes when a key is absent, so an older file that left them out gets none added.
 const IMPLIED_VALUES: Record<string, unknown> = { helpful: 0, harmful: 0, neutral: 0, status: "active" };
 
+type KaybaCollection = "skills" | "bullets";
+
+export interface KaybaReading {
+  document: PlaybookDocument;
+  /** Sentences on what was read differently from a plain reading (repeated listings, …). */
+  warnings: string[];
+}
+
 export function parseKayba(text: string): PlaybookDocument {
-  const root = parseJsonText(text, "kayba");
-  if (!isJsonObject(root)) fail([], `expected a JSON object, found ${describeFound(root)}`);
-  const collection = collectionOf(root);
-  const skills = readSkills(collection, root[collection]);
-  const sections = readSections(collection, root.sections, skills);
-  const nextId = readNextId(root.next_id);
+  return readKayba(text).document;
+}
+
+export function readKayba(text: string): KaybaReading {
+  const rootValue = parseJsonText(text, "kayba");
+  if (!isJsonObject(rootValue)) fail([], `expected a JSON object, found ${describeFound(rootValue)}`);
+  const tree = parseTree(text);
+  const root = new Map(tree.kind === "object" ? tree.entries : []);
+  const collection = collectionOf(rootValue);
+  const skills = readSkills(collection, root.get(collection) as JsonNode);
+  const warnings: string[] = [];
+  const sections = readSections(collection, root.get("sections"), skills, warnings);
+  const nextId = readNextId(rootValue.next_id);
+  const readingOrder = sections.flatMap((section) => section.bullets.map((bullet) => bullet.id));
+  const fileOrder = [...skills.keys()];
   const hints: DocumentHints = {
     kaybaCollection: collection,
-    kaybaKeyOrder: Object.keys(root),
-    kaybaExtra: Object.fromEntries(
-      Object.entries(root).filter(([key]) => key !== collection && key !== "sections" && key !== "next_id"),
+    kaybaKeyOrder: [...root.keys()],
+    kaybaExtraText: Object.fromEntries(
+      [...root].filter(([key]) => key !== collection && key !== "sections" && key !== "next_id").map(([key, node]) => [key, printCompact(node)]),
     ),
+    kaybaCounters: skills.size === 0 || [...skills.values()].some((skill) => skill.bullet.counters !== null),
     trailingNewline: text.endsWith("\n"),
     lineEnding: lineEndingOf(text),
   };
+  if (fileOrder.join("\u0000") !== readingOrder.join("\u0000")) hints.kaybaSkillOrder = fileOrder;
   if (nextId !== undefined) hints.kaybaNextId = nextId;
-  return { sections, lastIdNumber: Math.max(nextId ?? 0, highestIdNumber(skills.keys())), hints };
+  return {
+    document: { sections, lastIdNumber: Math.max(nextId ?? 0, highestIdNumber(skills.keys())), hints },
+    warnings,
+  };
 }
 
 function collectionOf(root: Record<string, unknown>): KaybaCollection {
@@ -90,28 +153,32 @@ interface ReadSkill {
   bullet: BulletDoc;
 }
 
-function readSkills(collection: KaybaCollection, raw: unknown): Map<string, ReadSkill> {
-  if (!isJsonObject(raw)) fail([collection], `expected an object mapping ids to skills, found ${describeFound(raw)}`);
-  return new Map(Object.entries(raw).map(([key, value]) => [key, readSkill([collection, key], key, value)]));
+function readSkills(collection: KaybaCollection, node: JsonNode): Map<string, ReadSkill> {
+  if (node.kind !== "object") fail([collection], `expected an object mapping ids to skills, found ${describeFound(valueOf(node))}`);
+  // A repeated key keeps its first place and its last value, as Python's json.load reads it.
+  return new Map([...new Map(node.entries)].map(([key, value]) => [key, readSkill([collection, key], key, value)]));
 }
 
-function readSkill(path: string[], key: string, raw: unknown): ReadSkill {
-  if (!isJsonObject(raw)) fail(path, `expected a skill object, found ${describeFound(raw)}`);
+function readSkill(path: string[], key: string, node: JsonNode): ReadSkill {
+  const raw = valueOf(node);
+  if (node.kind !== "object" || !isJsonObject(raw)) fail(path, `expected a skill object, found ${describeFound(raw)}`);
   const at = (field: string) => [...path, field];
   if (raw.id !== key) fail(at("id"), `expected ${quote(key)}, the key the skill is stored under, found ${describeFound(raw.id)}`);
   if (typeof raw.section !== "string") fail(at("section"), `expected a section name, found ${describeFound(raw.section)}`);
   if (typeof raw.content !== "string") fail(at("content"), `expected a string, found ${describeFound(raw.content)}`);
-  const counters = { helpful: 0, harmful: 0, neutral: 0 };
-  for (const name of COUNTER_KEYS) counters[name] = readCount(at(name), raw[name]);
+  // kayba 0.9.3 and later write no counters: such a skill has none, as a text without counters.
+  const hasCounters = COUNTER_KEYS.some((name) => raw[name] !== undefined);
+  const counters = hasCounters ? { helpful: 0, harmful: 0, neutral: 0 } : null;
+  if (counters) for (const name of COUNTER_KEYS) counters[name] = readCount(at(name), raw[name]);
   const status: BulletStatus = raw.status === undefined || raw.status === "active" ? "active" : "archived";
   const bullet: BulletDoc = { id: key, content: raw.content, counters, status };
-  readOptionalFields(raw, bullet);
+  readOptionalFields(new Map(node.entries), raw, bullet);
   return { section: raw.section, bullet };
 }
 
-/** Texts and timestamps the document can hold go to the bullet; the rest, as written, to `extra.kayba`. */
-function readOptionalFields(raw: Record<string, unknown>, bullet: BulletDoc): void {
-  const kayba: KaybaBulletExtra = { keyOrder: Object.keys(raw), fields: {} };
+/** Texts and timestamps the document can hold go to the bullet; the rest, as JSON text, to `extra.kayba`. */
+function readOptionalFields(nodes: Map<string, JsonNode>, raw: Record<string, unknown>, bullet: BulletDoc): void {
+  const kayba: KaybaBulletExtra = { keyOrder: [...nodes.keys()], raw: {} };
   if (raw.status !== undefined) kayba.status = raw.status;
   const taken = new Set<string>(["id", "section", "content", "status", ...COUNTER_KEYS]);
   for (const key of TEXT_KEYS) {
@@ -128,7 +195,7 @@ function readOptionalFields(raw: Record<string, unknown>, bullet: BulletDoc): vo
     kayba[field] = source;
     taken.add(key);
   }
-  kayba.fields = Object.fromEntries(Object.entries(raw).filter(([key]) => !taken.has(key)));
+  for (const [key, node] of nodes) if (!taken.has(key)) kayba.raw[key] = printCompact(node);
   bullet.extra = { kayba };
 }
 
@@ -155,38 +222,73 @@ function instantOf(timestamp: string): number | null {
   return Number.isNaN(instant) ? null : instant;
 }
 
-function readSections(collection: KaybaCollection, raw: unknown, skills: Map<string, ReadSkill>): SectionDoc[] {
-  if (raw !== undefined && !isJsonObject(raw)) {
-    fail(["sections"], `expected an object mapping section names to lists of ids, found ${describeFound(raw)}`);
+/**
+ * Sections as kayba lists them, with each skill once, in its own section (the `section` its skill
+ * object names, which is what kayba's prompt shows). kayba itself loads every listing as written:
+ * add_skill with an id it already has lists the id again (in the same section or another one), and
+ * a hard remove then leaves the other listing naming nothing. Those listings are left out here,
+ * and the warnings say which one was kept.
+ */
+function readSections(
+  collection: KaybaCollection,
+  node: JsonNode | undefined,
+  skills: Map<string, ReadSkill>,
+  warnings: string[],
+): SectionDoc[] {
+  if (node !== undefined && node.kind !== "object") {
+    fail(["sections"], `expected an object mapping section names to lists of ids, found ${describeFound(valueOf(node))}`);
   }
-  const listedAt = new Map<string, string>();
-  const sections = Object.entries(raw ?? {}).map(([name, ids]): SectionDoc => {
+  const placed = new Set<string>();
+  const repeated: string[] = [];
+  const elsewhere: string[] = [];
+  const dangling: string[] = [];
+  // Entries from the tree, so a section named like a number ("42") keeps its place.
+  const entries = [...new Map(node?.kind === "object" ? node.entries : [])].map(([name, ids]) => [name, valueOf(ids)] as const);
+  const sections = entries.map(([name, ids]): SectionDoc => {
     if (!Array.isArray(ids)) fail(["sections", name], `expected a list of skill ids, found ${describeFound(ids)}`);
-    const bullets = ids.map((id: unknown, index) => {
+    const bullets: BulletDoc[] = [];
+    ids.forEach((id: unknown, index) => {
       const path = jsonPath(["sections", name, index]);
       if (typeof id !== "string") fail(path, `expected a skill id, found ${describeFound(id)}`);
       const skill = skills.get(id);
-      if (!skill) fail(path, `names ${quote(id)}, which is not in ${collection}`);
-      const earlier = listedAt.get(id);
-      if (earlier) fail(path, `${quote(id)} is already listed at ${earlier}`);
-      if (skill.section !== name) {
-        fail([collection, id, "section"], `is ${quote(skill.section)}, but the skill is listed in ${path}`);
+      if (!skill) dangling.push(`${path} (${quote(id)})`);
+      else if (skill.section !== name) elsewhere.push(`${quote(id)} at ${path} (its own section is ${quote(skill.section)})`);
+      else if (placed.has(id)) repeated.push(`${quote(id)} at ${path}`);
+      else {
+        placed.add(id);
+        bullets.push(skill.bullet);
       }
-      listedAt.set(id, path);
-      return skill.bullet;
     });
     return { name, slug: kaybaSlug(name, ids), bullets };
   });
-  // kayba's loader keeps such a skill but no listing shows it; rather than drop it, it joins the
-  // end of the section its own `section` names, which is created at the end when missing.
+  // Not listed in its own section (or at all): it joins the end of that section, created when missing.
+  const unlisted: string[] = [];
   for (const [id, skill] of skills) {
-    if (listedAt.has(id)) continue;
+    if (placed.has(id)) continue;
     let section = sections.find((candidate) => candidate.name === skill.section);
     if (!section) {
       section = { name: skill.section, slug: kaybaSlug(skill.section, []), bullets: [] };
       sections.push(section);
     }
     section.bullets.push(skill.bullet);
+    unlisted.push(`${quote(id)} (to ${quote(skill.section)})`);
+  }
+  const onceEach = "An export lists each skill once, in its own section.";
+  if (repeated.length > 0) {
+    warnings.push(
+      `Skills listed again in the same section (kayba's add_skill with an id it already has does this) were kept at their first listing: ${listInWords(repeated)}. ${onceEach}`,
+    );
+  }
+  if (elsewhere.length > 0) {
+    warnings.push(
+      `Skills listed in a section other than their own (kayba's add_skill with an id it already has, into another section) were kept in their own section, as kayba shows them: ${listInWords(elsewhere)}. ${onceEach}`,
+    );
+  }
+  if (dangling.length > 0) {
+    warnings.push(`Listings of ids that are not in ${collection} were left out (kayba keeps them but shows no skill for them): ${listInWords(dangling)}.`);
+  }
+  if (unlisted.length > 0) {
+    warnings.push(`Skills their own section does not list were added at the end of it: ${listInWords(unlisted)}.`);
   }
   return sections;
 }
@@ -207,56 +309,115 @@ function fail(path: string | readonly PropertyKey[], problem: string): never {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Archived bullets are written too, with kayba's inactive status: the format can hold them. */
-export function serializeKayba(doc: PlaybookDocument): string {
-  const collection = doc.hints.kaybaCollection ?? "skills";
-  const skills = new Map<string, unknown>();
-  const sections = new Map<string, unknown>();
+/** The flavour a kayba source was written in, or null when the playbook did not come from kayba. */
+export function sourceKaybaFlavour(hints: DocumentHints): KaybaFlavour | null {
+  if (hints.kaybaKeyOrder === undefined) return null;
+  if (hints.kaybaCollection === "bullets") return "bullets";
+  return hints.kaybaCounters === false ? "skills" : "skills-counters";
+}
+
+/**
+ * A skillbook in one flavour; by default the flavour the playbook came in, else `skills-counters`
+ * (it keeps the counters for kayba 0.8 to 0.9.2 and is read by later versions too). Archived bullets
+ * are written with kayba's inactive status, except in `bullets`, which cannot mark them.
+ */
+export function serializeKayba(doc: PlaybookDocument, flavour?: KaybaFlavour): string {
+  const source = sourceKaybaFlavour(doc.hints);
+  const target = flavour ?? source ?? "skills-counters";
+  const asSource = source === target;
+  const collection: KaybaCollection = target === "bullets" ? "bullets" : "skills";
+  const skills = new Map<string, JsonNode>();
+  const sections: [string, JsonNode][] = [];
+  const seenSections = new Set<string>();
   for (const section of doc.sections) {
-    if (sections.has(section.name)) throw new Error(`Cannot write kayba JSON: two sections are named ${quote(section.name)}.`);
-    sections.set(section.name, section.bullets.map((bullet) => bullet.id));
-    for (const bullet of section.bullets) {
-      if (skills.has(bullet.id)) throw new Error(`Cannot write kayba JSON: two bullets have the id ${quote(bullet.id)}.`);
-      skills.set(bullet.id, skillObject(bullet, section.name));
+    if (seenSections.has(section.name)) {
+      throw new PlaybookExportError("kayba", `Cannot write kayba JSON: two sections are named ${quote(section.name)}.`);
+    }
+    seenSections.add(section.name);
+    const bullets = section.bullets.filter((bullet) => target !== "bullets" || bullet.status === "active");
+    sections.push([section.name, { kind: "array", items: bullets.map((bullet) => ({ kind: "string", value: bullet.id })) }]);
+    for (const bullet of bullets) {
+      if (skills.has(bullet.id)) throw new PlaybookExportError("kayba", `Cannot write kayba JSON: two bullets have the id ${quote(bullet.id)}.`);
+      skills.set(bullet.id, skillNode(bullet, section.name, target, asSource));
     }
   }
-  const nextId = Math.max(doc.hints.kaybaNextId ?? 0, doc.lastIdNumber ?? 0, highestIdNumber(skills.keys()));
-  const fromKayba = doc.hints.kaybaKeyOrder !== undefined;
-  // A skillbook kayba did not write gets what kayba's Skillbook.to_dict writes.
-  const root = new Map<string, unknown>(Object.entries(fromKayba ? (doc.hints.kaybaExtra ?? {}) : { similarity_decisions: {} }));
-  root.set(collection, objectOf(skills));
-  root.set("sections", objectOf(sections));
-  root.set("next_id", nextId);
-  const json = JSON.stringify(objectOf(root, doc.hints.kaybaKeyOrder ?? [], [collection, "sections", "next_id"]), null, 2);
+  const order = asSource ? (doc.hints.kaybaSkillOrder ?? []) : [];
+  const skillEntries = [...new Set([...order.filter((id) => skills.has(id)), ...skills.keys()])].map(
+    (id): [string, JsonNode] => [id, skills.get(id) as JsonNode],
+  );
+
+  const fromKayba = source !== null;
+  const values = new Map<string, JsonNode>(fromKayba ? extrasOf(doc.hints) : target === "bullets" ? [] : [["similarity_decisions", treeOf({})]]);
+  values.set(collection, { kind: "object", entries: skillEntries });
+  values.set("sections", { kind: "object", entries: sections });
+  values.set("next_id", { kind: "number", text: String(nextIdOf(doc, fromKayba)) });
+  const sourceOrder = (doc.hints.kaybaKeyOrder ?? []).map((key) => (key === doc.hints.kaybaCollection ? collection : key));
+  const root: JsonNode = { kind: "object", entries: ordered(values, sourceOrder, [collection, "sections", "next_id", "similarity_decisions"]) };
+  const json = printTree(root);
   // Python's json.dump writes no final newline and LF; other layout is only kept from a kayba source.
   const text = fromKayba && doc.hints.trailingNewline ? `${json}\n` : json;
   return fromKayba && doc.hints.lineEnding === "\r\n" ? text.replaceAll("\n", "\r\n") : text;
 }
 
-function skillObject(bullet: BulletDoc, section: string): Record<string, unknown> {
+/** Top-level keys other than the skills, sections and next_id, as the source wrote them. */
+function extrasOf(hints: DocumentHints): [string, JsonNode][] {
+  if (hints.kaybaExtraText) return Object.entries(hints.kaybaExtraText).map(([key, text]) => [key, parseTree(text)]);
+  return Object.entries(hints.kaybaExtra ?? {}).map(([key, value]) => [key, treeOf(value)]);
+}
+
+/**
+ * The file's own next_id unless ACE Studio numbered bullets beyond it: a kayba file whose next_id
+ * lags behind its ids (kayba's add_skill with explicit ids does not move it) comes back as it was.
+ */
+function nextIdOf(doc: PlaybookDocument, fromKayba: boolean): number {
+  const ids = doc.sections.flatMap((section) => section.bullets.map((bullet) => bullet.id));
+  const highest = Math.max(doc.lastIdNumber ?? 0, highestIdNumber(ids));
+  if (!fromKayba || doc.hints.kaybaNextId === undefined) return Math.max(doc.hints.kaybaNextId ?? 0, highest);
+  const fromFile = doc.sections.flatMap((section) => section.bullets.filter((bullet) => readKaybaExtra(bullet.extra)).map((bullet) => bullet.id));
+  const known = Math.max(doc.hints.kaybaNextId, highestIdNumber(fromFile));
+  return highest > known ? highest : doc.hints.kaybaNextId;
+}
+
+function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, asSource: boolean): JsonNode {
   const kayba = readKaybaExtra(bullet.extra);
-  // A skill kayba never saw gets the values kayba's dataclass writes for a fresh one.
-  const values = new Map<string, unknown>(
-    Object.entries(kayba ? kayba.fields : { justification: null, evidence: null, embedding: null, sources: [] }),
+  const values = new Map<string, JsonNode>(
+    kayba
+      ? [
+          ...Object.entries(kayba.fields ?? {}).map(([key, value]): [string, JsonNode] => [key, treeOf(value)]),
+          ...Object.entries(kayba.raw).map(([key, text]): [string, JsonNode] => [key, parseTree(text)]),
+        ]
+      : Object.entries(FRESH_FIELDS[flavour]).map(([key, value]) => [key, treeOf(value)]),
   );
-  const set = (key: string, value: unknown) => {
-    if (value !== undefined) values.set(key, value);
+  const setText = (key: string, value: string | undefined) => {
+    if (value !== undefined) values.set(key, { kind: "string", value });
   };
+  setText("id", bullet.id);
+  setText("section", section);
+  setText("content", bullet.content);
+  setText("justification", bullet.justification);
+  setText("evidence", bullet.evidence);
   const counters = bullet.counters ?? { helpful: 0, harmful: 0, neutral: 0 };
-  set("id", bullet.id);
-  set("section", section);
-  set("content", bullet.content);
-  set("justification", bullet.justification);
-  set("evidence", bullet.evidence);
-  for (const name of COUNTER_KEYS) set(name, counters[name]);
-  for (const [key, field] of TIMESTAMP_KEYS) set(key, timestampToWrite(bullet[field], kayba?.[field]));
-  set("status", bullet.status === "active" ? "active" : inactiveStatus(kayba?.status));
-  if (kayba) {
-    for (const [key, implied] of Object.entries(IMPLIED_VALUES)) {
-      if (!kayba.keyOrder.includes(key) && values.get(key) === implied) values.delete(key);
-    }
+  for (const name of COUNTER_KEYS) {
+    if (flavour === "skills") values.delete(name);
+    else values.set(name, { kind: "number", text: String(counters[name]) });
   }
-  return objectOf(values, kayba?.keyOrder ?? [], SKILL_KEYS);
+  for (const [key, field] of TIMESTAMP_KEYS) setText(key, timestampToWrite(bullet[field], kayba?.[field]));
+  setText("status", bullet.status === "active" ? "active" : inactiveStatus(kayba?.status));
+
+  if (asSource && kayba) {
+    for (const [key, implied] of Object.entries(IMPLIED_VALUES)) {
+      const node = values.get(key);
+      if (!kayba.keyOrder.includes(key) && node && JSON.stringify(valueOf(node)) === JSON.stringify(implied)) values.delete(key);
+    }
+    return { kind: "object", entries: ordered(values, kayba.keyOrder, SKILL_KEYS[flavour]) };
+  }
+  // Another flavour than the source's: that version's dataclass decides the keys.
+  if (flavour === "bullets") {
+    for (const key of values.keys()) if (!SKILL_KEYS.bullets.includes(key)) values.delete(key);
+  }
+  if (flavour === "skills" && values.get("embedding")?.kind === "null") values.delete("embedding");
+  if (flavour === "skills-counters" && !values.has("embedding")) values.set("embedding", { kind: "null" });
+  return { kind: "object", entries: ordered(values, SKILL_KEYS[flavour]) };
 }
 
 /** The source text when it denotes the same millisecond as the document's value, else that value. */
@@ -270,25 +431,25 @@ function inactiveStatus(source: unknown): string {
   return typeof source === "string" && source !== "active" ? source : INACTIVE_STATUS;
 }
 
-/** Extras are stored as JSON, so they are read back defensively. */
+/** Extras are stored as JSON, so they are read back defensively; the shape stored before `raw` reads too. */
 export function readKaybaExtra(extra: Record<string, unknown> | undefined): KaybaBulletExtra | null {
   const kayba = extra?.kayba;
-  if (!isJsonObject(kayba) || !Array.isArray(kayba.keyOrder) || !isJsonObject(kayba.fields)) return null;
+  if (!isJsonObject(kayba) || !Array.isArray(kayba.keyOrder)) return null;
+  const raw = isJsonObject(kayba.raw) ? kayba.raw : {};
+  if (!isJsonObject(kayba.raw) && !isJsonObject(kayba.fields)) return null;
   const read: KaybaBulletExtra = {
     keyOrder: kayba.keyOrder.filter((key): key is string => typeof key === "string"),
-    fields: kayba.fields,
+    raw: Object.fromEntries(Object.entries(raw).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
   };
+  if (isJsonObject(kayba.fields)) read.fields = kayba.fields;
   if (typeof kayba.createdAt === "string") read.createdAt = kayba.createdAt;
   if (typeof kayba.updatedAt === "string") read.updatedAt = kayba.updatedAt;
   if (kayba.status !== undefined) read.status = kayba.status;
   return read;
 }
 
-/**
- * A plain object with the keys in the first order that names them (source order, then the canonical
- * one, then insertion). Object.fromEntries defines keys, so even "__proto__" stays an ordinary key.
- */
-function objectOf(values: Map<string, unknown>, ...orders: readonly (readonly string[])[]): Record<string, unknown> {
+/** Entries in the first order that names them (source order, then the canonical one, then insertion). */
+function ordered(values: Map<string, JsonNode>, ...orders: readonly (readonly string[])[]): [string, JsonNode][] {
   const keys = new Set([...orders.flat(), ...values.keys()]);
-  return Object.fromEntries([...keys].filter((key) => values.has(key)).map((key) => [key, values.get(key)]));
+  return [...keys].filter((key) => values.has(key)).map((key) => [key, values.get(key) as JsonNode]);
 }

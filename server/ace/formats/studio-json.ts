@@ -3,7 +3,7 @@
 // written in the order of its schema below, so our own files round-trip byte for byte.
 import { z } from "zod";
 import { BULLET_STATUSES, type BulletDoc, type DocumentHints, type PlaybookDocument, type SectionDoc } from "../document";
-import { highestIdNumber, isValidBulletId } from "../ids";
+import { highestIdNumber } from "../ids";
 import { EXPECTED_COUNT, PlaybookParseError, describeFound, jsonPath, parseJsonText, quote } from "./errors";
 
 export const STUDIO_JSON_FORMAT = "ace-studio";
@@ -22,7 +22,8 @@ const countersSchema = z
 
 const bulletSchema = z.strictObject(
   {
-    id: string("a bullet id").refine(isValidBulletId, { error: "expected a bullet id without whitespace or ']'" }),
+    // Any id another format can hold (kayba's may have spaces or "]"): this format is the lossless one.
+    id: string("a bullet id").min(1, { error: "expected a bullet id" }),
     content: string(),
     counters: countersSchema,
     status: z.enum(BULLET_STATUSES, { error: `expected "active" or "archived"` }),
@@ -43,7 +44,8 @@ const bulletSchema = z.strictObject(
 
 const sectionSchema = z.strictObject(
   {
-    name: string("a section name").min(1, { error: "expected a section name" }),
+    // "" is the unnamed first section of a text whose bullets come before any header, or kayba's "".
+    name: string("a section name"),
     slug: string("an id prefix"),
     blankLinesBefore: count.optional(),
     bullets: z.array(bulletSchema, { error: "expected a list of bullets" }),
@@ -57,7 +59,11 @@ const hintsSchema = z.strictObject(
     trailingBlankLines: count.optional(),
     lineEnding: z.enum(["\n", "\r\n"], { error: `expected "\\n" or "\\r\\n"` }).optional(),
     byteOrderMark: flag.optional(),
+    trimmedEnd: flag.optional(),
     kaybaExtra: record.optional(),
+    kaybaExtraText: z.record(z.string(), string("JSON text"), { error: "expected an object" }).optional(),
+    kaybaSkillOrder: z.array(string(), { error: "expected a list of ids" }).optional(),
+    kaybaCounters: flag.optional(),
     kaybaCollection: z.enum(["skills", "bullets"], { error: `expected "skills" or "bullets"` }).optional(),
     kaybaKeyOrder: z.array(string(), { error: "expected a list of keys" }).optional(),
     kaybaNextId: count.optional(),

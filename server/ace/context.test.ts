@@ -17,7 +17,7 @@ import { countBulletTokens, countSectionTokens, countTokens } from "./tokens";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;
-const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name));
+const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name) && !name.endsWith(".peer.json"));
 
 /** A bullet with its token count stored, as the database holds it. */
 function bullet(externalId: string, content: string, helpful = 0, harmful = 0, countersKnown = true): ContextBullet {

@@ -129,7 +129,7 @@ describe("detectPromptInjection leaves alone", () => {
   });
 
   it("every bullet of the published playbooks", () => {
-    const names = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name));
+    const names = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name) && !name.endsWith(".peer.json"));
     expect(names.length).toBeGreaterThan(0);
     const flagged: string[] = [];
     for (const name of names) {

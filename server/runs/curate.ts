@@ -96,7 +96,7 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
   if (provider.name === "offline") {
     const lessons: CandidateLesson[] = reflections.flatMap(({ reflection }) => reflection.lessons ?? []);
     exchange.prompt.push({ rules: "offline curator", lessons });
-    output = curateOffline({ lessons, sections: state.sections.map((section) => section.name) });
+    output = curateOffline({ lessons, state, similarityThreshold: settings.similarityThreshold });
     exchange.rawResponse.push(JSON.stringify(output));
   } else {
     const forPrompt: CuratorReflection[] = reflections.map(({ reflection, trace }) => ({

@@ -9,9 +9,12 @@ import { parsePlaybook } from "../formats";
 import type { BulletState, SectionState } from "../history";
 import { reflectOffline } from "../reflection/offline";
 import type { Reflection } from "../reflection/schema";
+import type { ReflectorTrace } from "../reflection/trace";
 import { OFFLINE_CURATOR_CONFIDENCE, curateOffline } from "./offline";
 import { buildCuratorMessages } from "./prompt";
 import { MAX_CURATOR_OPERATIONS, curatorOutputSchema, type CuratorOperation, type CuratorOutput } from "./schema";
+import { placeLesson } from "./sections";
+import { APPWORLD_TRACES, CUSTOMER_SERVICE_TRACES, demoPlaybook } from "./test-traces";
 import { curatorOperationsToDelta, reflectionTagsToOperations } from "./to-delta";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
@@ -126,48 +129,91 @@ describe("buildCuratorMessages", () => {
 });
 
 describe("curateOffline", () => {
-  it("adds each distinct lesson once, in the matching section, with the fixed confidence", () => {
+  const mistake = (content: string, general?: string, evidence = "seen") => ({
+    section: "common_mistakes_to_avoid",
+    content,
+    evidence,
+    ...(general === undefined ? {} : { general }),
+  });
+
+  it("adds each pattern once, in its general form, in the matching section, with the fixed confidence", () => {
+    const state = createPlaybookState(
+      [
+        { id: "s-1", name: "COMMON MISTAKES TO AVOID", slug: "mis", position: 0 },
+        { id: "s-2", name: "OTHERS", slug: "oth", position: 1 },
+      ],
+      [],
+    );
     const result = curateOffline({
       lessons: [
-        { section: "common_mistakes_to_avoid", content: "Refresh the token on a 401.", evidence: "401 seen" },
-        { section: "common_mistakes_to_avoid", content: "  refresh the TOKEN on a 401 ", evidence: "again" },
+        mistake("When working on tasks like \"A\": refresh the token on a 401.", "Refresh the token on a 401.", "401 seen"),
+        mistake("When working on tasks like \"B\": refresh the token on a 401.", "  refresh the TOKEN on a 401 ", "again"),
         { section: "others", content: "Paginate to the end.", evidence: "short list" },
       ],
-      sections: ["COMMON MISTAKES TO AVOID", "OTHERS"],
+      state,
     });
     expect(result.operations).toEqual([
-      op({ section: "COMMON MISTAKES TO AVOID", content: "Refresh the token on a 401.", rationale: "401 seen", confidence: OFFLINE_CURATOR_CONFIDENCE }),
+      op({ section: "COMMON MISTAKES TO AVOID", content: "Refresh the token on a 401.", rationale: "Seen in 2 runs. 401 seen again", confidence: OFFLINE_CURATOR_CONFIDENCE }),
       op({ section: "OTHERS", content: "Paginate to the end.", rationale: "short list", confidence: OFFLINE_CURATOR_CONFIDENCE }),
     ]);
-    expect(result.reasoning).toContain("2 additions from 3 candidate lessons (1 repeated");
+    expect(result.reasoning).toBe("Rule-based curation (no model): 3 candidate lessons in 2 patterns; 2 additions.");
     expect(curatorOutputSchema.safeParse(result).success).toBe(true);
   });
 
-  it("adds a lesson that several runs teach once, in its general form, saying how many runs showed it", () => {
-    const error = (task: string) => ({
-      section: "common_mistakes_to_avoid",
-      content: `When working on tasks like "${task}": anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.`,
-      evidence: 'Error reported by the run: "HTTP 429".',
-      general: 'Anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.',
+  it("writes one general lesson for an error seen on many tasks, never the task or its numbers", () => {
+    const error = (task: string, order: number) =>
+      mistake(
+        `When working on tasks like "${task}": anticipate and handle the error "Order ${order} not found" instead of repeating the step that caused it.`,
+        undefined,
+        `Error reported by the run: "Order ${order} not found".`,
+      );
+    const result = curateOffline({
+      lessons: [error("Customer #3 asks to refund order 1003", 1003), error("Customer #7 asks to refund order 2044", 2044), error("Customer #9 cancels order 3001", 3001)],
+      state: samplePlaybook(),
     });
-    const lone = { ...error("Refund order 9"), content: error("Refund order 9").content.replace("429", "500"), general: "Handle HTTP 500." };
-    const result = curateOffline({ lessons: [error("Refund order 1"), error("Refund order 2"), error("Cancel order 3"), lone], sections: [] });
-    expect(result.operations.map((operation) => [operation.content, operation.rationale])).toEqual([
-      ['Anticipate and handle the error "HTTP 429" instead of repeating the step that caused it.', 'Error reported by the run: "HTTP 429". Seen in 3 runs.'],
-      [lone.content, lone.evidence],
+    expect(result.operations.map((operation) => [operation.section, operation.content])).toEqual([
+      ["common_mistakes_to_avoid", 'Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.'],
     ]);
+    expect(result.operations[0]?.rationale).toBe(
+      'Seen in 3 runs. Error reported by the run: "Order 1003 not found". Error reported by the run: "Order 2044 not found". (and 1 more)',
+    );
+  });
+
+  it("leaves out a pattern the playbook already has, and folds one nearly the same as another addition into it", () => {
+    const state = samplePlaybook();
+    const result = curateOffline({
+      lessons: [
+        mistake("x", "Paginate through every page of results until a page comes back empty."),
+        mistake("y", "Log the request id of every failed call for later debugging."),
+        mistake("z", "Log the request id of every failed call, for later debugging!"),
+      ],
+      state,
+    });
+    expect(result.operations.map((operation) => [operation.content, operation.rationale])).toEqual([
+      ["Log the request id of every failed call for later debugging.", "Seen in 2 runs. seen"],
+    ]);
+    expect(result.reasoning).toBe(
+      "Rule-based curation (no model): 3 candidate lessons in 3 patterns; 1 addition. 1 pattern the playbook already has ([str-00002]) was left out. " +
+        "1 pattern nearly the same as another addition was folded into it.",
+    );
+    const strict = curateOffline({ lessons: [mistake("x", "Paginate through every page of results until a page comes back empty!")], state, similarityThreshold: 1.01 });
+    expect(strict.operations).toHaveLength(1);
   });
 
   it("proposes nothing without lessons", () => {
-    expect(curateOffline({ lessons: [], sections: [] })).toEqual({
+    expect(curateOffline({ lessons: [], state: samplePlaybook() })).toEqual({
       reasoning: "Rule-based curation (no model): no lesson to add.",
       operations: [],
     });
   });
 
-  it(`caps the additions at ${MAX_CURATOR_OPERATIONS}`, () => {
-    const lessons = Array.from({ length: 30 }, (_, i) => ({ section: "others", content: `Lesson ${i}`, evidence: "" }));
-    expect(curateOffline({ lessons, sections: [] }).operations).toHaveLength(MAX_CURATOR_OPERATIONS);
+  it(`caps the additions at ${MAX_CURATOR_OPERATIONS}, keeping the patterns most runs taught`, () => {
+    const topics = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(" ");
+    const lessons = topics.map((topic) => ({ section: "others", content: `Check the ${topic} gauge before launch.`, evidence: topic }));
+    const result = curateOffline({ lessons: [...lessons, lessons[25]!, lessons[25]!], state: samplePlaybook() });
+    expect(result.operations).toHaveLength(MAX_CURATOR_OPERATIONS);
+    expect(result.operations[0]?.content).toBe("Check the zulu gauge before launch.");
+    expect(result.reasoning).toContain("6 patterns over the limit of 20 additions per run were left out.");
   });
 
   it("turns a fixed failing trace into fixed tags and a fixed delta the engine accepts (offline provider end to end)", () => {
@@ -192,15 +238,14 @@ describe("curateOffline", () => {
       { type: "tag", bulletId: "str-00001", harmful: 1 },
       { type: "tag", bulletId: "mis-00004", harmful: 1 },
     ]);
-    const curated = curateOffline({ lessons: reflection.lessons, sections: state.sections.map((section) => section.name) });
+    const curated = curateOffline({ lessons: reflection.lessons, state });
     const delta = curatorOperationsToDelta(curated, state);
     expect(delta).toEqual({
       operations: [
         {
           type: "add",
           section: "common_mistakes_to_avoid",
-          content:
-            'When working on tasks like "Pay the supervisor\'s electricity bill": anticipate and handle the error "403 Forbidden: not logged in" instead of repeating the step that caused it.',
+          content: 'Anticipate and handle the error "403 Forbidden: not logged in" instead of repeating the step that caused it.',
         },
       ],
       sources: [0],
@@ -209,6 +254,62 @@ describe("curateOffline", () => {
     const result = applyDelta(state, [...tags, ...delta.operations], testOptions());
     expect(result.addedIds).toEqual(["mis-00006"]);
     expect(result.state.bullets.get("str-00001")?.harmful).toBe(2);
+  });
+});
+
+describe("placing a lesson in the playbook's sections", () => {
+  const sections = (...names: string[]): SectionState[] =>
+    names.map((name, position) => ({ id: `s-${position}`, name, slug: name.toLowerCase().replace(/[^a-z]/g, "").slice(0, 3), position }));
+  const appWorldSections = appWorld().sections;
+
+  it.each<{ title: string; ref: string; sections: readonly SectionState[]; placed: string; isNew?: boolean }>([
+    { title: "the default section itself", ref: "common_mistakes_to_avoid", sections: sections("strategies_and_insights", "common_mistakes_to_avoid"), placed: "common_mistakes_to_avoid" },
+    { title: "the AppWorld playbook's own mistakes section", ref: "common_mistakes_to_avoid", sections: appWorldSections, placed: "COMMON MISTAKES AND CORRECT STRATEGIES" },
+    { title: "its verification checklist for an answer check", ref: "verification_checklist", sections: appWorldSections, placed: "VERIFICATION CHECKLIST" },
+    { title: "a pitfalls section when there is no mistakes one", ref: "common_mistakes_to_avoid", sections: sections("Workflow", "Pitfalls and gotchas"), placed: "Pitfalls and gotchas" },
+    { title: "a section using the ACE slug", ref: "common_mistakes_to_avoid", sections: [{ id: "s-0", name: "Things we learned", slug: "mis", position: 0 }], placed: "Things we learned" },
+    { title: "the mistakes section for a check when there is no verification section", ref: "verification_checklist", sections: sections("Rules", "Common mistakes"), placed: "Common mistakes" },
+    { title: "one new mistakes section when nothing fits", ref: "verification_checklist", sections: sections("customer_service_opening", "customer_service_closure"), placed: "common_mistakes_to_avoid", isNew: true },
+    { title: "a new section of its own name when it is no known kind", ref: "Billing quirks", sections: sections("customer_service_opening"), placed: "Billing quirks", isNew: true },
+  ])("finds $title", ({ ref, sections: known, placed, isNew = false }) => {
+    const target = placeLesson(ref, known);
+    expect(target.kind === "existing" ? target.section.name : target.name).toBe(placed);
+    expect(target.kind === "new").toBe(isNew);
+  });
+});
+
+describe("the offline curator on the demo playbooks (figures in the commit that changed it)", () => {
+  /** One curation of a day's failing traces, as curatePlaybook runs it offline. */
+  function curateDay(state: PlaybookState, traces: readonly ReflectorTrace[]) {
+    const lessons = traces.flatMap((trace) => reflectOffline(trace, []).lessons);
+    const output = curateOffline({ lessons, state });
+    const delta = curatorOperationsToDelta(output, state, { keepSuspectedInjections: true });
+    const validation = validateDelta(state, delta.operations, testOptions());
+    const adds = delta.operations.filter((operation) => operation.type === "add");
+    return { lessons, delta, validation, adds, next: applyDelta(state, delta.operations, testOptions({ similarityThreshold: 2 })).state };
+  }
+  const taskDetails = (traces: readonly ReflectorTrace[]) => new Set(traces.flatMap((trace) => trace.task.match(/\d+(?:\.\d+)?|#\d+|[a-z]+_[0-9a-f]{6,}/gu) ?? []));
+
+  it.each([
+    { demo: CUSTOMER_SERVICE_TRACES, patterns: 5, sections: { common_mistakes_to_avoid: 5 }, newSections: ["common_mistakes_to_avoid"] },
+    { demo: APPWORLD_TRACES, patterns: 6, sections: { "COMMON MISTAKES AND CORRECT STRATEGIES": 3, "VERIFICATION CHECKLIST": 3 }, newSections: [] },
+  ])("$demo.playbook: one general lesson per pattern, in its own sections, none a near-duplicate, none again the next day", ({ demo, patterns, sections, newSections }) => {
+    const state = demoPlaybook(demo.playbook);
+    const day = curateDay(state, demo.first);
+    expect(day.adds).toHaveLength(patterns);
+    const placed: Record<string, number> = {};
+    for (const add of day.adds) if (add.type === "add") placed[add.section] = (placed[add.section] ?? 0) + 1;
+    expect(placed).toEqual(sections);
+    expect(day.delta.operations.flatMap((operation) => (operation.type === "add_section" ? [operation.name] : []))).toEqual(newSections);
+    expect(day.validation.findings.filter((finding) => finding.kind === "near_duplicate")).toEqual([]);
+    const details = taskDetails(demo.first);
+    for (const add of day.adds) {
+      if (add.type !== "add") continue;
+      expect(add.content).not.toMatch(/tasks like/u);
+      for (const detail of details) expect(add.content).not.toContain(detail);
+    }
+    const next = curateDay(day.next, demo.second);
+    expect(next.adds).toEqual([]);
   });
 });
 

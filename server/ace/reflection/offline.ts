@@ -2,6 +2,7 @@
 // by the run's outcome and turns the feedback signals (errors, a wrong answer, failing tests) into
 // candidate lessons for the curator.
 import { DEFAULT_SECTIONS } from "../ids";
+import { ANSWER_FORM_LESSON, ANSWER_VALUE_LESSON, errorLesson, FAILING_TESTS_LESSON } from "./lessons";
 import { REFLECTION_LIMITS, type BulletTag, type Reflection } from "./schema";
 import { distinctErrors, groundTruthOf, knownCitations, normalizeAnswer, type CitedBullet, type ReflectorTrace, type TraceOutcome } from "./trace";
 
@@ -13,8 +14,9 @@ export interface CandidateLesson {
   /** What in the trace supports it. */
   evidence: string;
   /**
-   * The same lesson without the task, for when several runs teach it (the same tool error on
-   * different tasks): the curator then proposes this once instead of one near-copy per task.
+   * The same lesson without the task or anything else of this one instance (reflection/lessons.ts):
+   * what the curator proposes, once per pattern however many runs teach it. Lessons stored before
+   * this field was written everywhere lack it; the curator derives it from `content` then.
    */
   general?: string;
 }
@@ -24,8 +26,14 @@ export type OfflineReflection = Reflection & { lessons: CandidateLesson[] };
 
 const MISTAKES_SECTION = DEFAULT_SECTIONS.find((section) => section.slug === "mis")?.name ?? "common_mistakes_to_avoid";
 
-/** Every offline lesson is a pitfall the run ran into, so it goes to the default "mistakes" section. */
+/** An error is a pitfall the run ran into: the default "mistakes" section. */
 export const OFFLINE_LESSON_SECTION = MISTAKES_SECTION;
+
+/**
+ * A wrong answer or failing tests call for a check before finishing. The curator places these in a
+ * verification section when the playbook has one, else with the mistakes (curation/sections.ts).
+ */
+export const OFFLINE_CHECK_SECTION = "verification_checklist";
 
 const OFFLINE_TAG: Record<TraceOutcome, { tag: BulletTag; justification: string }> = {
   success: { tag: "helpful", justification: "The agent cited this bullet and the task succeeded." },
@@ -60,10 +68,13 @@ export function reflectOffline(trace: ReflectorTrace, citedBullets: readonly Cit
 
   const lessons: CandidateLesson[] = [];
   if (wrongAnswer) {
+    const expectedForm = answerForm(wrongAnswer.expected);
+    const formDiffers = expectedForm !== answerForm(wrongAnswer.actual);
     lessons.push({
-      section: OFFLINE_LESSON_SECTION,
-      content: `${gist}: give the answer as ${answerForm(wrongAnswer.expected)}, like "${quote(wrongAnswer.expected)}"; check the final answer's form and value against the task before finishing.`,
-      evidence: `Expected "${quote(wrongAnswer.expected)}", the agent answered "${quote(wrongAnswer.actual)}".`,
+      section: OFFLINE_CHECK_SECTION,
+      content: `${gist}: give the answer as ${expectedForm}, like "${quote(wrongAnswer.expected)}"; check the final answer's form and value against the task before finishing.`,
+      evidence: `Expected "${quote(wrongAnswer.expected)}" (${expectedForm}), the agent answered "${quote(wrongAnswer.actual)}".`,
+      general: formDiffers ? ANSWER_FORM_LESSON : ANSWER_VALUE_LESSON,
     });
   }
   for (const error of errors.slice(0, OFFLINE_MAX_ERROR_LESSONS)) {
@@ -71,14 +82,15 @@ export function reflectOffline(trace: ReflectorTrace, citedBullets: readonly Cit
       section: OFFLINE_LESSON_SECTION,
       content: `${gist}: anticipate and handle the error "${quote(error)}" instead of repeating the step that caused it.`,
       evidence: `Error reported by the run: "${quote(error)}".`,
-      general: `Anticipate and handle the error "${quote(error)}" instead of repeating the step that caused it.`,
+      general: errorLesson(quote(error), trace.task),
     });
   }
   if (failingTests) {
     lessons.push({
-      section: OFFLINE_LESSON_SECTION,
+      section: OFFLINE_CHECK_SECTION,
       content: `${gist}: run the tests before finishing; a previous attempt failed with "${quote(failingTests)}".`,
       evidence: `Test results: "${quote(failingTests)}".`,
+      general: FAILING_TESTS_LESSON,
     });
   }
 

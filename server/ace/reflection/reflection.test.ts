@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { countTokens } from "../tokens";
-import { OFFLINE_LESSON_SECTION, OFFLINE_MAX_ERROR_LESSONS, answerForm, reflectOffline } from "./offline";
+import { ANSWER_FORM_LESSON, ANSWER_VALUE_LESSON, FAILING_TESTS_LESSON, generalLesson, withoutInstance } from "./lessons";
+import { OFFLINE_CHECK_SECTION, OFFLINE_MAX_ERROR_LESSONS, answerForm, reflectOffline } from "./offline";
 import { REFLECTOR_INPUT_LIMITS, buildReflectorMessages, truncateMiddle } from "./prompt";
 import { reflectionSchema, type Reflection } from "./schema";
 import { normalizeAnswer, type CitedBullet, type ReflectorTrace } from "./trace";
@@ -240,14 +241,22 @@ describe("reflectOffline", () => {
     );
     expect(result.lessons).toEqual([
       {
-        section: OFFLINE_LESSON_SECTION,
+        section: OFFLINE_CHECK_SECTION,
         content:
           'When working on tasks like "What is 15% of 240": give the answer as a number with 2 decimal places, like "36.00"; check the final answer\'s form and value against the task before finishing.',
-        evidence: 'Expected "36.00", the agent answered "3600".',
+        evidence: 'Expected "36.00" (a number with 2 decimal places), the agent answered "3600".',
+        general: ANSWER_FORM_LESSON,
       },
     ]);
     expect(result.keyInsight).toBe(result.lessons[0]?.content);
     expect(result.errorIdentification).toBe('The answer "3600" differs from the expected "36.00".');
+  });
+
+  it("tells a wrong value in the right form from a wrong form, in a general lesson that names no task", () => {
+    const wrongValue = reflectOffline(trace({ outcome: "failure", output: "20", feedback: { groundTruth: "37" } }), BULLETS);
+    expect(wrongValue.lessons.map((lesson) => lesson.general)).toEqual([ANSWER_VALUE_LESSON]);
+    const wrongForm = reflectOffline(trace({ outcome: "failure", output: "245.1", feedback: { groundTruth: "245.10" } }), BULLETS);
+    expect(wrongForm.lessons.map((lesson) => lesson.general)).toEqual([ANSWER_FORM_LESSON]);
   });
 
   it("proposes no wrong-answer lesson when the output matches the ground truth after normalisation", () => {
@@ -271,6 +280,18 @@ describe("reflectOffline", () => {
     ]);
     expect(result.lessons.every((lesson) => lesson.section === "common_mistakes_to_avoid")).toBe(true);
     expect(result.lessons[0]?.evidence).toBe('Error reported by the run: "401 Unauthorized: access token expired".');
+    expect(result.lessons.map((lesson) => lesson.general)).toEqual([
+      'Anticipate and handle the error "401 Unauthorized: access token expired" instead of repeating the step that caused it.',
+      'Anticipate and handle the error "KeyError: \'page_index\'" instead of repeating the step that caused it.',
+    ]);
+  });
+
+  it("writes an error's general lesson without the ids and numbers of the task it failed on", () => {
+    const result = reflectOffline(
+      trace({ task: "Customer #3 asks to refund order 1003.", outcome: "failure", feedback: { errors: ["Order 1003 not found"] } }),
+      BULLETS,
+    );
+    expect(result.lessons[0]?.general).toBe('Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.');
   });
 
   it("caps error lessons", () => {
@@ -285,6 +306,7 @@ describe("reflectOffline", () => {
     expect(failed.lessons.map((lesson) => lesson.content)).toEqual([
       'When working on tasks like "What is 15% of 240": run the tests before finishing; a previous attempt failed with "test_tax FAILED: expected 8.25, got 8.2".',
     ]);
+    expect(failed.lessons.map((lesson) => [lesson.section, lesson.general])).toEqual([[OFFLINE_CHECK_SECTION, FAILING_TESTS_LESSON]]);
     expect(reflectOffline(trace({ outcome: "success", feedback: { testResults } }), BULLETS).lessons).toEqual([]);
   });
 
@@ -326,5 +348,39 @@ describe("answer helpers", () => {
     ["Paris", "a short phrase"],
   ])("answerForm describes %s as %s", (answer, form) => {
     expect(answerForm(answer)).toBe(form);
+  });
+});
+
+describe("general lessons", () => {
+  it.each([
+    ["Order 1003 not found", "Refund order 1003", "Order <n> not found"],
+    ["Subscription sub_8f3a91c2 is already cancelled", "", "Subscription <id> is already cancelled"],
+    ["Invalid email address: ann@example", "", "Invalid email address: <email>"],
+    ["GET https://api.example.com/orders/77 failed", "", "GET <url> failed"],
+    ["HTTP 429 Too Many Requests", "", "HTTP 429 Too Many Requests"],
+    ["401 Unauthorized: access_token expired", "", "401 Unauthorized: access_token expired"],
+    ["Page 404 of the report is missing", "Read page 404 of the report", "Page <n> of the report is missing"],
+    ["expected 312.40, got 312.4", "", "expected <n>, got <n>"],
+    ["KeyError: 'note_id'", "Add 'Milk' to my note", "KeyError: 'note_id'"],
+    ["No product named 'Milk'", "Add 'Milk' to my note", "No product named '<value>'"],
+    ["utf-8 codec can't decode byte 0xff", "", "utf-8 codec can't decode byte 0xff"],
+    ["Record 3f2b8c1e-5a4d-4e6f-9b7a-1c2d3e4f5a6b is locked", "", "Record <id> is locked"],
+  ])("withoutInstance(%j) is %j", (text, task, expected) => {
+    expect(withoutInstance(text, task)).toBe(expected);
+  });
+
+  it("brings lessons stored before they had a general form into one, without the task", () => {
+    expect(
+      generalLesson({
+        content: 'When working on tasks like "Customer #3 asks to refund order 1003": anticipate and handle the error "Order 1003 not found" instead of repeating the step that caused it.',
+      }),
+    ).toBe('Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.');
+    expect(
+      generalLesson({
+        content: 'When working on tasks like "Customer #9 asks how much was refunded": give the answer as a number with 2 decimal places, like "42.50"; check the final answer\'s form and value against the task before finishing.',
+      }),
+    ).toBe(ANSWER_FORM_LESSON);
+    expect(generalLesson({ content: 'In this kind of task: run the tests before finishing; a previous attempt failed with "x".' })).toBe(FAILING_TESTS_LESSON);
+    expect(generalLesson({ content: "ignored", general: "Retry order 55 once." })).toBe("Retry order <n> once.");
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { applyDelta } from "./delta/engine";
 import { MISTAKES, STRATEGIES, samplePlaybook, testOptions } from "./delta/test-fixtures";
 import type { DeltaOperation, PlaybookState } from "./delta/types";
-import { diffSequences, diffStates, diffText } from "./diff";
+import { diffSequences, diffStates, diffText, movedSections } from "./diff";
 
 const join = (segments: { kind: string; text: string }[], keep: string) =>
   segments
@@ -104,10 +104,28 @@ describe("diffStates", () => {
     expect(diff.totals).toMatchObject({ sectionsAdded: 1, sectionsRemoved: 1, sectionsRenamed: 1, sectionsMoved: 0 });
   });
 
-  it("marks only the sections that left the common order as moved", () => {
+  const movedIds = (from: PlaybookState, to: PlaybookState) =>
+    diffStates(from, to).sections.filter((section) => section.moved).map((section) => section.name);
+
+  it.each([
+    { title: "moving the second section first", op: { section: "common_mistakes_to_avoid", position: 0 }, moved: "common_mistakes_to_avoid" },
+    { title: "moving the first section last", op: { section: "strategies_and_insights", position: 1 }, moved: "strategies_and_insights" },
+  ])("names the section that was moved, not its neighbour, when two swap places: $title", ({ op, moved }) => {
     const from = samplePlaybook();
-    const to = apply(from, [{ type: "move_section", section: "common_mistakes_to_avoid", position: 0 }]);
-    const moved = diffStates(from, to).sections.filter((section) => section.moved).map((section) => section.id);
-    expect(moved).toHaveLength(1);
+    const to = apply(from, [{ type: "move_section", ...op }]);
+    expect(movedIds(from, to)).toEqual([moved]);
+    expect(movedSections(from.sections, to.sections)).toEqual(new Set([from.sections.find((section) => section.name === moved)?.id]));
+  });
+
+  it("counts a section moved past others as one move, though the others' positions shift", () => {
+    const from = apply(samplePlaybook(), [
+      { type: "add_section", name: "Tools" },
+      { type: "add_section", name: "Verification" },
+    ]);
+    const to = apply(from, [{ type: "move_section", section: "Verification", position: 1 }]);
+    const repositioned = to.sections.filter((section) => from.sections.find((before) => before.id === section.id)?.position !== section.position);
+    expect(repositioned.length).toBeGreaterThan(1);
+    expect(movedIds(from, to)).toEqual(["Verification"]);
+    expect(diffStates(from, to).totals.sectionsMoved).toBe(1);
   });
 });

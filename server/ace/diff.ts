@@ -222,14 +222,7 @@ function classifyBullet(
 function diffSections(from: readonly SectionState[], to: readonly SectionState[]): SectionDiff[] {
   const before = new Map(from.map((section) => [section.id, section]));
   const toIds = new Set(to.map((section) => section.id));
-  // Sections out of the longest common order are the ones that moved.
-  const common = (list: readonly SectionState[], other: ReadonlySet<string>) =>
-    list.filter((section) => other.has(section.id)).map((section) => section.id);
-  const moved = new Set(
-    diffSequences(common(from, toIds), common(to, new Set(before.keys())))
-      .filter((entry) => entry.kind !== "same")
-      .map((entry) => entry.item),
-  );
+  const moved = movedSections(from, to);
   const kept = to.map((section): SectionDiff => {
     const previous = before.get(section.id);
     return {
@@ -255,6 +248,62 @@ function diffSections(from: readonly SectionState[], to: readonly SectionState[]
     }));
   return [...kept, ...removed];
 }
+
+/**
+ * The sections that moved between two section lists (each in playbook order): those outside the
+ * longest order both lists share, so a section moved past three others is one move, not four
+ * shifted positions. Where several longest orders exist (two neighbours swapped), the sections kept
+ * in place are the ones that moved least, by rank, then by stored position, and a section whose
+ * stored position went down counts as the mover: the engine only ever shifts the others up.
+ * The history's timeline counts moves with this function too, so it agrees with the diff.
+ */
+export function movedSections(from: readonly SectionState[], to: readonly SectionState[]): Set<string> {
+  const toIds = new Set(to.map((section) => section.id));
+  const fromIds = new Set(from.map((section) => section.id));
+  const a = from.filter((section) => toIds.has(section.id));
+  const b = to.filter((section) => fromIds.has(section.id));
+  const moved = new Set<string>();
+  if (a.length * b.length > MAX_WEIGHTED_CELLS) {
+    // Thousands of sections: the plain longest common order, without the tie-break.
+    for (const entry of diffSequences(a.map((s) => s.id), b.map((s) => s.id))) if (entry.kind !== "same") moved.add(entry.item);
+    return moved;
+  }
+  const rankAfter = new Map(b.map((section, index) => [section.id, index]));
+  const positionAfter = new Map(b.map((section) => [section.id, section.position]));
+  // Keeping a section in place is worth 1, less a penalty under 1 / (n + 1) for how far it went, so
+  // the penalties of all n sections together never outweigh keeping one more: the longest order wins.
+  const n = a.length + 1;
+  const worth = a.map((section, rank) => {
+    const shift = Math.abs((rankAfter.get(section.id) ?? rank) - rank);
+    const change = (positionAfter.get(section.id) ?? section.position) - section.position;
+    const penalty = (0.5 * shift) / n + (0.25 * Math.min(Math.abs(change), 1000)) / 1000 + (change < 0 ? 0.1 : 0);
+    return 1 - penalty / n;
+  });
+  // best[i][j]: the most worth keeping among a[i..] and b[j..].
+  const width = b.length + 1;
+  const best = new Float64Array((a.length + 1) * width);
+  for (let i = a.length - 1; i >= 0; i -= 1) {
+    for (let j = b.length - 1; j >= 0; j -= 1) {
+      const skip = Math.max(best[(i + 1) * width + j] ?? 0, best[i * width + j + 1] ?? 0);
+      const keep = a[i]?.id === b[j]?.id ? (worth[i] ?? 0) + (best[(i + 1) * width + j + 1] ?? 0) : 0;
+      best[i * width + j] = Math.max(skip, keep);
+    }
+  }
+  const kept = new Set<string>();
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const here = best[i * width + j] ?? 0;
+    if (a[i]?.id === b[j]?.id && here === (worth[i] ?? 0) + (best[(i + 1) * width + j + 1] ?? 0)) {
+      kept.add(a[i]?.id ?? "");
+      i += 1;
+      j += 1;
+    } else if (here === (best[(i + 1) * width + j] ?? 0)) i += 1;
+    else j += 1;
+  }
+  for (const section of a) if (!kept.has(section.id)) moved.add(section.id);
+  return moved;
+}
+
+const MAX_WEIGHTED_CELLS = 4_000_000;
 
 const BULLET_CHANGE_KINDS = ["added", "removed", "edited", "moved", "merged", "restored", "counters"] as const;
 

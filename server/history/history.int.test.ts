@@ -112,6 +112,26 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     expect(older.nextCursor).toBeNull();
   });
 
+  it("the timeline counts a section moved past others as one move, the one the diff names", async () => {
+    const playbookId = await playbook();
+    await edit(playbookId, "More sections", [
+      { type: "add_section", name: "Tools" },
+      { type: "add_section", name: "Verification" },
+    ]);
+    await edit(playbookId, "Check first", [{ type: "move_section", section: "Verification", position: 0 }]);
+    await edit(playbookId, "Swap", [{ type: "move_section", section: "Tools", position: 1 }]);
+    const page = await caller.history.versions({ playbookId, limit: 2 });
+    expect(page.items.map((v) => [v.number, v.counts.sectionsMoved])).toEqual([
+      [4, 1],
+      [3, 1],
+    ]);
+    for (const version of [3, 4]) {
+      const diff = await caller.history.diff({ playbookId, from: version - 1, to: version });
+      expect(diff.totals.sectionsMoved).toBe(1);
+      expect(diff.sections.filter((section) => section.moved).map((section) => section.name)).toEqual([version === 3 ? "Verification" : "Tools"]);
+    }
+  });
+
   it("rebuilds the playbook as it was at every version, equal to an export taken then", async () => {
     const playbookId = await playbook();
     const exports = new Map<number, string>();

@@ -117,6 +117,21 @@ export async function insertVersion(
             ${JSON.stringify(row.changes)}::jsonb, ${row.deltaId}::uuid, (now() AT TIME ZONE 'UTC'))`;
 }
 
+/**
+ * The section changes of the versions after `after`, newest first, each version's in recorded
+ * order; versions that changed no section are left out. Only section entries leave the database.
+ */
+export async function sectionChangesAfter(db: DbOrTx, playbookId: string, after: number) {
+  const rows = await db.$queryRaw<{ number: number; changes: unknown }[]>`
+    SELECT v.number, jsonb_agg(e ORDER BY o) AS changes
+    FROM "PlaybookVersion" v
+    CROSS JOIN LATERAL jsonb_array_elements(v.operations) WITH ORDINALITY AS x(e, o)
+    WHERE v."playbookId" = ${playbookId}::uuid AND v.number > ${after}::int AND e->>'entity' = 'section'
+    GROUP BY v.number
+    ORDER BY v.number DESC`;
+  return rows.map((row) => ({ number: row.number, changes: readChanges(playbookId, row.number, row.changes) }));
+}
+
 /** The changes one version recorded; null when there is no such version. */
 export async function findVersionChanges(db: DbOrTx, playbookId: string, number: number): Promise<{ operations: VersionChange[] } | null> {
   const row = await db.playbookVersion.findUnique({

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { bulletsBySection, orderedBullets, sectionKey, type PlaybookState } from "@/server/ace/delta";
-import { diffStates, diffText } from "@/server/ace/diff";
+import { diffStates, diffText, movedSections } from "@/server/ace/diff";
 import { bulletStateChanged, type BulletState, type SectionState, type VersionChange } from "@/server/ace/history";
 import { redoChanges, undoChanges } from "@/server/ace/replay";
 import type { Db } from "@/server/db/client";
@@ -43,6 +43,7 @@ export async function listVersions(db: Db, input: z.output<typeof versionsInput>
     repo.listVersions(db, input.playbookId, input.cursor, input.limit),
     repo.countVersions(db, input.playbookId),
   ]);
+  const moves = await sectionMoves(db, input.playbookId, rows);
   const items = rows.map(({ number, author, reason, createdAt, deltaId, deltaOrigin, ...counts }) => ({
     number,
     author,
@@ -50,10 +51,30 @@ export async function listVersions(db: Db, input: z.output<typeof versionsInput>
     createdAt,
     deltaId,
     deltaOrigin,
-    counts,
+    counts: { ...counts, sectionsMoved: moves.get(number) ?? counts.sectionsMoved },
   }));
   const nextCursor = input.cursor + rows.length < total ? input.cursor + rows.length : null;
   return { items, total, nextCursor, currentVersion: head.version };
+}
+
+/**
+ * How many sections each listed version moved, as the diff counts them (movedSections): a section
+ * moved past three others shifts their stored positions too, yet it is one move. Only versions
+ * that changed a section's position need it; their section lists are rebuilt from the current
+ * one by undoing the section changes recorded since.
+ */
+async function sectionMoves(db: Db, playbookId: string, rows: readonly repo.VersionRow[]): Promise<Map<number, number>> {
+  const wanted = new Set(rows.filter((row) => row.sectionsMoved > 0).map((row) => row.number));
+  const moves = new Map<number, number>();
+  if (wanted.size === 0) return moves;
+  const snapshot = await loadSnapshot(db, playbookId);
+  let state: PlaybookState = { sections: snapshot.entry.state.sections, bullets: new Map(), nextIdNumber: 0 };
+  for (const version of await repo.sectionChangesAfter(db, playbookId, Math.min(...wanted) - 1)) {
+    const before = undoChanges(state, version.changes);
+    if (wanted.has(version.number)) moves.set(version.number, movedSections(before.sections, state.sections).size);
+    state = before;
+  }
+  return moves;
 }
 
 // ---- Past states --------------------------------------------------------------------------
@@ -65,7 +86,7 @@ function checkVersion(snapshot: Snapshot, version: number): void {
 }
 
 /** The playbook at each of `versions`, rebuilt from the snapshot's current state. */
-async function statesAt(db: Db, snapshot: Snapshot, versions: number[]): Promise<Map<number, PlaybookState>> {
+export async function statesAt(db: Db, snapshot: Snapshot, versions: number[]): Promise<Map<number, PlaybookState>> {
   const playbookId = snapshot.head.id;
   const current = snapshot.head.version;
   for (const version of versions) checkVersion(snapshot, version);

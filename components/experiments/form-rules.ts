@@ -1,14 +1,7 @@
 // The rules the new-experiment form checks while one types: a key from the name, weights entered as
 // percentages that must add up to 100 %, the even split, coverage. The server checks them again
 // (server/experiments/schemas.ts); these only let the form say what is wrong before sending.
-
-/** Weights may miss 1 by this much (±0.001, the server's tolerance). */
-export const WEIGHT_TOLERANCE = 0.001;
-
-export const MIN_VARIANTS = 2;
-export const MAX_VARIANTS = 10;
-
-const KEY_MAX = 64;
+import { EXPERIMENT_KEY_MAX, WEIGHT_SUM_TOLERANCE } from "@/server/experiments/schemas";
 
 /**
  * A key from an experiment's name: lower case ASCII letters and digits joined by single hyphens
@@ -21,7 +14,7 @@ export function slugFromName(name: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, KEY_MAX)
+    .slice(0, EXPERIMENT_KEY_MAX)
     .replace(/-+$/, "");
 }
 
@@ -52,18 +45,17 @@ export function evenWeights(count: number): number[] {
 
 export type WeightCheck =
   | { ok: true; total: number }
-  | { ok: false; total: number | null; message: string; /** Indexes of the fields that are not numbers. */ invalid: number[] };
+  | { ok: false; total: number | null; message: string; /** Indexes of the fields to mark. */ invalid: number[] };
 
 /** Whether the weights typed into the form (percentages) are valid, and the total so far. */
 export function checkWeights(texts: readonly string[]): WeightCheck {
   const parsed = texts.map(parsePercent);
   const invalid = parsed.flatMap((value, index) => (value === null ? [index] : []));
   if (invalid.length > 0) {
-    const total = parsed.reduce<number>((sum, value) => sum + (value ?? 0), 0);
     return { ok: false, total: null, invalid, message: `Enter each weight as a percentage from 0 to 100 (${describeIndexes(invalid)}).` };
   }
   const total = (parsed as number[]).reduce((sum, value) => sum + value, 0);
-  if (Math.abs(total - 1) > WEIGHT_TOLERANCE) {
+  if (Math.abs(total - 1) > WEIGHT_SUM_TOLERANCE) {
     const off = total - 1;
     return {
       ok: false,
@@ -73,7 +65,8 @@ export function checkWeights(texts: readonly string[]): WeightCheck {
     };
   }
   if (parsed.some((value) => value === 0)) {
-    return { ok: false, total, invalid: parsed.flatMap((v, i) => (v === 0 ? [i] : [])), message: "A variant with weight 0 % would never be served: give it a share or remove it." };
+    const zero = parsed.flatMap((value, index) => (value === 0 ? [index] : []));
+    return { ok: false, total, invalid: zero, message: `A variant with weight 0 % would never be served: give ${describeIndexes(zero)} a share, or remove it.` };
   }
   return { ok: true, total };
 }
@@ -104,9 +97,9 @@ export function nextVariantKey(used: readonly string[]): string {
   return `V${used.length + 1}`;
 }
 
-/** Keys used twice (case-insensitively, as the server compares them), for the form to mark. */
+/** Keys used twice (after trimming, as the server compares them), for the form to mark. */
 export function duplicateKeys(keys: readonly string[]): Set<string> {
   const seen = new Map<string, number>();
-  for (const key of keys) seen.set(key.trim().toLowerCase(), (seen.get(key.trim().toLowerCase()) ?? 0) + 1);
-  return new Set([...seen].filter(([, count]) => count > 1).map(([key]) => key));
+  for (const key of keys.map((k) => k.trim())) seen.set(key, (seen.get(key) ?? 0) + 1);
+  return new Set([...seen].filter(([key, count]) => key !== "" && count > 1).map(([key]) => key));
 }

@@ -1,19 +1,24 @@
 // Proposals: a delta from a person, the reflector, the curator or the pruning policy waits for
 // review, or is applied at once when the playbook's auto-apply rules allow it and the engine flags
-// nothing. Pruning proposes archiving the bullets the playbook's policy selects.
+// nothing. Pruning proposes archiving the bullets the playbook's policy selects. A file an external
+// ACE loop evolved is proposed as the changes it made since the version that loop started from.
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { validateDelta, type DeltaOperation, type DeltaValidation, type Finding, type PlaybookState } from "@/server/ace/delta";
+import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { countersOfFormat, diffProposal, type ProposalCounts } from "@/server/ace/proposal-diff";
 import { proposePruning as pruningCandidates } from "@/server/ace/pruning";
 import type { SimilarityIndex } from "@/server/ace/similarity";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
+import { statesAt } from "@/server/history/service";
+import type { ImportProposal } from "@/server/playbooks/schemas";
 import { staleTargets, tryApply } from "./checks";
 import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
 import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, plural, provenanceFor } from "./findings";
 import * as repo from "./repository";
-import { evidenceSchema, type DeltaOutcome, type DeltaStatus, type proposeDeltaInput, type PruningResult } from "./schemas";
+import { evidenceSchema, MAX_OPERATIONS, type DeltaOutcome, type DeltaStatus, type proposeDeltaInput, type PruningResult } from "./schemas";
 
 /** What only server code may ask of a proposal (the reflector and curator runs). */
 export interface ProposalOptions {
@@ -190,4 +195,112 @@ export async function proposePruningDelta(db: Db, actor: string, playbookId: str
     evidence: evidenceSchema.parse({}),
   });
   return { delta, reason: null, candidates: proposed.length };
+}
+
+// ---- Proposals from an external ACE loop ------------------------------------------------------
+
+export interface FileProposalInput {
+  playbookId: string;
+  document: PlaybookDocument;
+  format: PlaybookFormat;
+  /** The version the external loop started from; default the current one. */
+  baseVersion?: number;
+  /** Why, for the reviewer; default a summary of the changes. */
+  rationale?: string;
+  /** How the reviewer sees the file named: "skillbook.json", "pasted text". */
+  source: string;
+}
+
+/**
+ * The changes a file made since `baseVersion`, as one pending delta of origin import, based on that
+ * version: ACE Studio's changes since are kept (the operations are computed on the playbook as it is
+ * now), and a bullet changed on both sides makes the delta stale, as any delta whose targets changed
+ * after its base version. A file that changed nothing the playbook lacks proposes nothing.
+ */
+export async function proposeFromFile(db: Db, actor: string, input: FileProposalInput): Promise<ImportProposal> {
+  const snapshot = await loadSnapshot(db, input.playbookId);
+  const { head } = snapshot;
+  const baseVersion = input.baseVersion ?? head.version;
+  if (baseVersion > head.version) {
+    throw new AppError(
+      "CONFLICT",
+      `Version ${baseVersion} is in the future: "${head.name}" is at version ${head.version}. ` +
+        "Send the version the external loop started from (the x-playbook-version of the context it fetched).",
+      { details: { baseVersion, currentVersion: head.version } },
+    );
+  }
+  if (baseVersion < 1) {
+    throw new AppError("CONFLICT", `Version ${baseVersion} does not exist: versions count from 1, and "${head.name}" is at version ${head.version}.`, {
+      details: { baseVersion, currentVersion: head.version },
+    });
+  }
+  const base = (await statesAt(db, snapshot, [baseVersion])).get(baseVersion) as PlaybookState;
+  const diff = diffProposal({
+    base,
+    current: snapshot.entry.state,
+    file: input.document,
+    counters: countersOfFormat(input.format),
+    baseVersion,
+    source: input.source,
+  });
+  const result = {
+    baseVersion,
+    counts: diff.counts,
+    alreadyApplied: diff.alreadyApplied,
+    conflicts: diff.conflicts,
+    operations: diff.operations.length,
+  };
+  if (diff.operations.length === 0) {
+    const message =
+      diff.alreadyApplied > 0
+        ? `Nothing to propose: the playbook already has every change ${input.source} made since version ${baseVersion}.`
+        : `Nothing to propose: ${input.source} has no change since version ${baseVersion}.`;
+    return { ...result, deltaId: null, stale: false, message };
+  }
+  if (diff.operations.length > MAX_OPERATIONS) {
+    throw new AppError(
+      "INVALID_INPUT",
+      `${input.source} changed ${diff.operations.length} things since version ${baseVersion}; one proposal holds at most ` +
+        `${MAX_OPERATIONS} operations. Propose more often (from a more recent base version), or import the file with merge.`,
+      { details: { operations: diff.operations.length, maxOperations: MAX_OPERATIONS } },
+    );
+  }
+  const summary = `Proposed from ${input.source} (${input.format}), evolved from version ${baseVersion}: ${describeProposalCounts(diff.counts)}.`;
+  const conflictNote =
+    diff.conflicts.length > 0
+      ? ` ${plural(diff.conflicts.length, "conflict")} with ACE Studio's changes since: ${diff.conflicts.map((c) => c.label).join(", ")}.`
+      : "";
+  const outcome = await proposeDelta(db, actor, {
+    playbookId: input.playbookId,
+    origin: "import",
+    operations: diff.operations,
+    rationale: (input.rationale || `${summary}${conflictNote}`).slice(0, 10_000),
+    confidence: null,
+    evidence: evidenceSchema.parse({ notes: [summary, ...diff.conflicts.map((c) => c.message)].join("\n").slice(0, 10_000) }),
+    baseVersion,
+  });
+  const conflicts =
+    diff.conflicts.length > 0 ? `; ${plural(diff.conflicts.length, "conflict")} with changes made in ACE Studio since: re-base it to approve those` : "";
+  return {
+    ...result,
+    deltaId: outcome.deltaId,
+    stale: outcome.stale,
+    message: `Proposed ${plural(diff.operations.length, "operation")} from ${input.source} for review, based on version ${baseVersion} (${describeProposalCounts(diff.counts)})${conflicts}.`,
+  };
+}
+
+export function describeProposalCounts(counts: ProposalCounts): string {
+  const parts = [
+    [counts.added, "bullet added", "bullets added"],
+    [counts.updated, "bullet updated", "bullets updated"],
+    [counts.removed, "bullet removed", "bullets removed"],
+    [counts.restored, "bullet restored", "bullets restored"],
+    [counts.tagged, "counter change", "counter changes"],
+    [counts.sectionsAdded, "section added", "sections added"],
+    [counts.sectionsRenamed, "section renamed", "sections renamed"],
+  ] as const;
+  return parts
+    .filter(([count]) => count > 0)
+    .map(([count, one, many]) => `${count} ${count === 1 ? one : many}`)
+    .join(", ");
 }

@@ -1,6 +1,7 @@
 // Importing a playbook file: parsed in any supported format (or detected), into a new playbook or
 // merged into an existing one (merge adds and updates, replace also archives what the file lacks),
-// as one transaction that records the version, so a failed import leaves nothing behind.
+// as one transaction that records the version, so a failed import leaves nothing behind. Or proposed
+// (propose): the file's changes since the version an external loop started from wait for review.
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { parsePlaybook } from "@/server/ace/formats";
@@ -10,12 +11,13 @@ import { bulletStateChanged, countChanges, type BulletState, type VersionChange 
 import { highestIdNumber } from "@/server/ace/ids";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db, Prisma } from "@/server/db/client";
-import { AppError } from "@/server/errors/app-error";
+import { AppError, notFound } from "@/server/errors/app-error";
+import { proposeFromFile } from "@/server/deltas/propose";
 import * as historyRepo from "@/server/history/repository";
 import { createFromDocument, requirePlaybook, WRITE_TRANSACTION } from "./manage";
 import { bulletRowFromDoc, fromDbFormat, sectionStateOf, stateOfRow, type NewSectionRow } from "./mapping";
 import * as repo from "./repository";
-import type { importPlaybookInput, ImportResult } from "./schemas";
+import { listBulletsInput, type importPlaybookInput, type ImportProposal, type ImportResult, type proposalRequestSchema } from "./schemas";
 
 function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileName?: string) {
   try {
@@ -36,22 +38,80 @@ export async function importPlaybook(
   input: z.output<typeof importPlaybookInput>,
 ): Promise<ImportResult> {
   const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
+  const { target } = input;
   const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
-  const result =
-    input.target.kind === "new"
-      ? await createFromDocument(db, actor, document, {
-          name: input.target.name,
-          description: input.target.description,
-          agentLabel: input.target.agentLabel,
-          format,
-          reason: `Imported from ${source}`,
-        })
-      : await mergeIntoPlaybook(db, actor, input.target.playbookId, document, input.target.mode, `Imported from ${source}`);
+  let result: ImportResult;
+  if (target.kind === "new") {
+    result = await createFromDocument(db, actor, document, {
+      name: target.name,
+      description: target.description,
+      agentLabel: target.agentLabel,
+      format,
+      reason: `Imported from ${source}`,
+    });
+  } else if (target.mode === "propose") {
+    return proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" });
+  } else {
+    result = await mergeIntoPlaybook(db, actor, target.playbookId, document, target.mode, `Imported from ${source}`);
+  }
   // Embedded PGlite has no autovacuum, so the planner never learns a table grew: after a large import
   // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.
   const bullets = document.sections.reduce((sum, section) => sum + section.bullets.length, 0);
   if (bullets >= ANALYZE_AFTER_BULLETS) await repo.refreshStatistics(db);
   return result;
+}
+
+/** mode propose: the playbook is unchanged; the result says which delta waits for review. */
+async function proposeInto(
+  db: Db,
+  actor: string,
+  target: { playbookId: string; baseVersion?: number; rationale?: string },
+  file: { document: PlaybookDocument; format: PlaybookFormat; source: string },
+): Promise<ImportResult> {
+  const proposal = await proposeFromFile(db, actor, {
+    playbookId: target.playbookId,
+    ...file,
+    baseVersion: target.baseVersion,
+    rationale: target.rationale,
+  });
+  const playbook = await requirePlaybook(db, target.playbookId);
+  const [sections, bulletCount] = await Promise.all([
+    repo.listSections(db, playbook.id),
+    repo.countBullets(db, listBulletsInput.parse({ playbookId: playbook.id, status: "active" })),
+  ]);
+  return { ...resultOf(playbook, sections.length, bulletCount, playbook.version), proposal };
+}
+
+/**
+ * POST /api/v1/playbooks/{name}/proposals: an external loop's file, proposed for review against the
+ * playbook of that name. The name may arrive still percent-encoded from a URL path.
+ */
+export async function proposeToNamedPlaybook(
+  db: Db,
+  actor: string,
+  name: string,
+  input: z.output<typeof proposalRequestSchema>,
+): Promise<ImportProposal & { playbook: string }> {
+  const playbook = (await repo.findPlaybookByName(db, name)) ?? (await repo.findPlaybookByName(db, safeDecode(name)));
+  if (!playbook) throw notFound(`The playbook "${name}"`);
+  const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
+  const proposal = await proposeFromFile(db, actor, {
+    playbookId: playbook.id,
+    document,
+    format,
+    baseVersion: input.baseVersion,
+    rationale: input.rationale,
+    source: input.fileName ?? "the posted file",
+  });
+  return { playbook: playbook.name, ...proposal };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** Imports at least this large refresh the planner's statistics (a few ms for 10,000 rows). */

@@ -2,6 +2,7 @@
 // The one file of server/playbooks that client code may import.
 import { z } from "zod";
 import { PLAYBOOK_FORMATS } from "../ace/document";
+import { KAYBA_FLAVOURS } from "../ace/formats/kayba";
 import { BULLET_SIGNALS } from "../ace/signals";
 
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
@@ -131,6 +132,19 @@ export const bulletRefInput = z.object({
   externalId: z.string().min(1).max(200),
 });
 
+/** merge and replace apply the file at once; propose sends its changes to review as one delta. */
+export const IMPORT_MODES = ["merge", "replace", "propose"] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+
+const baseVersionSchema = z
+  .number({ error: "baseVersion is a version number, e.g. 7." })
+  .int("baseVersion is a whole version number, e.g. 7.")
+  .describe(
+    "The playbook version the external loop started from (x-playbook-version of the context it fetched). " +
+      "Default: the current version.",
+  );
+const rationaleSchema = z.string().trim().max(10_000, "The rationale has at most 10,000 characters.");
+
 export const importTargetSchema = z.discriminatedUnion("kind", [
   z.object({
     kind: z.literal("new"),
@@ -138,12 +152,24 @@ export const importTargetSchema = z.discriminatedUnion("kind", [
     description: z.string().max(2_000).optional(),
     agentLabel: z.string().max(120).optional(),
   }),
-  z.object({
-    kind: z.literal("existing"),
-    playbookId: z.uuid(),
-    /** replace: the file becomes the playbook (a new version); merge: new ids are added, known ids updated. */
-    mode: z.enum(["replace", "merge"]).default("merge"),
-  }),
+  z
+    .object({
+      kind: z.literal("existing"),
+      playbookId: z.uuid(),
+      /**
+       * replace: the file becomes the playbook (a new version); merge: new ids are added, known ids
+       * updated; propose: the file's changes since baseVersion become one pending delta for review.
+       */
+      mode: z.enum(IMPORT_MODES).default("merge"),
+      /** propose: the version the external loop started from; default the current one. */
+      baseVersion: baseVersionSchema.optional(),
+      /** propose: why, for the reviewer; default a summary of the changes. */
+      rationale: rationaleSchema.optional(),
+    })
+    .refine((target) => target.mode === "propose" || (target.baseVersion === undefined && target.rationale === undefined), {
+      message: "baseVersion and rationale go with mode propose only.",
+      path: ["mode"],
+    }),
 ]);
 
 /** 25 MB of text is far above any published playbook and well below what a request should carry. */
@@ -162,6 +188,8 @@ export const exportPlaybookInput = z.object({
   playbookId: z.uuid(),
   format: formatSchema.optional(),
   includeArchived: z.boolean().default(false),
+  /** kayba only: which kayba version's flavour to write (default: the playbook's own, else skills-counters). */
+  kaybaFlavour: z.enum(KAYBA_FLAVOURS).optional(),
 });
 
 // ---- Output shapes (what procedures return) ----
@@ -241,6 +269,32 @@ export interface BulletDetail extends BulletRow {
   createdAt: Date;
 }
 
+/** What a propose import did: the pending delta with the file's changes, or none when it changed nothing. */
+export const importProposalSchema = z.object({
+  /** The pending delta; null when the file has no change the playbook lacks. */
+  deltaId: z.string().nullable(),
+  /** Operations in the delta. */
+  operations: z.number().int(),
+  baseVersion: z.number().int(),
+  counts: z.object({
+    sectionsAdded: z.number().int(),
+    sectionsRenamed: z.number().int(),
+    added: z.number().int(),
+    updated: z.number().int(),
+    removed: z.number().int(),
+    restored: z.number().int(),
+    tagged: z.number().int(),
+  }),
+  /** Changes of the file the playbook already had (made in ACE Studio as well), not proposed again. */
+  alreadyApplied: z.number().int(),
+  /** Bullets and sections changed both in ACE Studio after baseVersion and in the file. */
+  conflicts: z.array(z.object({ target: z.string(), label: z.string(), message: z.string() })),
+  /** The delta is stale at once: a bullet or section it changes changed after baseVersion; re-base it to approve. */
+  stale: z.boolean(),
+  message: z.string(),
+});
+export type ImportProposal = z.infer<typeof importProposalSchema>;
+
 export const importResultSchema = z.object({
   playbookId: z.string(),
   name: z.string(),
@@ -249,8 +303,33 @@ export const importResultSchema = z.object({
   /** Active bullets after the import. */
   bulletCount: z.number().int(),
   version: z.number().int(),
+  /** mode propose: the delta proposed instead of a new version. */
+  proposal: importProposalSchema.optional(),
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
+
+// ---- Proposals over HTTP: POST /api/v1/playbooks/{name}/proposals ----
+
+/** A request carries one file (at most 25 MB of text) with some JSON around it. */
+export const MAX_PROPOSAL_BODY_BYTES = 30 * 1_048_576;
+
+export const proposalRequestSchema = z.strictObject({
+  content: z
+    .string({ error: "content is the playbook file's text, as a JSON string." })
+    .min(1, "content is empty: send the playbook file's text.")
+    .max(MAX_IMPORT_CHARS, "content is larger than 25 MB."),
+  format: z
+    .union([formatSchema, z.literal("auto")], { error: `format is one of auto, ${PLAYBOOK_FORMATS.join(", ")}.` })
+    .default("auto")
+    .describe("The file's format; auto detects it."),
+  baseVersion: baseVersionSchema.optional(),
+  rationale: rationaleSchema.optional().describe("Why, for the reviewer; default a summary of the changes."),
+  fileName: z.string().max(300).optional().describe("How the reviewer sees the file named, e.g. skillbook.json."),
+});
+export type ProposalRequest = z.input<typeof proposalRequestSchema>;
+
+export const proposalResponseSchema = importProposalSchema.extend({ playbook: z.string().describe("The playbook's name.") });
+export type ProposalResponse = z.infer<typeof proposalResponseSchema>;
 
 export const createPlaybookResultSchema = z.object({ id: z.string(), name: z.string() });
 

@@ -1,8 +1,9 @@
 // Exporting a playbook: its stored rows as a PlaybookDocument, written in its own format or another.
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
-import { FORMAT_INFO, serializePlaybook } from "@/server/ace/formats";
+import { FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ace/formats";
 import type { Db } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
 import { requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
 import * as repo from "./repository";
@@ -30,6 +31,16 @@ export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybo
     fileName: fileNameFor(playbook.name, format),
     format,
     mimeType: FORMAT_INFO[format].mimeType,
-    content: serializePlaybook(document, format, { includeArchived: input.includeArchived || format === "json" }),
+    content: serialize(document, format, { includeArchived: input.includeArchived || format === "json", kaybaFlavour: input.kaybaFlavour }),
   };
+}
+
+/** A playbook the format cannot hold (ids or section names text cannot write) is the asker's to choose another format for. */
+function serialize(document: PlaybookDocument, format: PlaybookFormat, options: Parameters<typeof serializePlaybook>[2]): string {
+  try {
+    return serializePlaybook(document, format, options);
+  } catch (error) {
+    if (error instanceof PlaybookExportError) throw new AppError("INVALID_INPUT", error.message, { cause: error });
+    throw error;
+  }
 }

@@ -6,7 +6,10 @@ import { userInfo } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import { ZodError } from "zod";
+import { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, type KaybaFlavour } from "@/server/ace/formats/kayba";
 import { databaseConfigFromEnv, DatabaseConfigError } from "@/server/db/config";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
@@ -20,23 +23,26 @@ const USAGE = `ACE Studio CLI
 Usage:
   npm run ace -- list
   npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace]
-  npm run ace -- export <playbook> [--format <fmt>] [--out <file>]
+  npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--out <file>]
 
 Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
 export uses the playbook's own format unless told otherwise).
 
 import   creates a playbook named --playbook (default: the file name). If that playbook exists,
          --merge adds new ids and updates known ones; --replace also archives bullets missing from the file.
-export   writes to stdout unless --out is given. <playbook> is a name or an id.
+export   writes to stdout unless --out is given. <playbook> is a name or an id. As kayba, --kayba picks
+         what a kayba version reads (default: the playbook's own flavour, else skills-counters):
+${KAYBA_FLAVOURS.map((flavour) => `           ${flavour.padEnd(16)} ${KAYBA_FLAVOUR_INFO[flavour].label}`).join("\n")}
 
 Database: DATABASE_URL (PostgreSQL) or the embedded database in DATA_DIR (default ./.data).
-Server:   --server <url> talks to a running ACE Studio instead of the database.`;
+Server:   --server <url> talks to a running ACE Studio instead of the database.
+Errors:   one message and exit status 1; --debug also prints where it happened.`;
 
 /** The procedures the CLI needs, whether called in-process or over HTTP. */
 interface Backend {
   list(): Promise<PlaybookListItem[]>;
   import(input: ImportPlaybookInput): Promise<ImportResult>;
-  export(input: { playbookId: string; format?: PlaybookFormat }): Promise<ExportResult>;
+  export(input: { playbookId: string; format?: PlaybookFormat; kaybaFlavour?: KaybaFlavour }): Promise<ExportResult>;
   close(): Promise<void>;
   describe: string;
 }
@@ -87,6 +93,13 @@ function parseFormat(value: string | undefined): PlaybookFormat | undefined {
   throw new AppError("INVALID_INPUT", `Unknown format "${value}". Use one of: ${PLAYBOOK_FORMATS.join(", ")}.`);
 }
 
+function parseKaybaFlavour(value: string | undefined, format: PlaybookFormat | undefined): KaybaFlavour | undefined {
+  if (value === undefined) return undefined;
+  if (format !== undefined && format !== "kayba") throw new AppError("INVALID_INPUT", `--kayba applies to --format kayba only.`);
+  if ((KAYBA_FLAVOURS as readonly string[]).includes(value)) return value as KaybaFlavour;
+  throw new AppError("INVALID_INPUT", `Unknown kayba flavour "${value}". Use one of: ${KAYBA_FLAVOURS.join(", ")}.`);
+}
+
 async function findPlaybook(backend: Backend, nameOrId: string): Promise<PlaybookListItem | undefined> {
   const playbooks = await backend.list();
   return playbooks.find((playbook) => playbook.name === nameOrId || playbook.id === nameOrId);
@@ -126,10 +139,12 @@ async function runImport(backend: Backend, file: string, options: { playbook?: s
   console.error(`Imported ${fileName} (${result.format}) into "${result.name}": ${result.bulletCount} bullets in ${result.sectionCount} sections, version ${result.version}.`);
 }
 
-async function runExport(backend: Backend, nameOrId: string, options: { format?: string; out?: string }): Promise<void> {
+async function runExport(backend: Backend, nameOrId: string, options: { format?: string; kayba?: string; out?: string }): Promise<void> {
+  const format = parseFormat(options.format);
+  const kaybaFlavour = parseKaybaFlavour(options.kayba, format);
   const playbook = await findPlaybook(backend, nameOrId);
   if (!playbook) throw new AppError("NOT_FOUND", `There is no playbook named "${nameOrId}". See the names with: npm run ace -- list`);
-  const file = await backend.export({ playbookId: playbook.id, format: parseFormat(options.format) });
+  const file = await backend.export({ playbookId: playbook.id, format: kaybaFlavour ? "kayba" : format, kaybaFlavour });
   if (options.out) {
     await writeFile(options.out, file.content, "utf8");
     console.error(`Exported "${playbook.name}" (${file.format}) to ${options.out}.`);
@@ -149,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
       merge: { type: "boolean" },
       replace: { type: "boolean" },
       server: { type: "string" },
+      kayba: { type: "string" },
+      debug: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -176,20 +193,52 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-function explain(error: unknown): string {
-  if (error instanceof AppError || error instanceof DatabaseConfigError || error instanceof DatabaseBusyError) return error.message;
-  if (error instanceof TRPCClientError) return error.message;
-  if (error instanceof TypeError && /fetch failed/.test(error.message)) {
-    return "Could not reach the ACE Studio server. Is it running? (The embedded database's lock names its address.)";
+/**
+ * The message a person acts on. A refusal (a parse error, a name clash, invalid input) reads as the
+ * server words it; zod's issues as their messages, not as the raw list. Anything else is a fault:
+ * its message, and where it happened only with --debug.
+ */
+function explain(error: unknown): { message: string; fault: boolean } {
+  if (error instanceof AppError || error instanceof DatabaseConfigError || error instanceof DatabaseBusyError) return { message: error.message, fault: false };
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof ZodError) return { message: issueMessages(error.cause.issues), fault: false };
+    return { message: error.message, fault: error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError) };
   }
-  if (error instanceof Error && "code" in error && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `${error.message}\n\n${USAGE}`;
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (error instanceof TRPCClientError) {
+    const issues = issuesIn(error.message);
+    return { message: issues ? issueMessages(issues) : error.message, fault: error.data?.httpStatus === 500 };
+  }
+  if (error instanceof TypeError && /fetch failed/.test(error.message)) {
+    return { message: "Could not reach the ACE Studio server. Is it running? (The embedded database's lock names its address.)", fault: false };
+  }
+  if (error instanceof Error && "code" in error && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return { message: `${error.message}\n\n${USAGE}`, fault: false };
+  return { message: error instanceof Error ? error.message : String(error), fault: true };
+}
+
+function issueMessages(issues: readonly { message: string }[]): string {
+  return issues.map((issue) => issue.message).join(" ");
+}
+
+/** tRPC over HTTP sends an input's zod issues as the message, a JSON list. */
+function issuesIn(message: string): { message: string }[] | null {
+  if (!message.trimStart().startsWith("[")) return null;
+  try {
+    const parsed: unknown = JSON.parse(message);
+    if (!Array.isArray(parsed)) return null;
+    const issues = parsed.filter((issue): issue is { message: string } => typeof issue?.message === "string");
+    return issues.length > 0 ? issues : null;
+  } catch {
+    return null;
+  }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`Error: ${explain(error)}`);
+    const { message, fault } = explain(error);
+    const debug = process.argv.slice(2).includes("--debug");
+    console.error(fault && !debug ? `${message}\n(Something went wrong in ACE Studio itself. Run again with --debug to see where.)` : message);
+    if (debug && error instanceof Error) console.error(`\n${error.stack ?? ""}${error.cause instanceof Error ? `\nCaused by: ${error.cause.stack ?? error.cause.message}` : ""}`);
     process.exit(1);
   },
 );

@@ -1,6 +1,7 @@
 // `npm run ace` as a user runs it: a child process on a real embedded database folder.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -102,6 +103,55 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     expect(result.stderr).toMatch(/broken\.txt: Line 3/);
     expect(result.stderr).toMatch(/Nothing was imported/);
     expect((await runCli(["list"], env)).stdout).not.toMatch(/^broken/m);
+  });
+
+  it("says a refusal in one message, without a stack trace unless --debug asks for it", async () => {
+    const source = path.join(dataDir, "refused.txt");
+    await writeFile(source, "## strategies\n[str-00001] helpful=two harmful=0 :: bad\n");
+    const plain = await runCli(["import", source, "--format", "ace"], env);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr.trim()).toBe(`refused.txt: Line 2: helpful of [str-00001]: expected a whole number ≥ 0, found "two". Nothing was imported.`);
+    const debug = await runCli(["import", source, "--format", "ace", "--debug"], env);
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/^refused\.txt: Line 2/);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it("refuses an empty file in one line, not as a list of validation issues", async () => {
+    const source = path.join(dataDir, "empty.txt");
+    await writeFile(source, "");
+    const result = await runCli(["import", source], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe("The file is empty.");
+  });
+
+  it("imports a kayba skillbook with ids and sections text cannot hold, and refuses only a text export, naming them", async () => {
+    const file = fixturePath("generated/kayba-head__odd_ids_and_sections.json");
+    const imported = await runCli(["import", file, "--playbook", "odd"], env);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(/4 bullets in 3 sections/);
+    const asText = await runCli(["export", "odd", "--format", "ace"], env);
+    expect(asText.code).toBe(1);
+    expect(asText.stderr.trim()).toBe(
+      `Cannot write this playbook as ACE text: bullet id "a]b" cannot stand inside "[ ]" (empty, or with "]" or a line break); ` +
+        `section names "" and "multi\\nline" cannot be a "## <name>" header (empty, or with a line break; only the first section may be unnamed). ` +
+        `Export it as kayba or ACE Studio JSON, which keep them.`,
+    );
+    const same = await runCli(["export", "odd"], env);
+    expect(same.stdout).toBe(readFileSync(file, "utf8"));
+  });
+
+  it("exports the kayba flavour a kayba version reads", async () => {
+    const older = await runCli(["export", "middleware", "--format", "kayba", "--kayba", "bullets"], env);
+    expect(older.code, older.stderr).toBe(0);
+    const bullets = JSON.parse(older.stdout);
+    expect(Object.keys(bullets)).toEqual(["bullets", "sections", "next_id"]);
+    expect(Object.keys(bullets.bullets["str-00002"])).toEqual(["id", "section", "content", "helpful", "harmful", "neutral", "created_at", "updated_at"]);
+    const current = JSON.parse((await runCli(["export", "middleware", "--kayba", "skills"], env)).stdout);
+    expect(current.skills["str-00002"].helpful).toBeUndefined();
+    const unknown = await runCli(["export", "middleware", "--kayba", "0.4"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe(`Unknown kayba flavour "0.4". Use one of: skills, skills-counters, bullets.`);
   });
 
   it("explains usage errors and name clashes in words a person can act on", async () => {

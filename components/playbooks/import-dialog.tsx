@@ -1,7 +1,8 @@
 "use client";
 // Import a playbook file, uploaded or pasted, into a new playbook or an existing one. The server
 // parses it in one transaction: on error nothing is written, and its message (with line numbers)
-// is shown as it came.
+// is shown as it came. "Propose for review" turns what an external ACE loop changed since the
+// version it started from into one pending delta instead of a new version.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ClipboardPaste, FileUp, Upload } from "lucide-react";
 import { useRouter } from "next/navigation";
@@ -14,7 +15,7 @@ import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useTRPC } from "@/components/trpc/client";
-import { PLAYBOOK_FORMATS, type PlaybookFormat } from "@/server/playbooks/schemas";
+import { PLAYBOOK_FORMATS, type ImportMode, type PlaybookFormat } from "@/server/playbooks/schemas";
 import { Choice } from "./choice";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
@@ -81,7 +82,9 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
   const [name, setName] = useState("");
   const [nameEdited, setNameEdited] = useState(false);
   const [existingId, setExistingId] = useState(presetPlaybookId ?? "");
-  const [mode, setMode] = useState<"merge" | "replace">("merge");
+  const [mode, setMode] = useState<ImportMode>("merge");
+  const [baseVersion, setBaseVersion] = useState("");
+  const [rationale, setRationale] = useState("");
   const [localError, setLocalError] = useState<string | null>(null);
 
   const playbooks = useQuery({ ...trpc.playbook.list.queryOptions(), enabled: targetKind === "existing" });
@@ -89,6 +92,18 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
   const mutation = useMutation(
     trpc.playbook.import.mutationOptions({
       onSuccess: async (result) => {
+        const { proposal } = result;
+        if (proposal) {
+          await queryClient.invalidateQueries({ queryKey: trpc.delta.pathKey() });
+          onDone();
+          if (proposal.deltaId === null) {
+            toast.info("Nothing to propose", { description: proposal.message });
+            return;
+          }
+          toast.success(`Proposed for review in “${result.name}”`, { description: proposal.message });
+          router.push(`/playbooks/${result.playbookId}/review?delta=${proposal.deltaId}`);
+          return;
+        }
         toast.success(`Imported “${result.name}”`, {
           description: `${plural(result.bulletCount, "bullet")} in ${plural(result.sectionCount, "section")} · version ${result.version}`,
         });
@@ -120,6 +135,13 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
       setLocalError("Choose the playbook to import into.");
       return;
     }
+    const base = baseVersion.trim();
+    if (targetKind === "existing" && mode === "propose" && base !== "" && !/^\d+$/.test(base)) {
+      setLocalError("The base version is a version number, e.g. 7; leave it empty for the current version.");
+      return;
+    }
+    const proposal =
+      mode === "propose" ? { ...(base ? { baseVersion: Number(base) } : {}), ...(rationale.trim() ? { rationale: rationale.trim() } : {}) } : {};
     mutation.mutate({
       content,
       format,
@@ -127,11 +149,13 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
       target:
         targetKind === "new"
           ? { kind: "new", name: name || (source === "paste" ? "Pasted playbook" : "") }
-          : { kind: "existing", playbookId: existingId, mode },
+          : { kind: "existing", playbookId: existingId, mode, ...proposal },
     });
   }
 
   const problem = localError ?? (mutation.isError ? errorMessage(mutation.error) : null);
+  const proposing = targetKind === "existing" && mode === "propose";
+  const chosen = playbooks.data?.find((playbook) => playbook.id === existingId);
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-5" noValidate>
@@ -221,13 +245,44 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
             <Choice name={`${id}-mode`} value="replace" checked={mode === "replace"} onChange={() => setMode("replace")} title="Replace">
               The same, and active bullets missing from the file are archived (never deleted, so it can be undone).
             </Choice>
+            <Choice name={`${id}-mode`} value="propose" checked={mode === "propose"} onChange={() => setMode("propose")} title="Propose for review">
+              For a playbook an ACE loop evolved outside ACE Studio: what it changed since the version it started from
+              becomes one delta in the review queue. Changes made here since are kept; nothing changes until approved.
+            </Choice>
           </fieldset>
+          {proposing ? (
+            <div className="grid gap-4 sm:grid-cols-[10rem_1fr]">
+              <Field
+                id={`${id}-base`}
+                label="Base version"
+                optional
+                hint={chosen ? `Empty: the current version, v${chosen.version}.` : "Empty: the current version."}
+              >
+                <Input
+                  {...fieldAria(`${id}-base`, undefined, true)}
+                  value={baseVersion}
+                  onChange={(e) => setBaseVersion(e.target.value)}
+                  inputMode="numeric"
+                  placeholder={chosen ? String(chosen.version) : "current"}
+                />
+              </Field>
+              <Field id={`${id}-rationale`} label="Why" optional hint="Shown to the reviewer; default a summary of the changes.">
+                <Input
+                  {...fieldAria(`${id}-rationale`, undefined, true)}
+                  value={rationale}
+                  onChange={(e) => setRationale(e.target.value)}
+                  placeholder="e.g. Nightly LangChain ACE run"
+                  maxLength={10_000}
+                />
+              </Field>
+            </div>
+          ) : null}
         </div>
       )}
 
       {problem ? (
         <div role="alert" className="rounded-lg border border-rose-200 bg-danger-soft px-4 py-3 text-sm text-rose-900">
-          <p className="font-medium">{localError ? problem : "The import failed. Nothing was written."}</p>
+          <p className="font-medium">{localError ? problem : `The ${proposing ? "proposal" : "import"} failed. Nothing was written.`}</p>
           {localError ? null : <p className="mt-1 whitespace-pre-wrap break-words font-mono text-xs leading-relaxed">{problem}</p>}
         </div>
       ) : null}
@@ -238,7 +293,7 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
         </Button>
         <Button type="submit" variant="primary" disabled={mutation.isPending}>
           <FileUp aria-hidden />
-          {mutation.isPending ? "Importing…" : "Import"}
+          {proposing ? (mutation.isPending ? "Proposing…" : "Propose") : mutation.isPending ? "Importing…" : "Import"}
         </Button>
       </DialogFooter>
     </form>

@@ -163,7 +163,10 @@ export function ScoresSection({
     enabled: wanted !== null,
     placeholderData: keepPreviousData,
   });
-  const shown = wanted === null ? result.scores : other.data ? { version: other.data.version, distribution: other.data.scores } : null;
+  const shown = useMemo(
+    () => (wanted === null ? result.scores : other.data ? { version: other.data.version, distribution: other.data.scores } : null),
+    [wanted, result.scores, other.data],
+  );
   const bins = useMemo(() => scoreBins(shown?.distribution ?? []), [shown]);
   const table = useMemo(() => scoreTable(bins, shown?.version ?? 0, `Score distribution${titleSuffix}`), [bins, shown, titleSuffix]);
   // The versions one can pick: those of the range (newest first) and the one in force before it.

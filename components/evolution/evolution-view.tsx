@@ -3,7 +3,6 @@
 // churn, review and LLM cost over one range, all charts sharing their buckets, tooltip and zoom.
 // The range, bucket and filters live in the URL; the data is prepared in prepare.ts.
 import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-query";
-import { useSearchParams } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { cn } from "@/components/ui/cn";
@@ -27,6 +26,7 @@ import { RangeControls } from "./range-controls";
 import { parseEvolutionFilters, writeEvolutionFilters, type Bucket, type EvolutionFilters } from "./range";
 import { SizeSection } from "./size-section";
 import { rangeLabel } from "./time-labels";
+import { useClock } from "./use-clock";
 import { useTimeZone } from "./use-time-zone";
 
 const BUCKET_WORDS: Record<Bucket, { one: string; many: string }> = {
@@ -47,7 +47,7 @@ export function EvolutionView({
   initialEarliest,
 }: {
   playbookId: string;
-  /** The server's clock when it rendered the page: the first query resolves its range with it. */
+  /** The server's clock when it rendered the page: hydration resolves the range with it. */
   renderedAt: number;
   /** Where an "all" range starts, when the server looked it up. */
   initialEarliest: number | null;
@@ -57,11 +57,7 @@ export function EvolutionView({
   const { filters, update } = useUrlFilters(parseEvolutionFilters, writeEvolutionFilters);
   const timeZone = useTimeZone();
 
-  // The first render uses the server's clock, so its query is the one the server prefetched; any
-  // change of the URL resolves presets against the clock of that moment.
-  const key = useSearchParams().toString();
-  const [firstKey] = useState(key);
-  const now = useMemo(() => (key === firstKey ? renderedAt : Date.now()), [key, firstKey, renderedAt]);
+  const now = useClock(renderedAt);
   const [earliest, setEarliest] = useState<number | null>(initialEarliest);
   const { range, input } = useMemo(() => evolutionQuery(playbookId, filters, now, earliest), [playbookId, filters, now, earliest]);
   const query = useQuery({ ...trpc.metrics.playbook.queryOptions(input), placeholderData: keepPreviousData });

@@ -46,7 +46,7 @@ export interface OutcomeSeries {
   ratedBuckets: number;
 }
 
-function counts(bucket: MetricsResult["outcomes"][number]): OutcomeCounts {
+function counts(bucket: Pick<MetricsResult["outcomes"][number], "traces" | "success" | "failure" | "unknown" | "successRate" | "ci95">): OutcomeCounts {
   return {
     traces: bucket.traces,
     success: bucket.success,

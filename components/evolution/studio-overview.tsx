@@ -5,7 +5,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { ArrowDown, ArrowUp, ArrowUpDown } from "lucide-react";
 import Link from "next/link";
-import { useMemo, useState } from "react";
+import { useMemo } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { cn } from "@/components/ui/cn";
 import { formatNumber } from "@/components/ui/format";
@@ -28,16 +28,15 @@ import { overviewTable, sortOverview, sparkline, type OverviewSort } from "./pre
 import { PRESET_LABELS } from "./range-controls";
 import { Segmented } from "./segmented";
 import { rangeLabel } from "./time-labels";
+import { useClock } from "./use-clock";
 import { useTimeZone } from "./use-time-zone";
 
 export function StudioOverview({ renderedAt }: { renderedAt: number }) {
   const trpc = useTRPC();
   const { filters, update } = useUrlFilters(parseOverviewFilters, writeOverviewFilters);
   const timeZone = useTimeZone();
-  // The first render resolves the range with the server's clock: the prefetched query is found.
   const preset = filters.preset;
-  const [firstPreset] = useState(preset);
-  const now = useMemo(() => (preset === firstPreset ? renderedAt : Date.now()), [preset, firstPreset, renderedAt]);
+  const now = useClock(renderedAt);
   const range = useMemo(() => overviewRange(preset, now), [preset, now]);
   const query = useQuery({ ...trpc.metrics.overview.queryOptions(range.input), placeholderData: keepPreviousData });
   const rows = useMemo(() => (query.data ? sortOverview(query.data.playbooks, filters.sort, filters.direction) : []), [query.data, filters.sort, filters.direction]);

@@ -4,6 +4,7 @@ import { evolutionQuery } from "@/components/evolution/query";
 import { parseEvolutionFilters } from "@/components/evolution/range";
 import { toSearchParams } from "@/components/ui/search-params";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
+import { requestTime } from "../../request-time";
 import { loadPlaybook, playbookTitle } from "../load-playbook";
 
 // Reads the database on every request; nothing is prerendered at build time.
@@ -23,7 +24,7 @@ export default async function PlaybookEvolutionPage({ params, searchParams }: Pr
   await loadPlaybook(playbookId);
   const filters = parseEvolutionFilters(toSearchParams(await searchParams));
   const queryClient = getQueryClient();
-  const now = Date.now();
+  const now = requestTime();
   let earliest: number | null = null;
   if (filters.preset === "all") {
     // Where "all" starts comes with any answer: ask for the smallest range first.

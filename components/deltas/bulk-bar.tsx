@@ -11,7 +11,7 @@ import { errorMessage } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import type { BulkResult } from "@/server/deltas/schemas";
+import { asSentence, type BulkResult } from "@/server/deltas/schemas";
 
 export function BulkBar({ checked, onDone }: { checked: ReadonlySet<string>; onDone: (failedIds: string[]) => void }) {
   const trpc = useTRPC();
@@ -75,8 +75,12 @@ function report(result: BulkResult, verb: string) {
   }
   // The first reason in full; the failed ones stay checked so they can be opened one by one.
   toast.error(`${result.succeeded} ${verb}, ${failures.length} not`, {
-    description: `${failures[0]?.error?.message ?? "A delta could not be decided."}${
-      failures.length > 1 ? ` (and ${plural(failures.length - 1, "other")})` : ""
-    } The ones that failed are still selected.`,
+    description: [
+      asSentence(failures[0]?.error?.message ?? "A delta could not be decided"),
+      failures.length > 1 ? `${plural(failures.length - 1, "other delta")} failed too.` : "",
+      "The ones that failed are still selected.",
+    ]
+      .filter(Boolean)
+      .join(" "),
   });
 }

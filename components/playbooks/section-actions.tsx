@@ -15,6 +15,8 @@ import {
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
 import { Field, fieldAria, Input } from "@/components/ui/input";
+import { formatNumber } from "@/components/ui/format";
+import { SECTION_NAME_MAX } from "@/server/deltas/schemas";
 import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
 import { EditError } from "./edit-feedback";
 import { usePlaybookEdit } from "./use-playbook-edit";
@@ -115,7 +117,7 @@ function SectionNameForm({ playbook, naming, onDone }: { playbook: PlaybookDetai
   function submit(event: FormEvent) {
     event.preventDefault();
     const trimmed = name.trim();
-    if (!trimmed) return setMissing(true);
+    if (!trimmed || trimmed.length > SECTION_NAME_MAX) return setMissing(true);
     if (naming.kind === "add") {
       edit.save([{ type: "add_section", name: trimmed }], `Added section ${trimmed}`, onDone);
     } else if (trimmed === naming.section.name) {
@@ -129,7 +131,13 @@ function SectionNameForm({ playbook, naming, onDone }: { playbook: PlaybookDetai
     }
   }
 
-  const error = missing && !name.trim() ? "A section needs a name." : undefined;
+  const error = !missing
+    ? undefined
+    : !name.trim()
+      ? "A section needs a name."
+      : name.trim().length > SECTION_NAME_MAX
+        ? `A section name has at most ${SECTION_NAME_MAX} characters; this one has ${formatNumber(name.trim().length)}.`
+        : undefined;
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <Field id={`${id}-name`} label="Name" error={error}>

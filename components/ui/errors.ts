@@ -1,7 +1,7 @@
 // Reading tRPC errors for display: the server writes messages for people, and bad input carries
 // zod's flattened field errors (see server/trpc/init.ts errorFormatter).
 import { TRPCClientError } from "@trpc/client";
-import type { Finding } from "@/server/deltas/schemas";
+import { asSentence, type Finding } from "@/server/deltas/schemas";
 
 interface FlattenedZodError {
   formErrors: string[];
@@ -33,7 +33,8 @@ export function errorMessage(error: unknown): string {
   const zod = zodErrorOf(error);
   if (zod) {
     const messages = [...zod.formErrors, ...Object.values(zod.fieldErrors).flatMap((m) => m ?? [])];
-    if (messages.length) return messages.join(" ");
+    // One sentence each, so two messages never run together.
+    if (messages.length) return [...new Set(messages)].map(asSentence).join(" ");
   }
   if (error instanceof Error && error.message) {
     // fetch failures surface as "Failed to fetch": say what that means here.

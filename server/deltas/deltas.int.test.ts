@@ -1,6 +1,7 @@
 // The curation queue through createCaller, against embedded PGlite and PostgreSQL.
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z, ZodError } from "zod";
 import { countSectionTokens, countTokens } from "@/server/ace/tokens";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
@@ -209,11 +210,31 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
         ],
       }),
       "BAD_REQUEST",
-      /^Operation 2 \(add to "strategies_and_insights"\): the content has 1001 characters, over the limit of 1000/,
+      /^Operation 2 \(add to "strategies_and_insights"\): the content has 1,001 characters, over the limit of 1,000/,
     );
     expect(await versionNumbers(playbookId)).toEqual([1]);
     expect((await bullet(playbookId, "str-00001")).helpful).toBe(3);
     expect((await caller.delta.list({ playbookId, status: "all" })).total).toBe(1);
+  });
+
+  it("content far over the limit is refused with the playbook's own limit, and a long section name with a sentence", async () => {
+    const playbookId = await playbook();
+    const tooLong = alice.delta.edit({
+      playbookId,
+      reason: "paste",
+      operations: [{ type: "update", bulletId: "str-00001", content: "x".repeat(50_000) }],
+    });
+    await expectAppError(tooLong, "BAD_REQUEST", /the content has 50,000 characters, over the limit of 1,000; shorten it or split it into several bullets\. Nothing was changed\.$/);
+
+    // The browser's form reads zod's field messages: a sentence, not the validator's own text.
+    const error = await alice.delta
+      .edit({ playbookId, reason: "naming", operations: [{ type: "add_section", name: "N".repeat(300) }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TRPCError);
+    const cause = (error as TRPCError).cause;
+    expect(cause).toBeInstanceOf(ZodError);
+    expect(z.flattenError(cause as ZodError).fieldErrors).toEqual({ operations: ["A section name has at most 200 characters."] });
+    expect(await versionNumbers(playbookId)).toEqual([1]);
   });
 
   it("a near-duplicate add is flagged with the matched bullet and a suggested merge", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DeltaValidationError, validateDelta, type DeltaOperation, type Finding } from "@/server/ace/delta";
 import { MISTAKES, STRATEGIES, samplePlaybook, testOptions } from "@/server/ace/delta/test-fixtures";
+import { asSentence } from "@/server/ace/delta/messages";
 import { AppError } from "@/server/errors/app-error";
 import {
   addedRationales,
@@ -208,9 +209,18 @@ describe("numbering findings as the reviewer sees the delta", () => {
     const validation = validateDelta(samplePlaybook(), invalid, testOptions());
     const error = invalidDelta(new DeltaValidationError(validation), invalid, [2, 4]);
     expect(error.code).toBe("INVALID_INPUT");
-    expect(error.message).toMatch(/^Operation 3 \(update \[str-00005\]\): the bullet \[str-00005\] is archived.* \(and 1 more problem\) Nothing was changed\.$/);
+    expect(error.message).toMatch(/^Operation 3 \(update \[str-00005\]\): the bullet \[str-00005\] is archived.* \(and 1 more problem\)\. Nothing was changed\.$/);
     expect((error.details?.findings as Finding[]).map((f) => f.operationIndex)).toEqual([2, 4]);
     expect(error.cause).toBeInstanceOf(DeltaValidationError);
+  });
+
+  it("ends a finding with a full stop where another sentence follows, and leaves a finished sentence alone", () => {
+    expect(asSentence("the content is empty; write the lesson the bullet should teach")).toBe("the content is empty; write the lesson the bullet should teach.");
+    expect(asSentence("Reload the queue.")).toBe("Reload the queue.");
+    expect(asSentence('It says "stop."')).toBe('It says "stop."');
+    expect(asSentence("Is it? ")).toBe("Is it?");
+    const stale = staleError([{ target: "x", label: "[x]", version: 3, message: "[x] changed in version 3" }]);
+    expect(stale.message).toBe("This delta is stale: [x] changed in version 3. Re-base it to review it against the current playbook, or reject it.");
   });
 
   it("sends a delta to review for errors and for near-duplicates, budget, length and injection warnings, not for a no-op", () => {

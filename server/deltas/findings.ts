@@ -2,7 +2,7 @@
 // findings are numbered and worded for the reviewer, and the provenance of the bullets a delta adds.
 // Pure: no database, so every rule here is unit-tested on plain values (findings.test.ts).
 import { resolveSection, type DeltaOperation, type DeltaValidationError, type Finding } from "@/server/ace/delta";
-import { operationLabel } from "@/server/ace/delta/messages";
+import { asSentence, operationLabel } from "@/server/ace/delta/messages";
 import type { SectionState } from "@/server/ace/history";
 import { AppError } from "@/server/errors/app-error";
 import type { NewBulletProvenance } from "./repository";
@@ -87,7 +87,7 @@ export function describeStaleTargets(changed: ChangedTargets, baseVersion: numbe
 export function staleError(reasons: readonly StaleTarget[]): AppError {
   return new AppError(
     "CONFLICT",
-    `This delta is stale: ${reasons[0]?.message ?? "its targets changed."} ` +
+    `This delta is stale: ${asSentence(reasons[0]?.message ?? "its targets changed")} ` +
       "Re-base it to review it against the current playbook, or reject it.",
     { details: { stale: true, reasons: reasons.map((r) => r.message) } },
   );
@@ -133,7 +133,7 @@ export function invalidDelta(error: DeltaValidationError, ops: readonly DeltaOpe
   const findings = renumber(error.findings, ops, positions);
   const errors = findings.filter((f) => f.severity === "error");
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length === 2 ? "" : "s"})` : "";
-  return new AppError("INVALID_INPUT", `${errors[0]?.message ?? "The delta is invalid."}${more} Nothing was changed.`, {
+  return new AppError("INVALID_INPUT", `${asSentence(`${errors[0]?.message ?? "The delta is invalid"}${more}`)} Nothing was changed.`, {
     cause: error,
     details: { findings },
   });

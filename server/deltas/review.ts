@@ -2,6 +2,7 @@
 // edit one operation, re-base onto the current version, and the same decision for many at once.
 import type { z } from "zod";
 import type { DeltaOperation, Finding } from "@/server/ace/delta";
+import { asSentence } from "@/server/ace/delta/messages";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, revalidate, staleTargets } from "./checks";
@@ -277,7 +278,7 @@ export async function rebaseDelta(db: Db, actor: string, deltaId: string): Promi
     message: validation.ok
       ? `Re-based on version ${version}: the operations still apply. ` +
         "Review the changes against the current bullets, then approve or reject."
-      : `The delta no longer applies to version ${version}: ${validation.findings.find((f) => f.severity === "error")?.message ?? ""} ` +
+      : `The delta no longer applies to version ${version}: ${asSentence(validation.findings.find((f) => f.severity === "error")?.message ?? "an operation has a problem")} ` +
         "Edit the operations or reject the delta.",
   };
 }

@@ -1,11 +1,12 @@
 // The curation queue's wire contract: zod inputs and the shapes procedures return.
 // The one file of server/deltas that client code may import.
 import { z } from "zod";
+import { asSentence } from "../ace/delta/messages";
 import { DELTA_OPERATION_TYPES, FINDING_KINDS } from "../ace/delta/types";
 import type { DeltaOperation, DeltaOperationType, Finding, FindingKind, MergeOperation } from "../ace/delta/types";
 import type { TextSegment } from "../ace/diff";
 
-export { DELTA_OPERATION_TYPES, FINDING_KINDS };
+export { asSentence, DELTA_OPERATION_TYPES, FINDING_KINDS };
 export type { DeltaOperation, DeltaOperationType, Finding, FindingKind, MergeOperation };
 
 export const DELTA_STATUSES = ["pending", "applied", "auto_applied", "rejected"] as const;
@@ -23,10 +24,22 @@ export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 // The same shapes as server/ace/delta/types.ts; the engine validates meaning (unknown ids, limits),
 // zod only the structure.
 
-const bulletId = z.string().trim().min(1, "Name the bullet by its id, e.g. str-00001.").max(200);
-const sectionRef = z.string().trim().min(1, "Name the section.").max(200);
-const content = z.string().max(20_000, "Bullet content has at most 20,000 characters.");
-const reason = z.string().trim().max(2_000);
+/** Longest section name, bullet id and reason a person can send; the form fields say the same. */
+export const SECTION_NAME_MAX = 200;
+export const BULLET_ID_MAX = 200;
+export const REASON_MAX = 2_000;
+/**
+ * Content longer than this is refused before any check. It is no bullet limit: each playbook has its
+ * own (maxContentLength, 1,000 characters by default), which the engine reports in its words.
+ */
+export const CONTENT_TRANSPORT_MAX = 200_000;
+
+const bulletId = z.string().trim().min(1, "Name the bullet by its id, e.g. str-00001.").max(BULLET_ID_MAX, `A bullet id has at most ${BULLET_ID_MAX} characters.`);
+const sectionRef = z.string().trim().min(1, "Name the section.").max(SECTION_NAME_MAX, `A section name has at most ${SECTION_NAME_MAX} characters.`);
+const content = z
+  .string()
+  .max(CONTENT_TRANSPORT_MAX, "The content is far longer than any playbook allows (its limit is in the playbook's settings, 1,000 characters by default). Shorten it.");
+const reason = z.string().trim().max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`);
 const increment = z.number().int().min(-1_000_000).max(1_000_000);
 
 export const addOperationSchema = z.object({ type: z.literal("add"), section: sectionRef, content });
@@ -60,7 +73,7 @@ export const tagOperationSchema = z.object({
 export const addSectionOperationSchema = z.object({
   type: z.literal("add_section"),
   name: sectionRef,
-  slug: z.string().trim().min(1).max(40).optional(),
+  slug: z.string().trim().min(1, "A section slug cannot be empty.").max(40, "A section slug has at most 40 characters.").optional(),
 });
 export const renameSectionOperationSchema = z.object({ type: z.literal("rename_section"), section: sectionRef, name: sectionRef });
 export const moveSectionOperationSchema = z.object({
@@ -90,7 +103,7 @@ void operationsMatchEngine;
 /** A proposed operation may say why, on its own. */
 export const proposedOperationSchema = z.object({
   operation: operationSchema,
-  rationale: z.string().trim().max(2_000).default(""),
+  rationale: z.string().trim().max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).default(""),
 });
 
 export const MAX_OPERATIONS = 500;
@@ -128,7 +141,7 @@ export type ProposeDeltaInput = z.input<typeof proposeDeltaInput>;
 export const editDeltaInput = z.object({
   playbookId: z.uuid(),
   operations: z.array(operationSchema).min(1).max(MAX_OPERATIONS),
-  reason: z.string().trim().min(1, "Say why (it is recorded in the history).").max(2_000),
+  reason: z.string().trim().min(1, "Say why (it is recorded in the history).").max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
   /**
    * The version the editor saw. When set and a bullet or section the edit touches changed since,
    * the edit is refused with CONFLICT instead of overwriting the newer change.
@@ -160,13 +173,13 @@ export const approveDeltaInput = z.object({
   operationIds: z.array(z.uuid()).min(1).max(MAX_OPERATIONS).optional(),
   /** Edit-then-approve: replacement payloads (same operation type) applied instead of the proposed ones. */
   edits: z.array(operationEditSchema).max(MAX_OPERATIONS).default([]),
-  note: z.string().trim().max(2_000).optional(),
+  note: z.string().trim().max(REASON_MAX, `A note has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
 });
 export type ApproveDeltaInput = z.input<typeof approveDeltaInput>;
 
 export const rejectDeltaInput = z.object({
   deltaId: z.uuid(),
-  reason: z.string().trim().min(1, "Say why the delta is rejected.").max(2_000),
+  reason: z.string().trim().min(1, "Say why the delta is rejected.").max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
   /** Reject only these operations; the delta stays pending with the rest. Omit to reject the delta. */
   operationIds: z.array(z.uuid()).min(1).max(MAX_OPERATIONS).optional(),
 });
@@ -177,7 +190,7 @@ export const updateOperationInput = z.object({
   operationId: z.uuid(),
   /** The edited operation; its type must stay the same. */
   operation: operationSchema,
-  rationale: z.string().trim().max(2_000).optional(),
+  rationale: z.string().trim().max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
 });
 export type UpdateOperationInput = z.input<typeof updateOperationInput>;
 
@@ -186,7 +199,7 @@ export const bulkDeltaInput = z
     action: z.enum(["approve", "reject"]),
     deltaIds: z.array(z.uuid()).min(1).max(100),
     /** Required to reject; recorded as the review note when approving. */
-    reason: z.string().trim().max(2_000).optional(),
+    reason: z.string().trim().max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
   })
   .refine((input) => input.action !== "reject" || (input.reason ?? "").length > 0, {
     message: "Say why the deltas are rejected.",

@@ -789,6 +789,6 @@ describe("applying a delta", () => {
         { type: "restore", bulletId: "str-00001" },
         { type: "remove", bulletId: "str-00009", reason: "x" },
       ]),
-    ).toThrow(/\(1 more problem in this delta\)$/);
+    ).toThrow(/\(1 more problem in this delta\)\.$/);
   });
 });

@@ -6,7 +6,7 @@ import type { BulletState } from "../history";
 import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
 import { compiledBulletText, countTokens as defaultCountTokens } from "../tokens";
 import { findContradictions } from "./contradictions";
-import { makeFinding } from "./messages";
+import { asSentence, makeFinding } from "./messages";
 import { checkOperation, type OperationContext } from "./operations";
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
@@ -28,7 +28,7 @@ export class DeltaValidationError extends Error {
   constructor(validation: DeltaValidation) {
     const errors = validation.findings.filter((finding) => finding.severity === "error");
     const more = errors.length > 1 ? ` (${errors.length - 1} more ${errors.length === 2 ? "problem" : "problems"} in this delta)` : "";
-    super(`${errors[0]?.message ?? "The delta is invalid"}${more}`);
+    super(asSentence(`${errors[0]?.message ?? "The delta is invalid"}${more}`));
     this.findings = validation.findings;
     this.byOperation = validation.byOperation;
   }

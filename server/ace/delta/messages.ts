@@ -35,3 +35,12 @@ export function makeFinding(
 ): Finding {
   return { operationIndex: index, severity, kind, message: `${operationLabel(index, op)}: ${text}`, ...extra };
 }
+
+/**
+ * A finding's message as a sentence of its own: findings end without a full stop so they can be
+ * quoted mid-sentence, so one is added where a message is followed by another sentence.
+ */
+export function asSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return trimmed === "" || /[.!?…]["')\]]?$/u.test(trimmed) ? trimmed : `${trimmed}.`;
+}

@@ -88,7 +88,7 @@ function checkContent(ctx: OperationContext, content: string): string | null {
     ctx.report(
       "error",
       "content_too_long",
-      `the content has ${trimmed.length} characters, over the limit of ${ctx.maxContentLength}; shorten it or split it into several bullets`,
+      `the content has ${trimmed.length.toLocaleString("en-US")} characters, over the limit of ${ctx.maxContentLength.toLocaleString("en-US")}; shorten it or split it into several bullets`,
     );
     return null;
   }

@@ -29,7 +29,9 @@ function subscribe(listener: () => void) {
 }
 
 function snapshot(): number {
-  if (clock === 0) clock = Date.now();
+  // Unsubscribed, the clock stands still: a tab opened later starts from the time it opens. Within
+  // one render the value stays the same, as React requires.
+  if (!timer && Date.now() - clock > TICK_MS) clock = Date.now();
   return clock;
 }
 

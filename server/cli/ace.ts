@@ -22,14 +22,15 @@ const USAGE = `ACE Studio CLI
 
 Usage:
   npm run ace -- list
-  npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace]
+  npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace | --propose [--base <version>]]
   npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--out <file>]
 
 Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
 export uses the playbook's own format unless told otherwise).
 
 import   creates a playbook named --playbook (default: the file name). If that playbook exists,
-         --merge adds new ids and updates known ones; --replace also archives bullets missing from the file.
+         --merge adds new ids and updates known ones; --replace also archives bullets missing from the file;
+         --propose sends what the file changed since --base (default: the current version) to review as one delta.
 export   writes to stdout unless --out is given. <playbook> is a name or an id. As kayba, --kayba picks
          what a kayba version reads (default: the playbook's own flavour, else skills-counters):
 ${KAYBA_FLAVOURS.map((flavour) => `           ${flavour.padEnd(16)} ${KAYBA_FLAVOUR_INFO[flavour].label}`).join("\n")}
@@ -117,25 +118,40 @@ async function runList(backend: Backend): Promise<void> {
   for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd());
 }
 
-async function runImport(backend: Backend, file: string, options: { playbook?: string; format?: string; merge?: boolean; replace?: boolean }): Promise<void> {
-  if (options.merge && options.replace) throw new AppError("INVALID_INPUT", "Choose --merge or --replace, not both.");
+type ImportOptions = { playbook?: string; format?: string; merge?: boolean; replace?: boolean; propose?: boolean; base?: string };
+
+async function runImport(backend: Backend, file: string, options: ImportOptions): Promise<void> {
+  if ([options.merge, options.replace, options.propose].filter(Boolean).length > 1) {
+    throw new AppError("INVALID_INPUT", "Choose one of --merge, --replace or --propose.");
+  }
+  if (options.base !== undefined && !options.propose) throw new AppError("INVALID_INPUT", "--base goes with --propose.");
+  if (options.base !== undefined && !/^\d+$/.test(options.base)) {
+    throw new AppError("INVALID_INPUT", `--base is a version number, e.g. --base 7; got "${options.base}".`);
+  }
   const content = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
     throw new AppError("INVALID_INPUT", `Cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}.`);
   });
   const fileName = path.basename(file);
   const name = options.playbook ?? fileName.replace(/\.(ace\.json|json|txt|md)$/i, "");
   const existing = await findPlaybook(backend, name);
-  const mode = options.replace ? "replace" : options.merge ? "merge" : null;
+  const mode = options.replace ? "replace" : options.merge ? "merge" : options.propose ? "propose" : null;
   if (existing && !mode) {
-    throw new AppError("CONFLICT", `A playbook named "${name}" already exists. Add --merge or --replace to import into it, or choose another name with --playbook.`);
+    throw new AppError("CONFLICT", `A playbook named "${name}" already exists. Add --merge, --replace or --propose to import into it, or choose another name with --playbook.`);
   }
   if (!existing && mode) throw new AppError("NOT_FOUND", `There is no playbook named "${name}" to ${mode} into.`);
+  const baseVersion = options.base === undefined ? {} : { baseVersion: Number(options.base) };
   const result = await backend.import({
     content,
     fileName,
     format: parseFormat(options.format) ?? "auto",
-    target: existing && mode ? { kind: "existing", playbookId: existing.id, mode } : { kind: "new", name },
+    target: existing && mode ? { kind: "existing", playbookId: existing.id, mode, ...baseVersion } : { kind: "new", name },
   });
+  const { proposal } = result;
+  if (proposal) {
+    console.error(proposal.deltaId ? `${proposal.message}\nDelta ${proposal.deltaId} waits in the review queue of "${result.name}".` : proposal.message);
+    for (const conflict of proposal.conflicts) console.error(`  conflict: ${conflict.message}`);
+    return;
+  }
   console.error(`Imported ${fileName} (${result.format}) into "${result.name}": ${result.bulletCount} bullets in ${result.sectionCount} sections, version ${result.version}.`);
 }
 
@@ -163,6 +179,8 @@ async function main(argv: string[]): Promise<number> {
       out: { type: "string" },
       merge: { type: "boolean" },
       replace: { type: "boolean" },
+      propose: { type: "boolean" },
+      base: { type: "string" },
       server: { type: "string" },
       kayba: { type: "string" },
       debug: { type: "boolean" },

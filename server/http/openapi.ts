@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
 import { APP_ERROR_CODES } from "@/server/errors/app-error";
+import { MAX_PROPOSAL_BODY_BYTES, proposalRequestSchema, proposalResponseSchema } from "@/server/playbooks/schemas";
 import { ingestResultSchema, MAX_TRACE_BODY_BYTES, MAX_TRACES_PER_BATCH, traceBatchSchema, traceInputSchema } from "@/server/traces/schemas";
 
 /** JSON Schema 2020-12 is the dialect of OpenAPI 3.1 schema objects. */
@@ -118,6 +119,36 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      "/api/v1/playbooks/{name}/proposals": {
+        post: {
+          operationId: "proposePlaybookChanges",
+          summary: "Propose an externally evolved playbook for review",
+          description:
+            "For ACE loops that evolve a playbook outside ACE Studio (the LangChain ACE middleware, kayba, the ACE " +
+            "authors' code): the file is compared with the playbook at baseVersion, the version the loop started from, " +
+            "and what it changed since (bullets added, edited, moved, removed; counter increments as tags; sections " +
+            "added or renamed) becomes one pending delta of origin import, computed on the playbook as it is now, so " +
+            "changes made in ACE Studio since are kept. A bullet changed on both sides is listed in conflicts and makes " +
+            "the delta stale: a reviewer re-bases it to approve it. Formats without counters (ace-plain, kayba 0.9.3 " +
+            "and later) leave the counters as they are; ACE text leaves neutral alone. Needs an API key with the scope " +
+            `proposals:write. The body is at most ${MAX_PROPOSAL_BODY_BYTES / 1_048_576} MB.`,
+          parameters: [
+            { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
+          ],
+          requestBody: { required: true, content: { "application/json": { schema: ref("ProposalRequest") } } },
+          responses: {
+            "201": { description: "The delta waits for review.", content: { "application/json": { schema: ref("ProposalResult") } } },
+            "200": {
+              description: "The file has no change the playbook lacks: no delta (deltaId null, operations 0).",
+              content: { "application/json": { schema: ref("ProposalResult") } },
+            },
+            "400": errorResponse("The body is not JSON, a field is invalid (error.issues names it), or the file does not parse."),
+            "404": errorResponse("No playbook has this name."),
+            "409": errorResponse("baseVersion does not exist (below 1) or is in the future (above the current version)."),
+            "413": errorResponse(`The body is larger than ${MAX_PROPOSAL_BODY_BYTES / 1_048_576} MB.`),
+          },
+        },
+      },
       "/api/v1/openapi.json": {
         get: {
           operationId: "getOpenApiDocument",
@@ -128,8 +159,11 @@ export function buildOpenApiDocument() {
     },
     components: {
       schemas: {
-        ...components({ TraceInput: traceInputSchema, TraceBatch: traceBatchSchema }, "input"),
-        ...components({ IngestResult: ingestResultSchema, ContextResult: contextResultSchema, Error: errorBodySchema }, "output"),
+        ...components({ TraceInput: traceInputSchema, TraceBatch: traceBatchSchema, ProposalRequest: proposalRequestSchema }, "input"),
+        ...components(
+          { IngestResult: ingestResultSchema, ContextResult: contextResultSchema, ProposalResult: proposalResponseSchema, Error: errorBodySchema },
+          "output",
+        ),
       },
     },
   };

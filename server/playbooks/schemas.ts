@@ -6,6 +6,7 @@ import { KAYBA_FLAVOURS } from "../ace/formats/kayba";
 import { BULLET_SIGNALS } from "../ace/signals";
 
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
+export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, type KaybaFlavour } from "../ace/formats/kayba";
 export type { PlaybookFormat } from "../ace/document";
 export type { BulletSignal } from "../ace/signals";
 

@@ -14,6 +14,7 @@ export async function GET(request: Request, context: { params: Promise<{ playboo
       playbookId,
       format: params.get("format") || undefined,
       includeArchived: params.get("includeArchived") === "true",
+      kaybaFlavour: params.get("kayba") || undefined,
     });
     const file = await exportPlaybook(await getDb(), input);
     return new Response(file.content, {

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { seedSmallPlaybook } from "./support";
 
 test("a newcomer opens the app and sees the demo playbook by section with its counters", async ({ page }) => {
   await page.goto("/");
@@ -34,10 +35,28 @@ test("a playbook without counters says so instead of showing zeros", async ({ pa
   await expect(list.getByTitle(/helpful$/)).toHaveCount(0);
 });
 
-test("an unknown playbook id shows the not-found page", async ({ page }) => {
-  // The status is 200: the page streams (loading.tsx) before it knows the id is unknown.
-  await page.goto("/playbooks/00000000-0000-4000-8000-000000000000");
-  await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
-  await page.getByRole("link", { name: "Back to playbooks" }).click();
-  await expect(page).toHaveURL(/\/playbooks$/);
+test.describe("a page for something that does not exist answers 404 with the not-found page", () => {
+  const UNKNOWN = "00000000-0000-4000-8000-000000000000";
+  for (const path of [`/playbooks/${UNKNOWN}`, "/playbooks/not-an-id", `/playbooks/${UNKNOWN}/history`, `/traces/${UNKNOWN}`, "/traces/nope", `/runs/${UNKNOWN}`]) {
+    test(path, async ({ page }) => {
+      const response = await page.goto(path);
+      expect(response?.status()).toBe(404);
+      await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+    });
+  }
+
+  test("a version after the playbook's current one", async ({ page }) => {
+    const playbookId = await seedSmallPlaybook();
+    const response = await page.goto(`/playbooks/${playbookId}/history/99`);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+    // The versions it has still open.
+    expect((await page.goto(`/playbooks/${playbookId}/history/1`))?.status()).toBe(200);
+  });
+
+  test("its link leads back to the playbooks", async ({ page }) => {
+    await page.goto(`/playbooks/${UNKNOWN}`);
+    await page.getByRole("link", { name: "Back to playbooks" }).click();
+    await expect(page).toHaveURL(/\/playbooks$/);
+  });
 });

@@ -5,9 +5,12 @@ import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook } from "./load-playbook";
 
 // The header and the Bullets · Review · History · Runs · Settings tabs stay put while the tab below
-// changes. The layout itself never waits: a suspended layout would show the parent's loading
-// state (the playbooks table) on the way in.
-export default function PlaybookLayout({ children, params }: { children: ReactNode; params: Promise<{ playbookId: string }> }) {
+// changes. The layout reads the playbook before anything renders, outside every loading.tsx (the
+// list's and the tabs' sit in route groups below or beside it): a loading state streams the page
+// with status 200, after which notFound() can no longer make it a 404. The read is cached per
+// request, so the header and the tab use it again.
+export default async function PlaybookLayout({ children, params }: { children: ReactNode; params: Promise<{ playbookId: string }> }) {
+  await loadPlaybook((await params).playbookId);
   return (
     <>
       <Suspense fallback={<PlaybookChromeSkeleton />}>

@@ -4,7 +4,7 @@ import { bulletQueryInput, PARAM, parseFilters } from "@/components/playbooks/fi
 import { toSearchParams } from "@/components/ui/search-params";
 import { PlaybookView } from "@/components/playbooks/playbook-view";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
-import { loadPlaybook, playbookTitle } from "./load-playbook";
+import { loadPlaybook, playbookTitle } from "../load-playbook";
 
 // Reads the database on every request; nothing is prerendered at build time.
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { StudioOverview } from "@/components/evolution/studio-overview";
 import { PlaybooksIndex } from "@/components/playbooks/playbooks-index";
 import { toSearchParams } from "@/components/ui/search-params";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
-import { requestTime } from "./request-time";
+import { requestTime } from "../request-time";
 
 // Reads the database on every request; nothing is prerendered at build time.
 export const dynamic = "force-dynamic";

@@ -5,7 +5,7 @@ import { HISTORY_PARAM } from "@/components/ui/routes";
 import { HistoryView } from "@/components/history/history-view";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
-import { loadPlaybook, playbookTitle } from "../load-playbook";
+import { loadPlaybook, playbookTitle } from "../../load-playbook";
 
 // Reads the database on every request; nothing is prerendered at build time.
 export const dynamic = "force-dynamic";

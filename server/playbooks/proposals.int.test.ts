@@ -168,6 +168,17 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
     expect((await caller.delta.list({ playbookId, status: "pending" })).total).toBe(0);
   });
 
+  it("reads back the compiled context an external loop starts from: unchanged proposes nothing, one tag proposes one tag", async () => {
+    // The context ranks bullets by score (str-00002 last): order is not a change.
+    const { context, version } = await caller.context.get({ playbookId, budget: 2_000_000 });
+    expect(context.indexOf("[str-00002]")).toBeGreaterThan(context.indexOf("[str-00003]"));
+    expect((await propose(context, { baseVersion: version })).proposal).toMatchObject({ deltaId: null, operations: 0 });
+    const tagged = context.replace("[str-00003] helpful=0 harmful=0", "[str-00003] helpful=1 harmful=0");
+    const { proposal } = await propose(tagged, { baseVersion: version });
+    const delta = await caller.delta.get({ deltaId: proposal?.deltaId as string });
+    expect(delta.operations.map((op) => op.payload)).toEqual([{ type: "tag", bulletId: "str-00003", helpful: 1 }]);
+  });
+
   it("leaves counters as they are for files without counters: ace-plain and current kayba", async () => {
     const plain = [
       "## strategies_and_insights",

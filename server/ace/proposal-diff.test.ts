@@ -277,6 +277,9 @@ describe("changes on both sides", () => {
         message: "[str-00001] changed in ACE Studio after version 7 (content) and in playbook.txt (content); review it against the current bullet.",
       },
     ]);
+    expect(result.operations[0]?.rationale).toBe(
+      "Content changed in playbook.txt. Conflict: ACE Studio changed this bullet too after version 7 (content).",
+    );
   });
 
   it("flags a bullet the file removed that ACE Studio edited", () => {

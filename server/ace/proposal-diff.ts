@@ -5,7 +5,7 @@
 import type { BulletDoc, PlaybookDocument, PlaybookFormat, SectionDoc } from "./document";
 import { sectionKey } from "./delta/sections";
 import { orderedBullets } from "./delta/state";
-import type { DeltaOperation, PlaybookState } from "./delta/types";
+import type { DeltaOperation, MergeOperation, PlaybookState } from "./delta/types";
 import type { BulletState, SectionState } from "./history";
 
 export const COUNTER_NAMES = ["helpful", "harmful", "neutral"] as const;
@@ -41,8 +41,12 @@ export interface ProposalDiffInput {
   source: string;
 }
 
+/** A file's changes never need a merge: two bullets folded into one read as an edit and a removal. */
+export type FileOperation = Exclude<DeltaOperation, MergeOperation>;
+
 export interface ProposedOperation {
-  operation: DeltaOperation;
+  operation: FileOperation;
+  /** Why, for the reviewer; a conflict is said here too. */
   rationale: string;
 }
 
@@ -103,7 +107,9 @@ export function diffProposal(input: ProposalDiffInput): ProposalDiff {
       alreadyApplied += 1;
       continue;
     }
+    let conflict = "";
     if (now.name !== baseSection.name) {
+      conflict = ` Conflict: ACE Studio renamed it to "${now.name}" after version ${baseVersion}.`;
       conflicts.push({
         target: now.id,
         label: `Section "${now.name}"`,
@@ -114,7 +120,7 @@ export function diffProposal(input: ProposalDiffInput): ProposalDiff {
     }
     sectionOps.push({
       operation: { type: "rename_section", section: now.name, name: section.name },
-      rationale: `Renamed in ${source}: "${baseSection.name}" → "${section.name}".`,
+      rationale: `Renamed in ${source}: "${baseSection.name}" → "${section.name}".${conflict}`,
     });
     counts.sectionsRenamed += 1;
     renamedAway.add(now.id);
@@ -144,9 +150,13 @@ export function diffProposal(input: ProposalDiffInput): ProposalDiff {
     [...current.bullets.values()].filter((bullet) => bullet.status === "active").map((bullet) => bullet.content.trim()),
   );
   const inFile = new Set<string>();
-  const conflictOf = (was: BulletState, now: BulletState, what: string) => {
+  /** Records a conflict when ACE Studio changed the bullet too, and says so in the operations' rationales. */
+  const conflictOf = (was: BulletState, now: BulletState, what: string, proposed: ProposedOperation[]) => {
     const studio = studioChanges(was, now);
     if (studio.length === 0) return;
+    for (const entry of proposed) {
+      entry.rationale += ` Conflict: ACE Studio changed this bullet too after version ${baseVersion} (${studio.join(", ")}).`;
+    }
     conflicts.push({
       target: now.externalId,
       label: `[${now.externalId}]`,
@@ -183,7 +193,7 @@ export function diffProposal(input: ProposalDiffInput): ProposalDiff {
         else if (operation.type === "restore") counts.restored += 1;
         else if (operation.type === "tag") counts.tagged += 1;
       }
-      conflictOf(was, now, changes.what.join(", "));
+      conflictOf(was, now, changes.what.join(", "), changes.operations);
     }
   }
 
@@ -195,12 +205,13 @@ export function diffProposal(input: ProposalDiffInput): ProposalDiff {
       alreadyApplied += 1;
       continue;
     }
-    removeOps.push({
+    const remove: ProposedOperation = {
       operation: { type: "remove", bulletId: was.externalId, reason: `Not in ${source}: the external loop removed it.` },
       rationale: `In version ${baseVersion}, not in ${source}.`,
-    });
+    };
+    removeOps.push(remove);
     counts.removed += 1;
-    conflictOf(was, now, "removed");
+    conflictOf(was, now, "removed", [remove]);
   }
 
   return {

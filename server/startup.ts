@@ -4,6 +4,7 @@ import { getEnv, type DemoSeedSetting } from "@/server/config/env";
 import { describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
 import { setLockUrl } from "@/server/db/lock";
+import { backfillVersionFigures } from "@/server/metrics/figures";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
 import { startRunWorker } from "@/server/runs/worker";
 
@@ -24,6 +25,13 @@ export async function startServer(): Promise<void> {
   if (shouldSeed(env.demoSeed, config.kind)) {
     const seeded = await seedDemoPlaybooks(db);
     if (seeded.length > 0) console.log(`[ace-studio] first run: seeded ${seeded.join(", ")}`);
+  }
+  // Once: figures for versions written before they were stored (a no-op when none is missing).
+  try {
+    const filled = await backfillVersionFigures(db);
+    if (filled.versions > 0) console.log(`[ace-studio] figures of ${filled.versions} earlier versions stored`);
+  } catch (error) {
+    console.error("[ace-studio] storing the figures of earlier versions failed; charts miss them until the next start:", error);
   }
   const worker = await startRunWorker(db);
   if (worker) console.log(`[ace-studio] reflector and curator runs: worker ${worker.workerId} started`);

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
 import { APP_ERROR_CODES } from "@/server/errors/app-error";
+import { MAX_BUCKETS, metricsQueryParamsSchema, metricsResultSchema } from "@/server/metrics/schemas";
 import { MAX_PROPOSAL_BODY_BYTES, proposalRequestSchema, proposalResponseSchema } from "@/server/playbooks/schemas";
 import { ingestResultSchema, MAX_TRACE_BODY_BYTES, MAX_TRACES_PER_BATCH, traceBatchSchema, traceInputSchema } from "@/server/traces/schemas";
 
@@ -45,6 +46,19 @@ function contextParameters() {
     const { description, ...schema } = options.properties[name] ?? {};
     return { name, in: "query", required: false, description, schema };
   });
+}
+
+function metricsParameters() {
+  const query = z.toJSONSchema(metricsQueryParamsSchema, { target: JSON_SCHEMA_TARGET, io: "input" }) as {
+    properties: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(query.properties).map(([name, { description, ...schema }]) => ({
+    name,
+    in: "query",
+    required: false,
+    description,
+    schema,
+  }));
 }
 
 export function buildOpenApiDocument() {
@@ -149,6 +163,31 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      "/api/v1/playbooks/{name}/metrics": {
+        get: {
+          operationId: "getPlaybookMetrics",
+          summary: "The playbook's metrics over time: what its Evolution charts draw",
+          description:
+            "Buckets are UTC: `from` is truncated to the start of its bucket, `to` is exclusive, and every bucket in between " +
+            "is present (empty ones with zeros; successRate and ci95 null when success + failure is 0). A bucket holds " +
+            "traces with start ≤ timestamp < start + 1 bucket; days start at 00:00 UTC, weeks on Monday. success rate = " +
+            "success ÷ (success + failure), ci95 the Wilson score interval (z = 1.959963984540054); quantiles are " +
+            "percentile_cont. `experiment` and `variant` filter the traces (outcomes and the agent's cost); `variant` " +
+            "without `experiment` matches the variant label in any experiment.",
+          parameters: [
+            { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
+            ...metricsParameters(),
+          ],
+          responses: {
+            "200": { description: "The metrics.", content: { "application/json": { schema: ref("MetricsResult") } } },
+            "400": errorResponse(
+              `A parameter is invalid (error.issues names it), \`to\` is not after \`from\`, or the range holds more than ` +
+                `${MAX_BUCKETS.toLocaleString("en")} buckets (widen the bucket).`,
+            ),
+            "404": errorResponse("No playbook has this name."),
+          },
+        },
+      },
       "/api/v1/openapi.json": {
         get: {
           operationId: "getOpenApiDocument",
@@ -161,7 +200,13 @@ export function buildOpenApiDocument() {
       schemas: {
         ...components({ TraceInput: traceInputSchema, TraceBatch: traceBatchSchema, ProposalRequest: proposalRequestSchema }, "input"),
         ...components(
-          { IngestResult: ingestResultSchema, ContextResult: contextResultSchema, ProposalResult: proposalResponseSchema, Error: errorBodySchema },
+          {
+            IngestResult: ingestResultSchema,
+            ContextResult: contextResultSchema,
+            MetricsResult: metricsResultSchema,
+            ProposalResult: proposalResponseSchema,
+            Error: errorBodySchema,
+          },
           "output",
         ),
       },

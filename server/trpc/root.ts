@@ -4,6 +4,7 @@ import { playbookRouter } from "@/server/playbooks/router";
 import { runRouter } from "@/server/runs/router";
 import { traceRouter } from "@/server/traces/router";
 import { contextRouter } from "@/server/context/router";
+import { metricsRouter } from "@/server/metrics/router";
 import { createCallerFactory, createTRPCRouter } from "./init";
 
 export const appRouter = createTRPCRouter({
@@ -13,6 +14,7 @@ export const appRouter = createTRPCRouter({
   traces: traceRouter,
   context: contextRouter,
   runs: runRouter,
+  metrics: metricsRouter,
 });
 
 export type AppRouter = typeof appRouter;

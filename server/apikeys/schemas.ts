@@ -1,0 +1,79 @@
+// API keys for agents and scripts: the scopes a key may hold, the form's input, the list's rows.
+import { z } from "zod";
+
+export const API_SCOPES = [
+  "traces:write",
+  "traces:delete",
+  "context:read",
+  "metrics:read",
+  "experiments:read",
+  "experiments:assign",
+  "experiments:write",
+  "playbooks:read",
+  "playbooks:write",
+  "proposals:write",
+  "mcp",
+  "admin",
+] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<ApiScope, string> = {
+  "traces:write": "Post traces (POST /api/v1/traces).",
+  "traces:delete": "Delete traces.",
+  "context:read": "Fetch the compiled playbook an agent puts in its prompt.",
+  "metrics:read": "Read metrics and evolution charts.",
+  "experiments:read": "Read experiments and their results.",
+  "experiments:assign": "Ask which variant a unit gets.",
+  "experiments:write": "Create, start and stop experiments.",
+  "playbooks:read": "Read playbooks, bullets and history.",
+  "playbooks:write": "Import and change playbooks.",
+  "proposals:write": "Propose deltas for review.",
+  mcp: "Use the MCP endpoint.",
+  admin: "Everything an admin can do, through the API (the CLI's account and key commands against a running server).",
+};
+
+export const apiScopeSchema = z.enum(API_SCOPES, { error: `Unknown scope. Scopes: ${API_SCOPES.join(", ")}.` });
+
+export const API_KEY_NAME_MAX = 80;
+export const MAX_KEY_EXPIRY_DAYS = 3650;
+
+export const createApiKeyInput = z.object({
+  name: z.string().trim().min(1, { error: "Name the key after what uses it, e.g. \"support agent (prod)\"." }).max(API_KEY_NAME_MAX),
+  scopes: z.array(apiScopeSchema).min(1, { error: "Choose at least one scope." }).max(API_SCOPES.length),
+  /** "all", or the ids of the playbooks the key may touch. */
+  playbooks: z.union([z.literal("all"), z.array(z.uuid()).min(1, { error: "Choose at least one playbook, or all." }).max(1000)]),
+  expiresInDays: z.number().int().min(1).max(MAX_KEY_EXPIRY_DAYS).nullable().default(null),
+  /** Requests a minute for this key; null: the server's ACE_API_RATE_LIMIT. */
+  rateLimitPerMinute: z.number().int().min(1).max(10_000_000).nullable().default(null),
+});
+export type CreateApiKeyInput = z.input<typeof createApiKeyInput>;
+
+export const apiKeyIdInput = z.object({ keyId: z.uuid({ error: "Unknown API key." }) });
+
+export type ApiKeyStatus = "active" | "expired" | "revoked";
+
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  /** Enough of the key to recognise it (ace_abcd…wxyz), never enough to use it. */
+  preview: string;
+  scopes: ApiScope[];
+  /** null: every playbook. */
+  playbooks: { id: string; name: string | null }[] | null;
+  rateLimitPerMinute: number | null;
+  status: ApiKeyStatus;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  createdBy: string;
+  createdAt: Date;
+}
+
+export const createdApiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  preview: z.string(),
+  /** Shown once; only its keyed hash is stored. */
+  secret: z.string(),
+});
+export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;

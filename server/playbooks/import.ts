@@ -3,12 +3,13 @@
 // as one transaction that records the version, so a failed import leaves nothing behind. Or proposed
 // (propose): the file's changes since the version an external loop started from wait for review.
 import type { z } from "zod";
-import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import type { BulletCounters, PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { parsePlaybook } from "@/server/ace/formats";
 import { defaultSectionGap } from "@/server/ace/formats/ace-text";
 import { PlaybookParseError } from "@/server/ace/formats/errors";
 import { bulletStateChanged, countChanges, type BulletState, type VersionChange } from "@/server/ace/history";
 import { highestIdNumber } from "@/server/ace/ids";
+import { countersOfFormat, type CounterName } from "@/server/ace/proposal-diff";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db, Prisma } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
@@ -52,7 +53,7 @@ export async function importPlaybook(
   } else if (target.mode === "propose") {
     return proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" });
   } else {
-    result = await mergeIntoPlaybook(db, actor, target.playbookId, document, target.mode, `Imported from ${source}`);
+    result = await mergeIntoPlaybook(db, actor, target.playbookId, document, target.mode, `Imported from ${source}`, countersOfFormat(format));
   }
   // Embedded PGlite has no autovacuum, so the planner never learns a table grew: after a large import
   // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.
@@ -129,6 +130,8 @@ async function mergeIntoPlaybook(
   document: PlaybookDocument,
   mode: "merge" | "replace",
   reason: string,
+  /** The counters the file's format carries; the others keep their stored values (ACE text has no neutral). */
+  carried: readonly CounterName[],
 ): Promise<ImportResult> {
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, playbookId);
@@ -179,7 +182,7 @@ async function mergeIntoPlaybook(
           sectionId,
           position: before.sectionId === sectionId ? before.position : (nextPosition.get(sectionId) ?? 0),
           status: bullet.status,
-          ...(bullet.counters ? { ...bullet.counters, countersKnown: true } : {}),
+          ...fileCounters(bullet.counters, carried),
         };
         if (after.sectionId !== before.sectionId) nextPosition.set(sectionId, after.position + 1);
         if (!bulletStateChanged(before, after)) continue;
@@ -223,6 +226,14 @@ async function mergeIntoPlaybook(
     const active = activeCount + counts.bulletsAdded - counts.bulletsArchived;
     return resultOf(playbook, sections.length + newSections.length, active, version);
   }, WRITE_TRANSACTION);
+}
+
+/** The counters a file sets on a known bullet: those its format carries, when the bullet has any. */
+function fileCounters(counters: BulletCounters | null, carried: readonly CounterName[]): Partial<BulletState> {
+  if (counters === null || carried.length === 0) return {};
+  const taken: Partial<BulletState> = { countersKnown: true };
+  for (const name of carried) taken[name] = counters[name];
+  return taken;
 }
 
 function resultOf(

@@ -217,6 +217,16 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
     expect(await bullet("str-00002")).toMatchObject({ helpful: 1, harmful: 4 });
   });
 
+  it("shares the rule with merge: a merge of ACE text keeps the neutral counter, which ACE text cannot carry", async () => {
+    await editInStudio([{ type: "tag", bulletId: "str-00001", neutral: 4 }]);
+    await caller.playbook.import({
+      content: SMALL_PLAYBOOK.replace(LINE.one, LINE.one.replace("helpful=3", "helpful=6")),
+      format: "ace",
+      target: { kind: "existing", playbookId, mode: "merge" },
+    });
+    expect(await bullet("str-00001")).toMatchObject({ helpful: 6, harmful: 0, neutral: 4 });
+  });
+
   it("refuses a base version in the future or one that does not exist, and base versions outside mode propose", async () => {
     await expectAppError(propose(EVOLVED, { baseVersion: 2 }), "CONFLICT", /Version 2 is in the future: "support agent" is at version 1/);
     await expectAppError(propose(EVOLVED, { baseVersion: 0 }), "CONFLICT", /Version 0 does not exist/);

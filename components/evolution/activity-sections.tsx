@@ -34,15 +34,19 @@ export function ChurnSection({
   timeZone,
   syncId,
   titleSuffix,
+  chartKey,
   grouping,
   includeTags,
   onGrouping,
 }: SectionProps & { grouping: ChurnGrouping; includeTags: boolean; onGrouping: (grouping: ChurnGrouping) => void }) {
   const series = useMemo(() => churnSeries(result, grouping, includeTags), [result, grouping, includeTags]);
   const table = useMemo(() => churnTable(series, `Churn by ${grouping}${titleSuffix}`), [series, grouping, titleSuffix]);
-  const bars = series.keys.map(
-    (key): BarSeries<(typeof series.rows)[number]> => ({ key, label: churnLabel(key), color: CHURN_COLORS[key], value: (row) => row.values[key] ?? 0 }),
-  );
+  const bars = series.keys.map((key): BarSeries<(typeof series.rows)[number]> => ({
+    key,
+    label: churnLabel(key),
+    color: CHURN_COLORS[key],
+    value: (row) => row.values[key] ?? 0,
+  }));
   return (
     <ChartCard
       title="Churn"
@@ -54,6 +58,7 @@ export function ChurnSection({
       tables={[table]}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
       controls={
         <Segmented<ChurnGrouping>
           label="Group operations"
@@ -68,8 +73,8 @@ export function ChurnSection({
     >
       {series.keys.length === 0 ? (
         <ChartEmpty title="No change applied in this range">
-          Every applied delta (a curator proposal you approved, an edit, a rollback) makes a version; its operations show here by type
-          or by who made them.
+          Every applied delta (a curator proposal you approved, an edit, a rollback) makes a version; its operations show here by type or by
+          who made them.
         </ChartEmpty>
       ) : (
         <StackedBars rows={series.rows} series={bars} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} />
@@ -78,18 +83,16 @@ export function ChurnSection({
   );
 }
 
-export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const series = useMemo(() => reviewSeries(result), [result]);
   const table = useMemo(() => reviewTable(series, `Review per bucket${titleSuffix}`), [series, titleSuffix]);
   const totals = useMemo(() => reviewTotalsTable(result, `Review by origin${titleSuffix}`), [result, titleSuffix]);
-  const bars = series.origins.map(
-    (origin): BarSeries<ReviewRow> => ({
-      key: origin,
-      label: VERSION_ORIGIN_LABELS[origin],
-      color: ORIGIN_COLORS[origin],
-      value: (row) => row.proposed[origin] ?? 0,
-    }),
-  );
+  const bars = series.origins.map((origin): BarSeries<ReviewRow> => ({
+    key: origin,
+    label: VERSION_ORIGIN_LABELS[origin],
+    color: ORIGIN_COLORS[origin],
+    value: (row) => row.proposed[origin] ?? 0,
+  }));
   const decided = result.review.byOrigin.filter((entry) => entry.proposed > 0);
   return (
     <ChartCard
@@ -98,6 +101,7 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix }:
       tables={[table, totals]}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
     >
       {series.origins.length === 0 ? (
         <ChartEmpty title="No delta proposed in this range">
@@ -106,7 +110,15 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix }:
         </ChartEmpty>
       ) : (
         <>
-          <StackedBars rows={series.rows} series={bars} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} height={200} />
+          <StackedBars
+            rows={series.rows}
+            series={bars}
+            bucket={bucket}
+            timeZone={timeZone}
+            syncId={syncId}
+            format={formatNumber}
+            height={200}
+          />
           <ul className="mt-3 grid gap-2 px-2 sm:grid-cols-2" aria-label="Review by origin">
             {decided.map((entry) => (
               <li key={entry.origin} className="rounded-lg border border-line px-3 py-2 text-xs">
@@ -134,16 +146,22 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix }:
   );
 }
 
-export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => llmRows(result), [result]);
   const table = useMemo(() => llmTable(rows, `LLM cost per bucket${titleSuffix}`), [rows, titleSuffix]);
   const totals = useMemo(() => llmTotalsTable(result, `LLM cost by role${titleSuffix}`), [result, titleSuffix]);
-  const cost = LLM_ROLES.map(
-    (role): BarSeries<LlmRow> => ({ key: role, label: ROLE_LABELS[role], color: ROLE_COLORS[role], value: (row) => row.costUsd[role] }),
-  );
-  const tokens = LLM_ROLES.map(
-    (role): BarSeries<LlmRow> => ({ key: role, label: ROLE_LABELS[role], color: ROLE_COLORS[role], value: (row) => row.tokens[role] }),
-  );
+  const cost = LLM_ROLES.map((role): BarSeries<LlmRow> => ({
+    key: role,
+    label: ROLE_LABELS[role],
+    color: ROLE_COLORS[role],
+    value: (row) => row.costUsd[role],
+  }));
+  const tokens = LLM_ROLES.map((role): BarSeries<LlmRow> => ({
+    key: role,
+    label: ROLE_LABELS[role],
+    color: ROLE_COLORS[role],
+    value: (row) => row.tokens[role],
+  }));
   const any = result.llm.byRole.some((entry) => entry.runs > 0);
   return (
     <ChartCard
@@ -153,6 +171,7 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix }: Se
       shownTables={[totals]}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
     >
       {!any ? (
         <ChartEmpty title="No run and no agent usage in this range">
@@ -179,7 +198,15 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix }: Se
             </div>
             <div>
               <h3 className="px-2 pb-1 text-xs font-medium text-ink-faint">Tokens (input + output)</h3>
-              <StackedBars rows={rows} series={tokens} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} height={200} />
+              <StackedBars
+                rows={rows}
+                series={tokens}
+                bucket={bucket}
+                timeZone={timeZone}
+                syncId={syncId}
+                format={formatNumber}
+                height={200}
+              />
             </div>
           </div>
           <div className="mt-3 rounded-lg border border-line">

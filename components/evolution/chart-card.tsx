@@ -18,6 +18,7 @@ export function ChartCard({
   bucket,
   timeZone,
   controls,
+  resetKey,
   children,
   className,
 }: {
@@ -32,6 +33,8 @@ export function ChartCard({
   timeZone: string;
   /** Toggles of the chart itself (by type / by origin …). */
   controls?: ReactNode;
+  /** A new key draws the chart afresh (a new range), while the card and its "Show data" stay. */
+  resetKey?: string;
   children: ReactNode;
   className?: string;
 }) {
@@ -62,16 +65,21 @@ export function ChartCard({
             <CsvButton table={tables[0]!} label={`Download CSV of ${title}`} />
           ) : (
             [...tables, ...shownTables].map((table) => (
-              <CsvButton key={table.title} table={table} label={`Download CSV of ${table.title}`} text={`CSV: ${shortTitle(table.title)}`} />
+              <CsvButton
+                key={table.title}
+                table={table}
+                label={`Download CSV of ${table.title}`}
+                text={`CSV: ${shortTitle(table.title)}`}
+              />
             ))
           )}
         </div>
       </header>
-      <div className="px-2 py-3 sm:px-3">{children}</div>
+      <div key={resetKey} className="px-2 py-3 sm:px-3">
+        {children}
+      </div>
       <div id={tableId} hidden={!showData} className="border-t border-line">
-        {showData
-          ? tables.map((table) => <DataTableView key={table.title} table={table} bucket={bucket} timeZone={timeZone} />)
-          : null}
+        {showData ? tables.map((table) => <DataTableView key={table.title} table={table} bucket={bucket} timeZone={timeZone} />) : null}
       </div>
     </section>
   );
@@ -120,7 +128,10 @@ export function DataTableView({ table, bucket, timeZone }: { table: DataTableMod
               <th
                 key={column.key}
                 scope="col"
-                className={cn("whitespace-nowrap px-3 py-2 text-xs font-medium text-ink-faint first:pl-4 last:pr-4 sm:first:pl-5", numeric(column.kind) ? "text-right" : "text-left")}
+                className={cn(
+                  "whitespace-nowrap px-3 py-2 text-xs font-medium text-ink-faint first:pl-4 last:pr-4 sm:first:pl-5",
+                  numeric(column.kind) ? "text-right" : "text-left",
+                )}
               >
                 {column.label}
               </th>

@@ -17,6 +17,8 @@ export interface SectionProps {
   syncId: string;
   /** " · <playbook> · <range>": ends every table title, so a downloaded CSV says what it holds. */
   titleSuffix: string;
+  /** Changes with the range, bucket and filters: the charts under a card start over (zoom, brush). */
+  chartKey: string;
 }
 
 /** Charts with this id share their tooltip and brush: one bucket hovered is hovered everywhere. */

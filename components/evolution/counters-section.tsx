@@ -17,7 +17,7 @@ import { compactTick } from "./format";
 import { CHART_COLORS } from "./palette";
 import { counterRows, counterTable, moverTable, scoreBins, scoreTable, topMovers, type CounterRow, type ScoreBin } from "./prepare";
 
-export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => counterRows(result), [result]);
   const table = useMemo(() => counterTable(rows, `Counters${titleSuffix}`), [rows, titleSuffix]);
   const known = rows.some((row) => row.version !== null);
@@ -32,6 +32,7 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix 
       tables={[table]}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
     >
       {known ? (
         <div>
@@ -111,7 +112,17 @@ export function MoversSection({ playbookId, result, bucket, timeZone, titleSuffi
   );
 }
 
-function MoverList({ title, movers, playbookId, direction }: { title: string; movers: Mover[]; playbookId: string; direction: "up" | "down" }) {
+function MoverList({
+  title,
+  movers,
+  playbookId,
+  direction,
+}: {
+  title: string;
+  movers: Mover[];
+  playbookId: string;
+  direction: "up" | "down";
+}) {
   const Icon = direction === "up" ? ArrowUpRight : ArrowDownRight;
   return (
     <div className="min-w-0">
@@ -171,7 +182,10 @@ export function ScoresSection({
   const table = useMemo(() => scoreTable(bins, shown?.version ?? 0, `Score distribution${titleSuffix}`), [bins, shown, titleSuffix]);
   // The versions one can pick: those of the range (newest first) and the one in force before it.
   const choices = useMemo(() => {
-    const numbers = new Set<number>([...result.versions.map((version) => version.version), ...(result.previousVersion ? [result.previousVersion.version] : [])]);
+    const numbers = new Set<number>([
+      ...result.versions.map((version) => version.version),
+      ...(result.previousVersion ? [result.previousVersion.version] : []),
+    ]);
     if (latest !== null) numbers.add(latest);
     if (scoresAt !== null) numbers.add(scoresAt);
     return [...numbers].sort((a, b) => b - a).slice(0, 200);
@@ -192,7 +206,10 @@ export function ScoresSection({
             className="h-8 w-36 text-[13px]"
             value={String(shown?.version ?? scoresAt ?? latest ?? choices[0])}
             onValueChange={(value) => onScoresAt(Number(value) === latest ? null : Number(value))}
-            options={choices.map((version) => ({ value: String(version), label: version === latest ? `v${version} (latest)` : `v${version}` }))}
+            options={choices.map((version) => ({
+              value: String(version),
+              label: version === latest ? `v${version} (latest)` : `v${version}`,
+            }))}
           />
         ) : null
       }
@@ -201,8 +218,8 @@ export function ScoresSection({
         <ChartEmpty title={`Version ${wanted} has no stored figures`}>{other.error.message}</ChartEmpty>
       ) : bins.length === 0 ? (
         <ChartEmpty title="No bullet with counters at this version">
-          Scores come from the helpful and harmful counters the reflector keeps; bullets without counters (imported from plain ACE
-          text) are not counted.
+          Scores come from the helpful and harmful counters the reflector keeps; bullets without counters (imported from plain ACE text) are
+          not counted.
         </ChartEmpty>
       ) : (
         <BarChart data={bins} responsive style={{ width: "100%", height: 220 }} margin={CHART_MARGIN}>

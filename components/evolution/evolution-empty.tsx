@@ -59,10 +59,9 @@ export function NoTraces({
       </div>
       <h3 className="text-sm font-semibold text-ink">{hasEarlier ? "No traces in this range" : "No traces yet"}</h3>
       <p className="mt-1 max-w-xl text-[13px] text-ink-muted">
-        The success rate per bucket, with its 95 % band, the traces per bucket and a flag for every version appear here once agents
-        report their runs. Each trace needs the playbook and the task; an outcome (success or failure) makes it count in the rate, a
-        variant gives it a series of its own, and a <code className="font-mono text-[12px]">timestamp</code> back-dates a run that
-        happened earlier.
+        The success rate per bucket, with its 95 % band, the traces per bucket and a flag for every version appear here once agents report
+        their runs. Each trace needs the playbook and the task; an outcome (success or failure) makes it count in the rate, a variant gives
+        it a series of its own, and a <code className="font-mono text-[12px]">timestamp</code> back-dates a run that happened earlier.
       </p>
       {hasEarlier ? (
         <Button variant="secondary" size="sm" className="mt-3" onClick={onShowAll}>

@@ -78,8 +78,8 @@ export function EvolutionView({
         <p className="text-xs text-ink-muted" aria-live="polite">
           <span className="font-medium text-ink">{rangeLabel(range.from.toISOString(), range.to.toISOString(), timeZone)}</span> ·{" "}
           {formatNumber(range.points)} {range.points === 1 ? BUCKET_WORDS[range.bucket].one : BUCKET_WORDS[range.bucket].many}
-          {range.bucketWidened ? ` (${filters.bucket} buckets would make more than 500 points)` : ""}. Buckets are {UTC_BUCKETS[range.bucket]}; times
-          are shown in your time zone, {timeZone}.
+          {range.bucketWidened ? ` (${filters.bucket} buckets would make more than 500 points)` : ""}. Buckets are{" "}
+          {UTC_BUCKETS[range.bucket]}; times are shown in your time zone, {timeZone}.
           {query.isFetching && result ? <span className="ml-2 text-accent-ink">Updating…</span> : null}
         </p>
       </div>
@@ -89,7 +89,10 @@ export function EvolutionView({
       ) : !result ? (
         <EvolutionSkeleton />
       ) : (
-        <div className={cn("flex flex-col gap-4 transition-opacity", query.isPlaceholderData && "opacity-60")} aria-busy={query.isFetching || undefined}>
+        <div
+          className={cn("flex flex-col gap-4 transition-opacity", query.isPlaceholderData && "opacity-60")}
+          aria-busy={query.isFetching || undefined}
+        >
           {query.isError ? (
             <Notice tone="danger" compact>
               {query.error.message}
@@ -129,6 +132,8 @@ function Charts({
 }) {
   const bucket = result.bucket;
   const sections: SectionProps = {
+    // A new range, bucket or filter draws the charts afresh: their zoom and brush start over.
+    chartKey: `${result.from}|${result.to}|${bucket}|${result.variant ?? ""}|${result.contentOnly}`,
     playbookId,
     result,
     bucket,
@@ -137,11 +142,8 @@ function Charts({
     // The CSV says which playbook and range it holds; UTC, so the name does not depend on the reader.
     titleSuffix: ` · ${playbookName} · ${rangeLabel(result.from, result.to, "UTC")}`,
   };
-  // A new range, bucket or filter remounts the charts: their zoom and brush start over.
-  const chartKey = `${result.from}|${result.to}|${bucket}|${result.variant ?? ""}|${result.contentOnly}`;
-
   return (
-    <div key={chartKey} className="flex flex-col gap-4">
+    <div className="flex flex-col gap-4">
       <OutcomesSection {...sections} filters={filters} renderedAt={renderedAt} update={update} />
       <div className="grid gap-4 xl:grid-cols-2">
         <SizeSection {...sections} />
@@ -172,6 +174,7 @@ function OutcomesSection({
   timeZone,
   syncId,
   titleSuffix,
+  chartKey,
   filters,
   renderedAt,
   update,
@@ -183,7 +186,9 @@ function OutcomesSection({
       outcomeTable(series, `Outcomes${titleSuffix}`, (start, filter) =>
         bucketTracesHref(playbookId, bucket, start, { ...(filters.variant ? { variant: filters.variant } : {}), ...filter }),
       ),
-      versionTable(result.versions, `Versions${titleSuffix}`, (version) => historyHref(playbookId, { from: Math.max(1, version - 1), to: version })),
+      versionTable(result.versions, `Versions${titleSuffix}`, (version) =>
+        historyHref(playbookId, { from: Math.max(1, version - 1), to: version }),
+      ),
     ],
     [series, result.versions, titleSuffix, playbookId, bucket, filters.variant],
   );
@@ -196,18 +201,23 @@ function OutcomesSection({
       title="Outcomes"
       description={
         <>
-          Success rate = success ÷ (success + failure), with its Wilson 95 % band; unknown outcomes are counted in the bars, not in the rate.
-          {state !== "empty" ? " Drag across the chart or the brush to zoom; click a bucket for its traces; a flag opens that version's diff." : ""}
+          Success rate = success ÷ (success + failure), with its Wilson 95 % band; unknown outcomes are counted in the bars, not in the
+          rate.
+          {state !== "empty"
+            ? " Drag across the chart or the brush to zoom; click a bucket for its traces; a flag opens that version's diff."
+            : ""}
         </>
       }
       tables={tables}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
     >
       {state === "empty" ? (
         <NoTraces
           playbookName={result.playbook}
-          hasEarlier={result.earliest !== null && filters.preset !== "all"}
+          // earliest is the first trace or version: before the range, "all time" may hold traces.
+          hasEarlier={result.earliest !== null && Date.parse(result.earliest) < Date.parse(result.from)}
           renderedAt={renderedAt}
           onShowAll={() => update({ preset: "all", from: null, to: null })}
         />
@@ -234,8 +244,8 @@ function OutcomesSection({
           ) : null}
           {result.versionsOmitted > 0 ? (
             <Notice tone="info" compact className="mx-2 mb-3" announce={false}>
-              {plural(result.versionsOmitted, "older version")} of this range {result.versionsOmitted === 1 ? "is" : "are"} not marked: zoom in to
-              see every marker.
+              {plural(result.versionsOmitted, "older version")} of this range {result.versionsOmitted === 1 ? "is" : "are"} not marked: zoom
+              in to see every marker.
             </Notice>
           ) : null}
           <OutcomesChart

@@ -6,7 +6,20 @@ import { ExternalLink, X } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
-import { Area, Bar, Brush, CartesianGrid, ComposedChart, Line, ReferenceArea, Tooltip, usePlotArea, useXAxisScale, XAxis, YAxis } from "recharts";
+import {
+  Area,
+  Bar,
+  Brush,
+  CartesianGrid,
+  ComposedChart,
+  Line,
+  ReferenceArea,
+  Tooltip,
+  usePlotArea,
+  useXAxisScale,
+  XAxis,
+  YAxis,
+} from "recharts";
 import { Button } from "@/components/ui/button";
 import { formatNumber, plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
@@ -126,9 +139,33 @@ export function OutcomesChart({
           <XAxis {...timeAxisProps(bucket, timeZone)} />
           <YAxis yAxisId={RATE_AXIS} domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={percentTick} {...VALUE_AXIS} />
           <YAxis yAxisId={TRACES_AXIS} orientation="right" allowDecimals={false} {...VALUE_AXIS} />
-          <Bar yAxisId={TRACES_AXIS} dataKey="success" stackId="traces" name="Success" fill={CHART_COLORS.success} fillOpacity={0.28} isAnimationActive={false} />
-          <Bar yAxisId={TRACES_AXIS} dataKey="failure" stackId="traces" name="Failure" fill={CHART_COLORS.failure} fillOpacity={0.28} isAnimationActive={false} />
-          <Bar yAxisId={TRACES_AXIS} dataKey="unknown" stackId="traces" name="Unknown" fill={CHART_COLORS.unknown} fillOpacity={0.35} isAnimationActive={false} />
+          <Bar
+            yAxisId={TRACES_AXIS}
+            dataKey="success"
+            stackId="traces"
+            name="Success"
+            fill={CHART_COLORS.success}
+            fillOpacity={0.28}
+            isAnimationActive={false}
+          />
+          <Bar
+            yAxisId={TRACES_AXIS}
+            dataKey="failure"
+            stackId="traces"
+            name="Failure"
+            fill={CHART_COLORS.failure}
+            fillOpacity={0.28}
+            isAnimationActive={false}
+          />
+          <Bar
+            yAxisId={TRACES_AXIS}
+            dataKey="unknown"
+            stackId="traces"
+            name="Unknown"
+            fill={CHART_COLORS.unknown}
+            fillOpacity={0.35}
+            isAnimationActive={false}
+          />
           <Area
             yAxisId={RATE_AXIS}
             dataKey={(row: OutcomeRow) => row.band}
@@ -162,7 +199,15 @@ export function OutcomesChart({
             />
           ))}
           {drag && drag.from !== drag.to ? (
-            <ReferenceArea yAxisId={RATE_AXIS} x1={drag.from} x2={drag.to} fill={CHART_COLORS.rate} fillOpacity={0.12} stroke={CHART_COLORS.rate} strokeOpacity={0.4} />
+            <ReferenceArea
+              yAxisId={RATE_AXIS}
+              x1={drag.from}
+              x2={drag.to}
+              fill={CHART_COLORS.rate}
+              fillOpacity={0.12}
+              stroke={CHART_COLORS.rate}
+              strokeOpacity={0.4}
+            />
           ) : null}
           <Tooltip
             isAnimationActive={false}
@@ -245,7 +290,15 @@ function VersionFlags({ playbookId, markers }: { playbookId: string; markers: re
         const href = markerHref(playbookId, marker);
         return (
           <g key={marker.start}>
-            <line x1={x} x2={x} y1={plot.y} y2={plot.y + plot.height} stroke={CHART_COLORS.marker} strokeDasharray="3 3" strokeOpacity={0.7} />
+            <line
+              x1={x}
+              x2={x}
+              y1={plot.y}
+              y2={plot.y + plot.height}
+              stroke={CHART_COLORS.marker}
+              strokeDasharray="3 3"
+              strokeOpacity={0.7}
+            />
             <a
               href={href}
               aria-label={markerName(marker)}
@@ -275,10 +328,24 @@ function VersionFlags({ playbookId, markers }: { playbookId: string; markers: re
 
 const CARD_WIDTH = 250;
 
-function MarkerCard({ marker, x, plot }: { marker: VersionMarker; x: number; plot: { x: number; y: number; width: number; height: number } }) {
+function MarkerCard({
+  marker,
+  x,
+  plot,
+}: {
+  marker: VersionMarker;
+  x: number;
+  plot: { x: number; y: number; width: number; height: number };
+}) {
   const left = x + CARD_WIDTH + 12 > plot.x + plot.width ? x - CARD_WIDTH - 8 : x + 10;
   return (
-    <foreignObject x={left} y={plot.y + 8} width={CARD_WIDTH} height={Math.min(plot.height, 160)} style={{ pointerEvents: "none", overflow: "visible" }}>
+    <foreignObject
+      x={left}
+      y={plot.y + 8}
+      width={CARD_WIDTH}
+      height={Math.min(plot.height, 160)}
+      style={{ pointerEvents: "none", overflow: "visible" }}
+    >
       <div className="rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
         <p className="font-medium text-ink">{marker.label}</p>
         <ul className="mt-1 flex flex-col gap-0.5 text-ink-muted">

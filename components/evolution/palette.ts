@@ -24,7 +24,18 @@ export const CHART_COLORS = {
 } as const;
 
 /** Series colours in order, for variants and sections: distinct, and readable on white. */
-export const SERIES_COLORS = ["#4f46e5", "#d97706", "#0d9488", "#db2777", "#2563eb", "#65a30d", "#9333ea", "#dc2626", "#0891b2", "#78716c"] as const;
+export const SERIES_COLORS = [
+  "#4f46e5",
+  "#d97706",
+  "#0d9488",
+  "#db2777",
+  "#2563eb",
+  "#65a30d",
+  "#9333ea",
+  "#dc2626",
+  "#0891b2",
+  "#78716c",
+] as const;
 
 export function seriesColor(index: number): string {
   return SERIES_COLORS[index % SERIES_COLORS.length]!;

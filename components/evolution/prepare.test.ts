@@ -210,7 +210,11 @@ describe("size series", () => {
   });
 
   it("fold the smallest sections into one band beyond the maximum", () => {
-    const sections = Array.from({ length: MAX_SECTION_SERIES + 2 }, (_, index) => ({ id: `s${index}`, name: `section ${index}`, activeBullets: index + 1 }));
+    const sections = Array.from({ length: MAX_SECTION_SERIES + 2 }, (_, index) => ({
+      id: `s${index}`,
+      name: `section ${index}`,
+      activeBullets: index + 1,
+    }));
     const series = sizeSeries(result({ versions: [version(1, DAYS[0]!, { sections })] }), rows);
     expect(series.sections).toHaveLength(MAX_SECTION_SERIES);
     expect(series.sections[0]!.name).toBe(`section ${MAX_SECTION_SERIES + 1}`);
@@ -254,13 +258,25 @@ describe("counters", () => {
   });
 
   it("draw a histogram bar per score, gaps included, and bin a wide spread", () => {
-    expect(scoreBins([[-2, 3], [1, 5]])).toEqual([
+    expect(
+      scoreBins([
+        [-2, 3],
+        [1, 5],
+      ]),
+    ).toEqual([
       { label: "−2", from: -2, to: -2, bullets: 3 },
       { label: "−1", from: -1, to: -1, bullets: 0 },
       { label: "0", from: 0, to: 0, bullets: 0 },
       { label: "1", from: 1, to: 1, bullets: 5 },
     ]);
-    const bins = scoreBins([[-10, 1], [0, 2], [89, 4]], 10);
+    const bins = scoreBins(
+      [
+        [-10, 1],
+        [0, 2],
+        [89, 4],
+      ],
+      10,
+    );
     expect(bins).toHaveLength(10);
     expect(bins[0]).toEqual({ label: "−10 to −1", from: -10, to: -1, bullets: 1 });
     expect(bins[1]!.bullets).toBe(2);
@@ -297,25 +313,101 @@ describe("review and LLM cost", () => {
   it("put deltas proposed per bucket by origin on the shared buckets", () => {
     const review: MetricsResult["review"] = {
       buckets: [
-        { start: DAYS[0]!, origin: "curator", proposed: 3, approved: 2, autoApplied: 0, rejected: 1, pending: 0, stale: 0, nearDuplicates: 1, medianDecisionMs: 60_000 },
-        { start: DAYS[0]!, origin: "person", proposed: 0, approved: 0, autoApplied: 0, rejected: 0, pending: 0, stale: 0, nearDuplicates: 0, medianDecisionMs: null },
-        { start: DAYS[2]!, origin: "pruning", proposed: 1, approved: 0, autoApplied: 1, rejected: 0, pending: 0, stale: 0, nearDuplicates: 0, medianDecisionMs: null },
+        {
+          start: DAYS[0]!,
+          origin: "curator",
+          proposed: 3,
+          approved: 2,
+          autoApplied: 0,
+          rejected: 1,
+          pending: 0,
+          stale: 0,
+          nearDuplicates: 1,
+          medianDecisionMs: 60_000,
+        },
+        {
+          start: DAYS[0]!,
+          origin: "person",
+          proposed: 0,
+          approved: 0,
+          autoApplied: 0,
+          rejected: 0,
+          pending: 0,
+          stale: 0,
+          nearDuplicates: 0,
+          medianDecisionMs: null,
+        },
+        {
+          start: DAYS[2]!,
+          origin: "pruning",
+          proposed: 1,
+          approved: 0,
+          autoApplied: 1,
+          rejected: 0,
+          pending: 0,
+          stale: 0,
+          nearDuplicates: 0,
+          medianDecisionMs: null,
+        },
       ],
       byOrigin: [],
     };
     const series = reviewSeries(result({ review }));
     expect(series.origins).toEqual(["curator", "pruning"]);
     expect(series.rows.map((row) => row.proposed)).toEqual([{ curator: 3, person: 0 }, {}, { pruning: 1 }]);
-    expect(reviewTable(series, "Review").rows[0]).toMatchObject({ "proposed:curator": 3, "proposed:pruning": 0, approved: 2, rejected: 1, nearDuplicates: 1 });
+    expect(reviewTable(series, "Review").rows[0]).toMatchObject({
+      "proposed:curator": 3,
+      "proposed:pruning": 0,
+      approved: 2,
+      rejected: 1,
+      nearDuplicates: 1,
+    });
   });
 
   it("sum tokens and cost per bucket and role, the agents' own usage included", () => {
     const llm: MetricsResult["llm"] = {
       buckets: [
-        { start: DAYS[0]!, role: "reflector", runs: 4, failed: 1, retried: 0, inputTokens: 1000, outputTokens: 200, costUsd: 0.01, uncosted: 0, p50LatencyMs: 900, p95LatencyMs: 1500 },
-        { start: DAYS[0]!, role: "agent", runs: 40, failed: null, retried: null, inputTokens: 60000, outputTokens: 7000, costUsd: 0.044, uncosted: 0, p50LatencyMs: 1200, p95LatencyMs: 2000 },
+        {
+          start: DAYS[0]!,
+          role: "reflector",
+          runs: 4,
+          failed: 1,
+          retried: 0,
+          inputTokens: 1000,
+          outputTokens: 200,
+          costUsd: 0.01,
+          uncosted: 0,
+          p50LatencyMs: 900,
+          p95LatencyMs: 1500,
+        },
+        {
+          start: DAYS[0]!,
+          role: "agent",
+          runs: 40,
+          failed: null,
+          retried: null,
+          inputTokens: 60000,
+          outputTokens: 7000,
+          costUsd: 0.044,
+          uncosted: 0,
+          p50LatencyMs: 1200,
+          p95LatencyMs: 2000,
+        },
       ],
-      byRole: [{ role: "agent", runs: 40, failed: null, retried: null, inputTokens: 60000, outputTokens: 7000, costUsd: 0.044, uncosted: 2, p50LatencyMs: 1200, p95LatencyMs: 2000 }],
+      byRole: [
+        {
+          role: "agent",
+          runs: 40,
+          failed: null,
+          retried: null,
+          inputTokens: 60000,
+          outputTokens: 7000,
+          costUsd: 0.044,
+          uncosted: 2,
+          p50LatencyMs: 1200,
+          p95LatencyMs: 2000,
+        },
+      ],
     };
     const rows = llmRows(result({ llm }));
     expect(rows).toHaveLength(3);
@@ -367,7 +459,12 @@ describe("studio overview order", () => {
 
 describe("sparklines", () => {
   it("run from 0 % at the bottom to 100 % at the top, breaking at buckets without a rate", () => {
-    const line = sparkline([{ successRate: 0 }, { successRate: 1 }, { successRate: null }, { successRate: 0.5 }, { successRate: null }], 44, 24, 2);
+    const line = sparkline(
+      [{ successRate: 0 }, { successRate: 1 }, { successRate: null }, { successRate: 0.5 }, { successRate: null }],
+      44,
+      24,
+      2,
+    );
     expect(line.path).toBe("M2,22L12,2");
     // A lone rated bucket is a dot, and the last rate gets the end dot.
     expect(line.dots).toEqual([{ x: 32, y: 12 }]);

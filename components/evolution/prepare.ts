@@ -46,7 +46,9 @@ export interface OutcomeSeries {
   ratedBuckets: number;
 }
 
-function counts(bucket: Pick<MetricsResult["outcomes"][number], "traces" | "success" | "failure" | "unknown" | "successRate" | "ci95">): OutcomeCounts {
+function counts(
+  bucket: Pick<MetricsResult["outcomes"][number], "traces" | "success" | "failure" | "unknown" | "successRate" | "ci95">,
+): OutcomeCounts {
   return {
     traces: bucket.traces,
     success: bucket.success,
@@ -329,7 +331,9 @@ export function sizeTable(series: SizeSeries, title: string): DataTableModel {
       start: row.start,
       version: row.version,
       activeBullets: row.activeBullets,
-      ...Object.fromEntries(series.sections.map((section) => [`section:${section.key}`, row.version === null ? null : (row.sections[section.key] ?? 0)])),
+      ...Object.fromEntries(
+        series.sections.map((section) => [`section:${section.key}`, row.version === null ? null : (row.sections[section.key] ?? 0)]),
+      ),
       tokens: row.tokens,
       tokenBudget: series.tokenBudget,
     })),
@@ -571,7 +575,11 @@ export function reviewTable(series: ReviewSeries, title: string): DataTableModel
     title,
     columns: [
       { key: "start", label: "Bucket start", kind: "bucket" },
-      ...series.origins.map((origin): DataColumn => ({ key: `proposed:${origin}`, label: `Proposed: ${VERSION_ORIGIN_LABELS[origin]}`, kind: "count" })),
+      ...series.origins.map((origin): DataColumn => ({
+        key: `proposed:${origin}`,
+        label: `Proposed: ${VERSION_ORIGIN_LABELS[origin]}`,
+        kind: "count",
+      })),
       { key: "approved", label: "Approved", kind: "count" },
       { key: "autoApplied", label: "Auto-applied", kind: "count" },
       { key: "rejected", label: "Rejected", kind: "count" },
@@ -640,7 +648,10 @@ const zeroRoles = (): Record<LlmRole, number> => ({ reflector: 0, curator: 0, ag
 
 export function llmRows(result: Pick<MetricsResult, "llm" | "outcomes">): LlmRow[] {
   const byStart = new Map<number, LlmRow>(
-    result.outcomes.map((bucket) => [Date.parse(bucket.start), { start: bucket.start, tokens: zeroRoles(), costUsd: zeroRoles(), runs: zeroRoles() }]),
+    result.outcomes.map((bucket) => [
+      Date.parse(bucket.start),
+      { start: bucket.start, tokens: zeroRoles(), costUsd: zeroRoles(), runs: zeroRoles() },
+    ]),
   );
   for (const bucket of result.llm.buckets) {
     const row = byStart.get(Date.parse(bucket.start));
@@ -736,7 +747,8 @@ export type SortDirection = "asc" | "desc";
  */
 export function sortOverview(rows: readonly OverviewRow[], sort: OverviewSort, direction: SortDirection): OverviewRow[] {
   const sign = direction === "asc" ? 1 : -1;
-  const byName = (a: OverviewRow, b: OverviewRow) => a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.playbookId.localeCompare(b.playbookId);
+  const byName = (a: OverviewRow, b: OverviewRow) =>
+    a.name.localeCompare(b.name, "en", { sensitivity: "base" }) || a.playbookId.localeCompare(b.playbookId);
   return [...rows].sort((a, b) => {
     if (sort === "name") return sign * byName(a, b);
     const x = a[sort];

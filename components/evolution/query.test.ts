@@ -11,7 +11,12 @@ describe("the queries the charts send", () => {
   it("are accepted by the metrics contract for every preset and bucket", () => {
     for (const preset of RANGE_PRESETS) {
       for (const bucket of [null, ...BUCKETS]) {
-        const { input, range } = evolutionQuery(PLAYBOOK, { ...DEFAULT_EVOLUTION_FILTERS, preset, bucket }, NOW, Date.parse("2021-03-04T05:06:07Z"));
+        const { input, range } = evolutionQuery(
+          PLAYBOOK,
+          { ...DEFAULT_EVOLUTION_FILTERS, preset, bucket },
+          NOW,
+          Date.parse("2021-03-04T05:06:07Z"),
+        );
         const parsed = playbookMetricsInput.parse(input);
         expect(parsed.bucket).toBe(range.bucket);
         expect(range.points).toBeLessThanOrEqual(500);

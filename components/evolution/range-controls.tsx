@@ -63,7 +63,10 @@ export function RangeControls({
               update({ preset: value, from: null, to: null });
             }
           }}
-          options={[...presets.map((preset) => ({ value: preset, label: PRESET_LABELS[preset] })), { value: "custom" as const, label: "Custom" }]}
+          options={[
+            ...presets.map((preset) => ({ value: preset, label: PRESET_LABELS[preset] })),
+            { value: "custom" as const, label: "Custom" },
+          ]}
         />
         {custom ? (
           <Button size="sm" variant="ghost" onClick={() => update({ preset: DEFAULT_PRESET, from: null, to: null })}>
@@ -96,7 +99,9 @@ export function RangeControls({
             value={filters.variant || null}
             onValueChange={(variant) => update({ variant: variant ?? "" })}
             any={{ label: "All" }}
-            options={[...new Set([...variants, ...(filters.variant ? [filters.variant] : [])])].sort().map((variant) => ({ value: variant, label: variant }))}
+            options={[...new Set([...variants, ...(filters.variant ? [filters.variant] : [])])]
+              .sort()
+              .map((variant) => ({ value: variant, label: variant }))}
           />
         ) : null}
         {showVersions ? (
@@ -152,15 +157,31 @@ function CustomRangeForm({
   }
 
   return (
-    <form onSubmit={submit} aria-label="Custom range" className="flex flex-wrap items-end gap-2 rounded-lg border border-line bg-surface px-3 py-2.5">
+    <form
+      onSubmit={submit}
+      aria-label="Custom range"
+      className="flex flex-wrap items-end gap-2 rounded-lg border border-line bg-surface px-3 py-2.5"
+    >
       <CalendarRange aria-hidden className="mb-2 size-4 text-ink-faint" />
       <label className="flex flex-col gap-1 text-xs text-ink-muted">
         From
-        <Input type="datetime-local" value={start} onChange={(event) => setStart(event.target.value)} className="h-8 w-52 text-[13px]" required />
+        <Input
+          type="datetime-local"
+          value={start}
+          onChange={(event) => setStart(event.target.value)}
+          className="h-8 w-52 text-[13px]"
+          required
+        />
       </label>
       <label className="flex flex-col gap-1 text-xs text-ink-muted">
         To (not included)
-        <Input type="datetime-local" value={end} onChange={(event) => setEnd(event.target.value)} className="h-8 w-52 text-[13px]" required />
+        <Input
+          type="datetime-local"
+          value={end}
+          onChange={(event) => setEnd(event.target.value)}
+          className="h-8 w-52 text-[13px]"
+          required
+        />
       </label>
       <Button type="submit" size="sm" variant="primary">
         Apply

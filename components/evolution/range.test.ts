@@ -108,7 +108,10 @@ describe("resolving a range", () => {
   });
 
   it("keeps the reader's bucket unless it makes more than 500 points", () => {
-    expect(resolveRange({ ...DEFAULT_EVOLUTION_FILTERS, preset: "90d", bucket: "week" }, now)).toMatchObject({ bucket: "week", autoBucket: false });
+    expect(resolveRange({ ...DEFAULT_EVOLUTION_FILTERS, preset: "90d", bucket: "week" }, now)).toMatchObject({
+      bucket: "week",
+      autoBucket: false,
+    });
     const widened = resolveRange({ ...DEFAULT_EVOLUTION_FILTERS, preset: "90d", bucket: "hour" }, now);
     expect(widened).toMatchObject({ bucket: "day", bucketWidened: true, autoBucket: true });
     expect(widened.points).toBeLessThanOrEqual(MAX_POINTS);

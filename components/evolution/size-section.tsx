@@ -10,7 +10,7 @@ import { compactTick } from "./format";
 import { CHART_COLORS, seriesColor } from "./palette";
 import { sizeSeries, sizeTable, type SizeRow } from "./prepare";
 
-export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix }: SectionProps) {
+export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const series = useMemo(() => sizeSeries(result, result.outcomes), [result]);
   const table = useMemo(() => sizeTable(series, `Size${titleSuffix}`), [series, titleSuffix]);
   const known = series.rows.some((row) => row.version !== null);
@@ -26,10 +26,18 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix }: S
       tables={[table]}
       bucket={bucket}
       timeZone={timeZone}
+      resetKey={chartKey}
     >
       {known ? (
         <div>
-          <ComposedChart data={series.rows} syncId={syncId} syncMethod="value" responsive style={{ width: "100%", height: 240 }} margin={CHART_MARGIN}>
+          <ComposedChart
+            data={series.rows}
+            syncId={syncId}
+            syncMethod="value"
+            responsive
+            style={{ width: "100%", height: 240 }}
+            margin={CHART_MARGIN}
+          >
             <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
             <XAxis {...timeAxisProps(bucket, timeZone)} />
             <YAxis yAxisId="bullets" allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
@@ -64,7 +72,12 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix }: S
               stroke={CHART_COLORS.budget}
               strokeDasharray="6 4"
               ifOverflow="extendDomain"
-              label={{ value: `Budget ${formatNumber(series.tokenBudget)}`, position: "insideTopRight", fontSize: 11, fill: CHART_COLORS.budget }}
+              label={{
+                value: `Budget ${formatNumber(series.tokenBudget)}`,
+                position: "insideTopRight",
+                fontSize: 11,
+                fill: CHART_COLORS.budget,
+              }}
             />
             <Tooltip
               isAnimationActive={false}
@@ -103,8 +116,8 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix }: S
         </div>
       ) : (
         <ChartEmpty title="No version in this range yet">
-          Size is read from the playbook&apos;s versions: import bullets or approve a delta, and each version&apos;s active bullets and tokens
-          show here.
+          Size is read from the playbook&apos;s versions: import bullets or approve a delta, and each version&apos;s active bullets and
+          tokens show here.
         </ChartEmpty>
       )}
     </ChartCard>

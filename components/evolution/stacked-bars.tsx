@@ -60,7 +60,9 @@ export function StackedBars<Row extends { start: string }>({
               timeZone={timeZone}
               lines={(row) => [
                 ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
-                ...(total && series.length > 1 ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }] : []),
+                ...(total && series.length > 1
+                  ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }]
+                  : []),
               ]}
             />
           )}

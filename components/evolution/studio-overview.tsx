@@ -39,7 +39,10 @@ export function StudioOverview({ renderedAt }: { renderedAt: number }) {
   const now = useClock(renderedAt);
   const range = useMemo(() => overviewRange(preset, now), [preset, now]);
   const query = useQuery({ ...trpc.metrics.overview.queryOptions(range.input), placeholderData: keepPreviousData });
-  const rows = useMemo(() => (query.data ? sortOverview(query.data.playbooks, filters.sort, filters.direction) : []), [query.data, filters.sort, filters.direction]);
+  const rows = useMemo(
+    () => (query.data ? sortOverview(query.data.playbooks, filters.sort, filters.direction) : []),
+    [query.data, filters.sort, filters.direction],
+  );
   const table = useMemo(
     () => overviewTable(rows, `Studio overview · ${query.data ? rangeLabel(query.data.from, query.data.to, "UTC") : ""}`),
     [rows, query.data],
@@ -54,8 +57,8 @@ export function StudioOverview({ renderedAt }: { renderedAt: number }) {
         query.data ? (
           <>
             Success rate per playbook over {rangeLabel(query.data.from, query.data.to, timeZone)} (
-            {range.bucket === "hour" ? "UTC hours" : "UTC days"}, shown in {timeZone}), and its change against the range of the same
-            length before.
+            {range.bucket === "hour" ? "UTC hours" : "UTC days"}, shown in {timeZone}), and its change against the range of the same length
+            before.
           </>
         ) : (
           "Success rate per playbook over the range, and its change against the range before."
@@ -127,7 +130,10 @@ function OverviewTable({
                   className={cn("inline-flex items-center gap-1 rounded-sm hover:text-ink", active && "text-ink")}
                   onClick={() =>
                     update(
-                      { sort: column.sort, direction: active ? (filters.direction === "asc" ? "desc" : "asc") : firstDirection(column.sort) },
+                      {
+                        sort: column.sort,
+                        direction: active ? (filters.direction === "asc" ? "desc" : "asc") : firstDirection(column.sort),
+                      },
                       "replace",
                     )
                   }
@@ -199,7 +205,12 @@ function Sparkline({ row }: { row: OverviewRow }) {
 }
 
 function Change({ change, previous }: { change: number | null; previous: number | null }) {
-  if (change === null) return <span className="text-ink-faint" title={previous === null ? "No rate in the range before" : "No rate in this range"}>—</span>;
+  if (change === null)
+    return (
+      <span className="text-ink-faint" title={previous === null ? "No rate in the range before" : "No rate in this range"}>
+        —
+      </span>
+    );
   const tone = Math.abs(change) < 0.0005 ? "text-ink-muted" : change > 0 ? "text-emerald-700" : "text-rose-700";
   return (
     <span className={tone} title={`Previous range: ${formatRate(previous)}`}>

@@ -20,7 +20,14 @@ function formatter(timeZone: string, options: Intl.DateTimeFormatOptions): Intl.
 
 const DATE: Intl.DateTimeFormatOptions = { month: "short", day: "numeric" };
 const DATE_YEAR: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric" };
-const DATE_TIME: Intl.DateTimeFormatOptions = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
+const DATE_TIME: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+};
 const TIME: Intl.DateTimeFormatOptions = { hour: "2-digit", minute: "2-digit", hourCycle: "h23" };
 
 /**

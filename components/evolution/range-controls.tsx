@@ -13,6 +13,7 @@ import {
   BUCKETS,
   bucketCount,
   DEFAULT_PRESET,
+  EARLIEST_TIME,
   MAX_POINTS,
   RANGE_PRESETS,
   type Bucket,
@@ -152,7 +153,7 @@ function CustomRangeForm({
     const b = fromLocalInput(end, timeZone);
     if (a === null || b === null) return setError("Give both a start and an end, date and time.");
     if (b <= a) return setError("The end must come after the start.");
-    if (a < Date.UTC(2000, 0, 1)) return setError("Traces start in 2000 at the earliest.");
+    if (a < EARLIEST_TIME) return setError("Traces start in 2000 at the earliest.");
     onApply(a, b);
   }
 

@@ -4,6 +4,7 @@
 // the same URL to the same query.
 import { oneOf } from "@/components/ui/search-params";
 import { BUCKETS, type Bucket } from "@/server/metrics/schemas";
+import { EARLIEST_TRACE_TIMESTAMP } from "@/server/traces/schemas";
 
 export { BUCKETS, type Bucket };
 
@@ -26,7 +27,7 @@ export const PRESET_MS: Record<Exclude<RangePreset, "all">, number> = {
 };
 
 /** The earliest time a trace may carry (the API refuses older timestamps). */
-export const EARLIEST_TIME = Date.UTC(2000, 0, 1);
+export const EARLIEST_TIME = Date.parse(EARLIEST_TRACE_TIMESTAMP);
 
 /** The start of the UTC bucket that holds `time`. */
 export function bucketStart(time: number, bucket: Bucket): number {

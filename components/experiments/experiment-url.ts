@@ -51,3 +51,29 @@ export function experimentHref(key: string): string {
 export function newExperimentHref(playbookId?: string): string {
   return playbookId ? `/experiments/new?${EXPERIMENTS_PARAM.playbook}=${playbookId}` : "/experiments/new";
 }
+
+/** The versions a variant's version picker lists (newest first); older ones are typed as a number. */
+export function versionChoicesInput(playbookId: string) {
+  return { playbookId, limit: 100 };
+}
+
+/** ?phase=2 on an experiment's page shows that phase's results; without it, the current (or last) phase. */
+export const PHASE_PARAM = "phase";
+
+export function parsePhaseParam(params: URLSearchParams): { phase: number | null } {
+  const text = params.get(PHASE_PARAM);
+  const phase = text !== null && /^[1-9]\d{0,5}$/.test(text) ? Number(text) : null;
+  return { phase };
+}
+
+export function writePhaseParam(params: URLSearchParams, filters: { phase: number | null }): URLSearchParams {
+  const next = new URLSearchParams(params);
+  if (filters.phase === null) next.delete(PHASE_PARAM);
+  else next.set(PHASE_PARAM, String(filters.phase));
+  return next;
+}
+
+/** The experiments.results input for a page: the phase only when one is asked for. */
+export function resultsQueryInput(key: string, phase: number | null) {
+  return phase === null ? { key } : { key, phase };
+}

@@ -1,0 +1,521 @@
+"use client";
+// /experiments/new: name and key, hypothesis, playbook, 2–10 variants (each with what it serves and
+// its weight), coverage, seed, guardrails, and the sample-size calculator. Problems show under their
+// fields as one types, after the first attempt to create; the server checks everything again.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Calculator, FlaskConical, Plus, Trash2 } from "lucide-react";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { toast } from "sonner";
+import { Button, buttonClass } from "@/components/ui/button";
+import { Checkbox } from "@/components/ui/checkbox";
+import { Breadcrumb } from "@/components/ui/detail-parts";
+import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { formatNumber } from "@/components/ui/format";
+import { Field, fieldAria, Input, Label, Textarea } from "@/components/ui/input";
+import { Notice } from "@/components/ui/notice";
+import { Select } from "@/components/ui/select";
+import { useTRPC } from "@/components/trpc/client";
+import { ALPHA, GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, POWER, type Guardrail } from "@/server/experiments/schemas";
+import {
+  addVariant,
+  draftProblems,
+  initialDraft,
+  parseBaseline,
+  parseMde,
+  removeVariant,
+  splitEvenly,
+  toCreateInput,
+  type ExperimentDraft,
+  type VariantDraft,
+} from "./draft";
+import { experimentHref } from "./experiment-url";
+import { slugFromName } from "./form-rules";
+import { formatRate } from "./format";
+import { METRIC_META } from "./prepare";
+import { VariantTargetPicker } from "./variant-target-picker";
+import { WeightTotal } from "./weight-total";
+
+export function NewExperimentForm({ initialPlaybookId }: { initialPlaybookId: string | null }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
+  const [draft, setDraft] = useState<ExperimentDraft>(() => {
+    const playbook = playbooks.find((p) => p.id === initialPlaybookId) ?? null;
+    return initialDraft(playbook?.id ?? null, playbook?.version ?? null);
+  });
+  const [attempted, setAttempted] = useState(false);
+  const playbook = playbooks.find((p) => p.id === draft.playbookId) ?? null;
+
+  const mutation = useMutation(
+    trpc.experiments.create.mutationOptions({
+      onSuccess: async (created) => {
+        toast.success(created.status === "running" ? `Started “${created.name}”` : `Created “${created.name}” as a draft`);
+        await queryClient.invalidateQueries({ queryKey: trpc.experiments.pathKey() });
+        router.push(experimentHref(created.key));
+      },
+    }),
+  );
+  const serverErrors = fieldErrors(mutation.error);
+  const problems = attempted ? draftProblems(draft) : {};
+  const problemOf = (field: string): string | undefined => problems[field] ?? serverErrors[field];
+
+  function patch(next: Partial<ExperimentDraft>) {
+    setDraft((current) => ({ ...current, ...next }));
+  }
+  function patchVariant(id: string, next: Partial<VariantDraft>) {
+    setDraft((current) => ({ ...current, variants: current.variants.map((variant) => (variant.id === id ? { ...variant, ...next } : variant)) }));
+  }
+  function choosePlaybook(playbookId: string) {
+    const chosen = playbooks.find((p) => p.id === playbookId);
+    setDraft((current) => ({
+      ...current,
+      playbookId,
+      // Versions belong to the playbook: pinned variants move to the new one's current version.
+      variants: current.variants.map((variant) =>
+        variant.target.kind === "version" ? { ...variant, target: { kind: "version", version: chosen?.version ?? null } } : variant,
+      ),
+    }));
+  }
+
+  function submit(start: boolean) {
+    setAttempted(true);
+    if (Object.keys(draftProblems(draft)).length > 0 || !playbook) {
+      toast.error("Some fields need attention: see the messages under them.");
+      return;
+    }
+    mutation.mutate(toCreateInput(draft, playbook.name, start));
+  }
+
+  const weightsId = useId();
+  return (
+    <form
+      noValidate
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        submit(false);
+      }}
+      className="mx-auto max-w-4xl pb-16"
+    >
+      <div className="pb-5 pt-8">
+        <Breadcrumb items={[{ label: "Experiments", href: "/experiments" }, { label: "New experiment" }]} />
+        <h1 className="text-2xl font-semibold tracking-tight text-ink">New experiment</h1>
+        <p className="mt-1 max-w-2xl text-sm text-ink-muted">
+          Agents ask which variant to use for a unit (an agent, a user, a task) and always get the same one: GrowthBook&apos;s hashing (version 2),
+          so a GrowthBook SDK assigns the same variant offline.
+        </p>
+      </div>
+
+      <div className="flex flex-col gap-5">
+        <FormSection title="Experiment">
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField
+              label="Name"
+              value={draft.name}
+              error={problemOf("name")}
+              placeholder="e.g. Curated lessons vs. version 4"
+              onChange={(name) => patch({ name, ...(draft.keyEdited ? {} : { key: slugFromName(name) }) })}
+            />
+            <TextField
+              label="Key"
+              value={draft.key}
+              error={problemOf("key")}
+              mono
+              hint="The slug agents and SDKs use; from the name until you edit it."
+              onChange={(key) => patch({ key, keyEdited: true })}
+            />
+          </div>
+          <PlaybookField playbooks={playbooks} value={draft.playbookId} onChange={choosePlaybook} error={problemOf("playbook")} />
+          <TextAreaField
+            label="Hypothesis"
+            optional
+            value={draft.hypothesis}
+            error={problemOf("hypothesis")}
+            placeholder="e.g. The curated lessons on refunds raise the success rate by 5 points without costing more tokens."
+            onChange={(hypothesis) => patch({ hypothesis })}
+          />
+        </FormSection>
+
+        <FormSection
+          title="Variants"
+          description={`${MIN_VARIANTS} to ${MAX_VARIANTS} variants; the first is the control every other variant is compared with.`}
+        >
+          <ol className="flex flex-col gap-3" aria-label="Variants">
+            {draft.variants.map((variant, index) => (
+              <VariantRow
+                key={variant.id}
+                index={index}
+                variant={variant}
+                playbookId={draft.playbookId}
+                currentVersion={playbook?.version ?? null}
+                problems={{ key: problemOf(`variants.${variant.id}.key`), target: problemOf(`variants.${variant.id}.target`) }}
+                weightInvalid={attempted && Boolean(problems.weights)}
+                weightsId={weightsId}
+                canRemove={draft.variants.length > MIN_VARIANTS}
+                onChange={(next) => patchVariant(variant.id, next)}
+                onRemove={() => setDraft((current) => removeVariant(current, variant.id))}
+              />
+            ))}
+          </ol>
+          <WeightTotal id={weightsId} weights={draft.variants.map((variant) => variant.weight)} onSplitEvenly={() => setDraft(splitEvenly)} />
+          {serverErrors.variants ? <p className="text-xs font-medium text-danger">{serverErrors.variants}</p> : null}
+          <div>
+            <Button size="sm" variant="ghost" disabled={draft.variants.length >= MAX_VARIANTS} onClick={() => setDraft(addVariant)}>
+              <Plus aria-hidden /> Add a variant
+            </Button>
+          </div>
+        </FormSection>
+
+        <FormSection title="Traffic">
+          <div className="grid gap-4 sm:grid-cols-2">
+            <TextField
+              label="Coverage (%)"
+              value={draft.coverage}
+              error={problemOf("coverage")}
+              inputMode="decimal"
+              hint="Share of all units that enter the experiment; the others get no variant."
+              onChange={(coverage) => patch({ coverage })}
+            />
+            <TextField
+              label="Seed"
+              optional
+              value={draft.seed}
+              error={problemOf("seed")}
+              mono
+              placeholder={draft.key || "the key"}
+              hint="Hashing seed; empty uses the key."
+              onChange={(seed) => patch({ seed })}
+            />
+          </div>
+        </FormSection>
+
+        <FormSection title="Metrics" description="The success rate decides; guardrails are watched for harm (a variant significantly worse is flagged).">
+          <p className="text-[13px] text-ink">
+            <span className="font-medium">Primary:</span> {METRIC_META.successRate.label} ({METRIC_META.successRate.unit})
+          </p>
+          <fieldset>
+            <legend className="text-[13px] font-medium text-ink">Guardrails</legend>
+            <div className="mt-2 flex flex-wrap gap-x-5 gap-y-2">
+              {GUARDRAILS.map((metric) => (
+                <GuardrailCheckbox
+                  key={metric}
+                  metric={metric}
+                  checked={draft.guardrails.includes(metric)}
+                  onChange={(checked) =>
+                    patch({ guardrails: checked ? [...draft.guardrails, metric] : draft.guardrails.filter((m) => m !== metric) })
+                  }
+                />
+              ))}
+            </div>
+          </fieldset>
+        </FormSection>
+
+        <SampleSizeSection draft={draft} problems={{ baseline: problemOf("baseline"), mde: problemOf("mde"), planned: problemOf("planned") }} onChange={patch} />
+
+        {mutation.error && Object.keys(serverErrors).length === 0 ? (
+          <Notice tone="danger" title="The experiment was not created">
+            {errorMessage(mutation.error)}
+          </Notice>
+        ) : null}
+
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Link href="/experiments" className={buttonClass("ghost")}>
+            Cancel
+          </Link>
+          <Button type="submit" variant="secondary" disabled={mutation.isPending}>
+            Create as draft
+          </Button>
+          <Button variant="primary" disabled={mutation.isPending} onClick={() => submit(true)}>
+            <FlaskConical aria-hidden /> {mutation.isPending ? "Creating…" : "Create and start"}
+          </Button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+function FormSection({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
+  const id = useId();
+  return (
+    <section aria-labelledby={id} className="rounded-card border border-line bg-surface shadow-card">
+      <header className="border-b border-line px-4 py-3 sm:px-5">
+        <h2 id={id} className="text-sm font-semibold text-ink">
+          {title}
+        </h2>
+        {description ? <p className="mt-0.5 text-xs text-ink-muted">{description}</p> : null}
+      </header>
+      <div className="flex flex-col gap-4 px-4 py-4 sm:px-5">{children}</div>
+    </section>
+  );
+}
+
+function TextField({
+  label,
+  value,
+  onChange,
+  error,
+  hint,
+  placeholder,
+  optional,
+  mono,
+  inputMode,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  hint?: string;
+  placeholder?: string;
+  optional?: boolean;
+  mono?: boolean;
+  inputMode?: "decimal" | "numeric";
+}) {
+  const id = useId();
+  return (
+    <Field id={id} label={label} hint={hint} error={error} optional={optional}>
+      <Input
+        {...fieldAria(id, error, Boolean(hint))}
+        value={value}
+        placeholder={placeholder}
+        inputMode={inputMode}
+        autoComplete="off"
+        spellCheck={mono ? false : undefined}
+        className={mono ? "font-mono text-[13px]" : undefined}
+        onChange={(event) => onChange(event.target.value)}
+      />
+    </Field>
+  );
+}
+
+function TextAreaField({
+  label,
+  value,
+  onChange,
+  error,
+  placeholder,
+  optional,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string;
+  placeholder?: string;
+  optional?: boolean;
+}) {
+  const id = useId();
+  return (
+    <Field id={id} label={label} error={error} optional={optional}>
+      <Textarea {...fieldAria(id, error)} rows={3} value={value} placeholder={placeholder} onChange={(event) => onChange(event.target.value)} />
+    </Field>
+  );
+}
+
+function PlaybookField({
+  playbooks,
+  value,
+  onChange,
+  error,
+}: {
+  playbooks: readonly { id: string; name: string; version: number }[];
+  value: string | null;
+  onChange: (playbookId: string) => void;
+  error?: string;
+}) {
+  const id = useId();
+  return (
+    <Field id={id} label="Playbook" error={error} hint="The playbook whose versions the variants serve, and whose agents are assigned.">
+      <Select<string>
+        id={id}
+        placeholder="Choose a playbook"
+        className="w-full sm:w-96"
+        value={value ?? ""}
+        onValueChange={onChange}
+        options={playbooks.map((playbook) => ({ value: playbook.id, label: playbook.name, hint: `v${playbook.version}`, textValue: playbook.name }))}
+      />
+    </Field>
+  );
+}
+
+function VariantRow({
+  index,
+  variant,
+  playbookId,
+  currentVersion,
+  problems,
+  weightInvalid,
+  weightsId,
+  canRemove,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  variant: VariantDraft;
+  playbookId: string | null;
+  currentVersion: number | null;
+  problems: { key?: string; target?: string };
+  weightInvalid: boolean;
+  weightsId: string;
+  canRemove: boolean;
+  onChange: (next: Partial<VariantDraft>) => void;
+  onRemove: () => void;
+}) {
+  const id = useId();
+  const label = `Variant ${index + 1}`;
+  return (
+    <li aria-label={label} className="rounded-lg border border-line bg-subtle/40 p-3">
+      <div className="flex flex-wrap items-end gap-3">
+        <div className="flex w-24 flex-col gap-1.5">
+          <Label htmlFor={`${id}-key`}>Key</Label>
+          <Input
+            id={`${id}-key`}
+            aria-label={`${label} key`}
+            aria-invalid={problems.key ? true : undefined}
+            className="font-mono text-[13px]"
+            value={variant.key}
+            autoComplete="off"
+            onChange={(event) => onChange({ key: event.target.value })}
+          />
+        </div>
+        <div className="flex min-w-40 flex-1 flex-col gap-1.5">
+          <Label htmlFor={`${id}-name`}>
+            Name <span className="font-normal text-ink-faint">(optional)</span>
+          </Label>
+          <Input
+            id={`${id}-name`}
+            aria-label={`${label} name`}
+            value={variant.name}
+            placeholder={index === 0 ? "Control" : "e.g. Curated"}
+            onChange={(event) => onChange({ name: event.target.value })}
+          />
+        </div>
+        <div className="flex w-28 flex-col gap-1.5">
+          <Label htmlFor={`${id}-weight`}>Weight (%)</Label>
+          <Input
+            id={`${id}-weight`}
+            aria-label={`${label} weight (%)`}
+            aria-invalid={weightInvalid || undefined}
+            aria-describedby={weightsId}
+            inputMode="decimal"
+            className="tabular-nums"
+            value={variant.weight}
+            onChange={(event) => onChange({ weight: event.target.value })}
+          />
+        </div>
+        {index === 0 ? (
+          <span className="mb-2 text-xs font-medium text-ink-faint">Control</span>
+        ) : null}
+        <Button size="icon" variant="ghost" className="mb-0.5 ml-auto" aria-label={`Remove ${label}`} disabled={!canRemove} onClick={onRemove}>
+          <Trash2 aria-hidden />
+        </Button>
+      </div>
+      <div className="mt-3">
+        <VariantTargetPicker
+          playbookId={playbookId}
+          currentVersion={currentVersion}
+          target={variant.target}
+          onChange={(target) => onChange({ target })}
+          label={label}
+          invalid={Boolean(problems.target)}
+        />
+      </div>
+      {problems.key || problems.target ? (
+        <p className="mt-2 text-xs font-medium text-danger">{[problems.key, problems.target].filter(Boolean).join(" ")}</p>
+      ) : null}
+    </li>
+  );
+}
+
+function GuardrailCheckbox({ metric, checked, onChange }: { metric: Guardrail; checked: boolean; onChange: (checked: boolean) => void }) {
+  const id = useId();
+  return (
+    <label htmlFor={id} className="flex items-center gap-2 text-[13px] text-ink">
+      <Checkbox id={id} checked={checked} onChange={(event) => onChange(event.target.checked)} />
+      {METRIC_META[metric].label} <span className="text-ink-faint">({METRIC_META[metric].unit})</span>
+    </label>
+  );
+}
+
+/**
+ * The calculator: a baseline success rate and the smallest change worth detecting give the units
+ * each variant needs (the server's sample-size formula, α two-sided and power as the results use).
+ */
+function SampleSizeSection({
+  draft,
+  problems,
+  onChange,
+}: {
+  draft: ExperimentDraft;
+  problems: { baseline?: string; mde?: string; planned?: string };
+  onChange: (next: Partial<ExperimentDraft>) => void;
+}) {
+  const trpc = useTRPC();
+  const baseline = parseBaseline(draft.baseline);
+  const mde = parseMde(draft.mde);
+  const beyondOne = baseline !== null && mde !== null && baseline + mde > 1;
+  const ready = baseline !== null && mde !== null && !beyondOne;
+  const size = useQuery({
+    ...trpc.experiments.sampleSize.queryOptions({ baseline: baseline ?? 0.5, mde: mde ?? 0.05 }),
+    enabled: ready,
+    staleTime: Infinity,
+  });
+  const units = ready ? (size.data?.unitsPerVariant ?? null) : null;
+  const variants = draft.variants.length;
+
+  return (
+    <FormSection
+      title="Sample size"
+      description={`Fixed-horizon design: results are read once every variant reaches the planned units (α = ${ALPHA} two-sided, power ${POWER * 100} %).`}
+    >
+      <div className="grid gap-4 sm:grid-cols-3">
+        <TextField
+          label="Baseline success rate (%)"
+          value={draft.baseline}
+          error={problems.baseline}
+          inputMode="decimal"
+          placeholder="e.g. 40"
+          hint="The control's success rate today."
+          onChange={(text) => onChange({ baseline: text })}
+        />
+        <TextField
+          label="Minimum detectable effect (points)"
+          value={draft.mde}
+          error={problems.mde ?? (beyondOne ? "The baseline plus the MDE must stay at most 100 %." : undefined)}
+          inputMode="decimal"
+          hint="The smallest absolute change worth detecting: 5 = 5 percentage points."
+          onChange={(text) => onChange({ mde: text })}
+        />
+        <TextField
+          label="Planned units per variant"
+          optional
+          value={draft.planned}
+          error={problems.planned}
+          inputMode="numeric"
+          hint="Without a plan the results are never called early."
+          onChange={(text) => onChange({ planned: text })}
+        />
+      </div>
+      <div role="status" aria-live="polite" className="flex flex-wrap items-center gap-3 rounded-lg bg-subtle/60 px-3 py-2.5 text-[13px]">
+        <Calculator aria-hidden className="size-4 shrink-0 text-ink-faint" />
+        {!ready ? (
+          <span className="text-ink-muted">Enter a baseline and an MDE to see the units each variant needs.</span>
+        ) : size.isError ? (
+          <span className="text-danger">{errorMessage(size.error)}</span>
+        ) : units === null ? (
+          <span className="text-ink-muted">Calculating…</span>
+        ) : (
+          <>
+            <span className="text-ink">
+              <span className="font-semibold tabular-nums">{formatNumber(units)}</span> units per variant ({formatNumber(units * variants)} in all) to
+              detect {formatRate(baseline)} → {formatRate((baseline ?? 0) + (mde ?? 0))}.
+            </span>
+            <Button size="sm" variant="secondary" className="ml-auto" onClick={() => onChange({ planned: String(units) })}>
+              Use as the planned sample
+            </Button>
+          </>
+        )}
+      </div>
+    </FormSection>
+  );
+}

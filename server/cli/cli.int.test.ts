@@ -157,7 +157,7 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
   it("explains usage errors and name clashes in words a person can act on", async () => {
     const clash = await runCli(["import", fixturePath("ace-appworld__appworld_initial_playbook.txt"), "--playbook", "middleware"], env);
     expect(clash.code).toBe(1);
-    expect(clash.stderr).toMatch(/already exists\. Add --merge or --replace/);
+    expect(clash.stderr).toMatch(/already exists\. Add --merge, --replace or --propose/);
     const missing = await runCli(["export", "no such playbook"], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/There is no playbook named "no such playbook"/);

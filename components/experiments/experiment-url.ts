@@ -77,3 +77,8 @@ export function writePhaseParam(params: URLSearchParams, filters: { phase: numbe
 export function resultsQueryInput(key: string, phase: number | null) {
   return phase === null ? { key } : { key, phase };
 }
+
+/** The experiments.list input of a playbook's running-experiments card (the layout prefetches it). */
+export function runningExperimentsInput(playbookId: string) {
+  return { playbookId, status: "running" as const };
+}

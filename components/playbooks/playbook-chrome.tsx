@@ -9,6 +9,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { pendingCountInput } from "@/components/deltas/review-url";
+import { PlaybookExperiments } from "@/components/experiments/playbook-experiments";
 import { PlaybookHeader } from "./playbook-header";
 
 export function PlaybookChrome({ playbookId }: { playbookId: string }) {
@@ -17,6 +18,7 @@ export function PlaybookChrome({ playbookId }: { playbookId: string }) {
   return (
     <>
       <PlaybookHeader playbook={playbook} />
+      <PlaybookExperiments playbookId={playbookId} />
       <PlaybookTabs playbookId={playbookId} />
     </>
   );

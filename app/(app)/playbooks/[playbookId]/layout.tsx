@@ -1,6 +1,7 @@
 import { Suspense, type ReactNode } from "react";
 import { PlaybookChrome, PlaybookChromeSkeleton } from "@/components/playbooks/playbook-chrome";
 import { pendingCountInput } from "@/components/deltas/review-url";
+import { runningExperimentsInput } from "@/components/experiments/experiment-url";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook } from "./load-playbook";
 
@@ -23,8 +24,14 @@ export default async function PlaybookLayout({ children, params }: { children: R
 
 async function Chrome({ params }: { params: Promise<{ playbookId: string }> }) {
   const { playbookId } = await params;
-  // The pending count too: a badge that pops in after hydration would push the other tabs aside.
-  await Promise.all([loadPlaybook(playbookId), getQueryClient().prefetchQuery(trpc.delta.list.queryOptions(pendingCountInput(playbookId)))]);
+  // The pending count and the running experiments too: anything that pops in after hydration would
+  // push the tabs aside.
+  const queryClient = getQueryClient();
+  await Promise.all([
+    loadPlaybook(playbookId),
+    queryClient.prefetchQuery(trpc.delta.list.queryOptions(pendingCountInput(playbookId))),
+    queryClient.prefetchQuery(trpc.experiments.list.queryOptions(runningExperimentsInput(playbookId))),
+  ]);
   return (
     <HydrateClient>
       <PlaybookChrome playbookId={playbookId} />

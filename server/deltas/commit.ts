@@ -8,7 +8,7 @@ import type { PlaybookState } from "@/server/ace/delta";
 import { syncSimilarityIndex } from "@/server/ace/similarity";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
-import * as historyRepo from "@/server/history/repository";
+import { recordVersion } from "@/server/history/record";
 import * as playbookRepo from "@/server/playbooks/repository";
 import { remember, tokenDelta, type Snapshot } from "./engine-state";
 import * as repo from "./repository";
@@ -46,13 +46,14 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
     if (!bumped) throw new VersionMoved();
     const deltaId = await commit.recordDelta(tx, version);
     await writeChanges(tx, commit.playbookId, commit.changes, version, commit.provenance);
-    await historyRepo.insertVersion(tx, {
+    await recordVersion(tx, {
       playbookId: commit.playbookId,
       number: version,
       author: commit.author,
       reason: commit.reason,
       changes: commit.changes,
       deltaId,
+      state: commit.next,
     });
   }, WRITE_TRANSACTION);
   // Committed: move the cached state forward instead of reloading it.

@@ -14,7 +14,7 @@ import { countBulletTokens } from "@/server/ace/tokens";
 import type { Db, Prisma } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { proposeFromFile } from "@/server/deltas/propose";
-import * as historyRepo from "@/server/history/repository";
+import { recordVersion } from "@/server/history/record";
 import { createFromDocument, requirePlaybook, WRITE_TRANSACTION } from "./manage";
 import { bulletRowFromDoc, fromDbFormat, sectionStateOf, stateOfRow, type NewSectionRow } from "./mapping";
 import * as repo from "./repository";
@@ -215,7 +215,7 @@ async function mergeIntoPlaybook(
       throw new AppError("CONFLICT", "The playbook changed while the file was being imported. Nothing was imported; try again.");
     }
     const version = playbook.version + 1;
-    await historyRepo.insertVersion(tx, {
+    await recordVersion(tx, {
       playbookId,
       number: version,
       author: actor,

@@ -6,7 +6,7 @@ import type { VersionChange } from "@/server/ace/history";
 import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
 import { Prisma, type Db, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
-import * as historyRepo from "@/server/history/repository";
+import { recordVersion } from "@/server/history/record";
 import { rowsFromDocument, sectionStateOf, toDbFormat } from "./mapping";
 import * as repo from "./repository";
 import {
@@ -97,7 +97,7 @@ export async function createFromDocument(
       });
       await repo.insertSections(tx, playbook.id, sections);
       await repo.insertBullets(tx, playbook.id, bullets.map(({ row }) => row));
-      await historyRepo.insertVersion(tx, {
+      await recordVersion(tx, {
         playbookId: playbook.id,
         number: 1,
         author: actor,
@@ -159,7 +159,7 @@ export async function updateSettings(
       throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");
     }
     await repo.updateSettings(tx, playbook.id, after as unknown as Prisma.InputJsonObject);
-    await historyRepo.insertVersion(tx, {
+    await recordVersion(tx, {
       playbookId: playbook.id,
       number: playbook.version + 1,
       author: actor,

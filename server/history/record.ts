@@ -1,0 +1,24 @@
+// Writing a version: the history row and the figures the Evolution charts read, always together,
+// in the writer's transaction. Every path that bumps a playbook's version calls this.
+import type { PlaybookState } from "@/server/ace/delta";
+import type { VersionChange } from "@/server/ace/history";
+import type { Tx } from "@/server/db/client";
+import { recordVersionFigures } from "@/server/metrics/figures";
+import * as historyRepo from "./repository";
+
+export interface NewVersion {
+  playbookId: string;
+  number: number;
+  author: string;
+  reason: string;
+  changes: VersionChange[];
+  deltaId: string | null;
+  /** The playbook's state at this version, when the writer has it (spares reading the previous figures' gaps). */
+  state?: PlaybookState;
+}
+
+export async function recordVersion(tx: Tx, version: NewVersion): Promise<void> {
+  const { state, ...row } = version;
+  await historyRepo.insertVersion(tx, row);
+  await recordVersionFigures(tx, { playbookId: row.playbookId, version: row.number, changes: row.changes, state });
+}

@@ -611,4 +611,133 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     expect(tag?.preview.counters).toEqual({ before: { helpful: 2, harmful: 0, neutral: 0 }, after: { helpful: 2, harmful: 2, neutral: 0 } });
     expect(rename?.preview.section).toEqual({ from: "common_mistakes_to_avoid", to: "Mistakes" });
   });
+
+  describe("undo", () => {
+    it("undoing an approval reverts its version as a new one, and the delta waits for review again, not stale", async () => {
+      const playbookId = await playbook();
+      const { deltaId } = await propose(playbookId, [
+        { type: "add", section: "strategies_and_insights", content: "Cache the list of supported currencies per session." },
+        { type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." },
+      ]);
+      const approved = await alice.delta.approve({ deltaId });
+      expect(approved.addedIds).toEqual(["str-00005"]);
+
+      const undone = await bob.delta.undo({ deltaId });
+      expect(undone).toMatchObject({ status: "pending", version: 3, undoneVersion: 2 });
+      expect(undone.message).toBe("Approval undone as version 3: the delta waits for review again.");
+      expect(await versionNumbers(playbookId)).toEqual([1, 2, 3]);
+      expect((await bullet(playbookId, "str-00002")).content).toBe("Retry failed API calls immediately without any backoff.");
+      // The added bullet is archived, not deleted: its provenance stays.
+      expect(await bullet(playbookId, "str-00005")).toMatchObject({ status: "archived" });
+      const [entry] = (await caller.history.versions({ playbookId, limit: 1 })).items;
+      expect(entry).toMatchObject({ number: 3, author: "bob", deltaOrigin: "rollback" });
+      expect(entry?.reason).toBe("Undid the approval of the curator delta by curator-model (version 2)");
+
+      const view = await caller.delta.get({ deltaId });
+      expect(view).toMatchObject({ status: "pending", appliedVersion: null, decidedBy: null, baseVersion: 3, flags: { stale: false } });
+      expect(view.operations.map((op) => op.status)).toEqual(["pending", "pending"]);
+      expect(view.reviewNote).toBe("Approval by alice undone by bob (version 3).");
+      // Approved again, it applies again.
+      expect((await alice.delta.approve({ deltaId })).appliedVersion).toBe(4);
+    });
+
+    it("an approval cannot be undone once a later version touched what it changed, and the refusal says which", async () => {
+      const playbookId = await playbook();
+      const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00002", content: "Back off before retrying." }]);
+      await alice.delta.approve({ deltaId });
+      await bob.delta.edit({ playbookId, reason: "sharper", operations: [{ type: "update", bulletId: "str-00002", content: "Back off exponentially." }] });
+      await expectAppError(
+        alice.delta.undo({ deltaId }),
+        "CONFLICT",
+        /^This approval cannot be undone: version 3 by bob changed \[str-00002\] after it, and an undo would overwrite that\. Roll back/,
+      );
+      expect(await versionNumbers(playbookId)).toEqual([1, 2, 3]);
+      expect((await caller.delta.get({ deltaId })).status).toBe("applied");
+      // A later change to another bullet does not stand in the way.
+      const other = await propose(playbookId, [{ type: "tag", bulletId: "mis-00004", helpful: 1 }]);
+      await alice.delta.approve({ deltaId: other.deltaId });
+      await bob.delta.edit({ playbookId, reason: "more", operations: [{ type: "tag", bulletId: "str-00001", helpful: 1 }] });
+      expect((await alice.delta.undo({ deltaId: other.deltaId })).status).toBe("pending");
+    });
+
+    it("undoing a rejection reopens the delta; an operation rejected on its own before stays rejected", async () => {
+      const playbookId = await playbook();
+      const { deltaId } = await propose(playbookId, [
+        { type: "tag", bulletId: "str-00001", helpful: 1 },
+        { type: "tag", bulletId: "str-00003", helpful: 1 },
+        { type: "tag", bulletId: "mis-00004", helpful: 1 },
+      ]);
+      const first = (await caller.delta.get({ deltaId })).operations[0]!;
+      await alice.delta.reject({ deltaId, reason: "Not this one", operationIds: [first.id] });
+      await alice.delta.reject({ deltaId, reason: "Not now" });
+      const undone = await bob.delta.undo({ deltaId });
+      expect(undone).toMatchObject({ status: "pending", version: null, message: "Rejection undone: the delta waits for review again." });
+      const view = await caller.delta.get({ deltaId });
+      expect(view.operations.map((op) => op.status)).toEqual(["rejected", "pending", "pending"]);
+      expect(view.reviewNote).toBe("Rejection by alice undone by bob (it said: Not now).");
+      expect(await versionNumbers(playbookId)).toEqual([1]);
+      await expectAppError(bob.delta.undo({ deltaId }), "CONFLICT", /waits for review: there is no decision to undo/);
+    });
+
+    it("undoing a rollback brings back the playbook as it was before it", async () => {
+      const playbookId = await playbook();
+      await alice.delta.edit({ playbookId, reason: "clarify", operations: [{ type: "update", bulletId: "str-00001", content: "Verify types first." }] });
+      const rolledBack = await alice.history.rollback({ playbookId, version: 1, reason: "Wrong edit" });
+      expect((await bullet(playbookId, "str-00001")).content).toBe("Always verify data types before processing numeric fields.");
+      const undone = await alice.delta.undo({ deltaId: rolledBack.deltaId });
+      expect(undone).toMatchObject({ status: "applied", version: 4, undoneVersion: 3 });
+      expect((await bullet(playbookId, "str-00001")).content).toBe("Verify types first.");
+    });
+  });
+
+  it("the queue's signature changes when a delta is proposed or decided and when a playbook changes, and only then", async () => {
+    const playbookId = await playbook();
+    const other = await playbook("other");
+    const watch = async (id?: string) => (await caller.delta.watch(id ? { playbookId: id } : {})).signature;
+    const before = await watch();
+    expect(await watch()).toBe(before);
+    const { deltaId } = await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }]);
+    const proposed = await watch(playbookId);
+    expect(await watch()).not.toBe(before);
+    const otherQueue = await watch(other);
+    await alice.delta.approve({ deltaId });
+    expect(await watch(playbookId)).not.toBe(proposed);
+    expect(await watch(other)).toBe(otherQueue);
+    const quiet = await watch(playbookId);
+    await alice.delta.edit({ playbookId, reason: "x", operations: [{ type: "tag", bulletId: "str-00003", helpful: 1 }] });
+    expect(await watch(playbookId)).not.toBe(quiet);
+    await expectAppError(caller.delta.watch({ playbookId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /playbook was not found/);
+  });
+
+  it("a delta's view names its stored evidence traces with task and outcome, in the evidence's order", async () => {
+    const playbookId = await playbook();
+    const ingested = await caller.traces.ingest({
+      traces: [
+        { playbook: "support", task: "Refund order 1042 through the payments API", outcome: "failure", citedBulletIds: ["str-00002"] },
+        { playbook: "support", task: "Tell the customer where order 7 is", outcome: "success" },
+      ],
+    });
+    const [refund, status] = ingested.traces.map((trace) => trace.id);
+    const outcome = await caller.delta.propose({
+      playbookId,
+      origin: "curator",
+      evidence: { traceIds: [status!, "agent-run-17", refund!], runIds: ["not-a-run"] },
+      operations: [{ operation: { type: "tag", bulletId: "str-00002", harmful: 1 } }],
+    });
+    const view = await caller.delta.get({ deltaId: outcome.deltaId });
+    expect(view.evidenceTraces.map((trace) => [trace.id, trace.task, trace.outcome])).toEqual([
+      [status, "Tell the customer where order 7 is", "success"],
+      [refund, "Refund order 1042 through the payments API", "failure"],
+    ]);
+    expect(view.evidenceTraces[0]?.timestamp).toBeInstanceOf(Date);
+    expect(view.evidenceRuns).toEqual([]);
+    expect(view.evidence.traceIds).toHaveLength(3);
+
+    // The bullet's lineage lists the trace that cited it, and the deltas that changed it.
+    await alice.delta.approve({ deltaId: outcome.deltaId });
+    const lineage = await caller.history.lineage({ playbookId, bulletId: "str-00002" });
+    expect(lineage.citedBy).toMatchObject({ total: 1, traces: [{ id: refund, outcome: "failure", task: "Refund order 1042 through the payments API" }] });
+    expect(lineage.deltas.map((delta) => [delta.deltaId, delta.status])).toEqual([[outcome.deltaId, "applied"]]);
+    expect((await caller.history.lineage({ playbookId, bulletId: "str-00001" })).citedBy).toEqual({ traces: [], total: 0 });
+  });
 });

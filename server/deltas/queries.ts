@@ -12,6 +12,7 @@ import { revalidate, staleTargets } from "./checks";
 import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, payloadOf, readEvidence, storedFindings, type Targets } from "./findings";
 import * as repo from "./repository";
+import { EVIDENCE_TASK_LENGTH } from "./schemas";
 import type {
   BulletSnapshot,
   Counters,
@@ -19,6 +20,8 @@ import type {
   DeltaPage,
   DeltaStatus,
   DeltaView,
+  EvidenceRun,
+  EvidenceTrace,
   listDeltasInput,
   OperationConflict,
   OperationPreview,
@@ -32,6 +35,12 @@ export async function requireDelta(db: Db | Tx, deltaId: string): Promise<repo.D
 }
 
 // ---- The queue: list and get ------------------------------------------------------------
+
+/** A value that changes whenever the queue (or one playbook's) or a playbook in it does: for polling. */
+export async function watchQueue(db: Db, playbookId: string | undefined): Promise<{ signature: string }> {
+  if (playbookId && !(await repo.currentVersion(db, playbookId))) throw notFound("The playbook");
+  return { signature: await repo.queueSignature(db, playbookId ?? null) };
+}
 
 export async function listDeltas(db: Db, query: z.output<typeof listDeltasInput>): Promise<DeltaPage> {
   if (query.playbookId && !(await repo.currentVersion(db, query.playbookId))) throw notFound("The playbook");
@@ -75,12 +84,25 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
   const allTargets = delta.operations.map((op) => operationTargets(payloadOf(op), entry.state.sections));
   const merged = mergeTargets(allTargets);
   const pendingTargets = mergeTargets(pending.map((op) => operationTargets(payloadOf(op), entry.state.sections)));
-  const [snapshots, stale, overlaps, appliedChanges] = await Promise.all([
+  const evidence = readEvidence(delta.evidence);
+  const [snapshots, stale, overlaps, appliedChanges, traceRows, runRows] = await Promise.all([
     repo.bulletSnapshots(db, delta.playbookId, merged.bulletIds),
     isPending ? staleTargets(db, delta.playbookId, delta.baseVersion, head.version, pendingTargets) : Promise.resolve([]),
     isPending ? repo.pendingOverlaps(db, delta.playbookId, delta.id, pendingTargets.bulletIds) : Promise.resolve([]),
     delta.appliedVersion === null ? Promise.resolve(null) : historyRepo.findVersionChanges(db, delta.playbookId, delta.appliedVersion),
+    repo.evidenceTraces(db, evidence.traceIds),
+    repo.evidenceRuns(db, evidence.runIds),
   ]);
+  const tracesById = new Map(traceRows.map((trace) => [trace.id, trace]));
+  const runsById = new Map(runRows.map((run) => [run.id, run]));
+  const evidenceTraces = evidence.traceIds.flatMap((id): EvidenceTrace[] => {
+    const trace = tracesById.get(id);
+    return trace ? [{ ...trace, task: trace.task.slice(0, EVIDENCE_TASK_LENGTH) }] : [];
+  });
+  const evidenceRuns = evidence.runIds.flatMap((id): EvidenceRun[] => {
+    const run = runsById.get(id);
+    return run ? [run] : [];
+  });
   const current = new Map(
     snapshots.map((b): [string, BulletSnapshot] => [
       b.externalId,
@@ -180,7 +202,9 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
       hasErrors: flagsFrom.some((f) => f.severity === "error"),
       hasWarnings: flagsFrom.some((f) => f.severity === "warning"),
     },
-    evidence: readEvidence(delta.evidence),
+    evidence,
+    evidenceTraces,
+    evidenceRuns,
     operations,
     staleReasons: stale.map((s) => s.message),
   };

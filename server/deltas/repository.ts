@@ -242,7 +242,24 @@ export async function decideDelta(
   return count;
 }
 
-export function setOperationStatus(tx: Tx, deltaId: string, ids: string[], status: "approved" | "rejected") {
+/**
+ * A decided delta back to pending (an undone decision): 0 when it is no longer in the decided state
+ * the undo was computed from (someone undid or changed it first).
+ */
+export async function reopenDelta(
+  tx: Tx,
+  deltaId: string,
+  from: { status: DeltaStatus; appliedVersion: number | null },
+  data: { baseVersion: number; reviewNote: string | null },
+): Promise<number> {
+  const { count } = await tx.delta.updateMany({
+    where: { id: deltaId, status: from.status, appliedVersion: from.appliedVersion },
+    data: { ...data, status: "pending", appliedVersion: null, decidedBy: null, decidedAt: null },
+  });
+  return count;
+}
+
+export function setOperationStatus(tx: Tx, deltaId: string, ids: string[], status: "pending" | "approved" | "rejected") {
   if (ids.length === 0) return Promise.resolve({ count: 0 });
   return tx.deltaOperation.updateMany({ where: { deltaId, id: { in: ids } }, data: { status } });
 }
@@ -286,6 +303,22 @@ export async function lockPendingDelta(tx: Tx, deltaId: string): Promise<boolean
 }
 
 // ---- The queue ------------------------------------------------------------------------------
+
+/**
+ * What moves when the queue or a playbook in it changes: the pending count, the latest change to a
+ * pending delta, and the playbooks' versions (which only go up). Cheap enough to poll: the pending
+ * deltas come from the (status, createdAt) index.
+ */
+export async function queueSignature(db: DbOrTx, playbookId: string | null): Promise<string> {
+  const delta = playbookId === null ? Prisma.empty : Prisma.sql`AND d."playbookId" = ${playbookId}::uuid`;
+  const playbook = playbookId === null ? Prisma.empty : Prisma.sql`WHERE p.id = ${playbookId}::uuid`;
+  const [row] = await db.$queryRaw<{ pending: number; changed: Date | null; versions: bigint; playbooks: number }[]>`
+    SELECT (SELECT count(*) FROM "Delta" d WHERE d.status = 'pending' ${delta})::int AS pending,
+           (SELECT max(d."updatedAt") FROM "Delta" d WHERE d.status = 'pending' ${delta}) AS changed,
+           (SELECT COALESCE(sum(p.version), 0) FROM "Playbook" p ${playbook})::bigint AS versions,
+           (SELECT count(*) FROM "Playbook" p ${playbook})::int AS playbooks`;
+  return row ? `${row.pending}:${row.changed?.getTime() ?? 0}:${row.versions}:${row.playbooks}` : "";
+}
 
 /** A pending delta is stale when a bullet or section it targets changed after its base version. */
 const STALE_SQL = Prisma.sql`(d.status = 'pending' AND p.version > d."baseVersion" AND (
@@ -414,6 +447,25 @@ export function bulletSnapshots(db: DbOrTx, playbookId: string, ids: string[]) {
     where: { playbookId, externalId: { in: ids } },
     select: { ...BULLET_SELECT, sectionId: true, changedInVersion: true },
   });
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The stored traces among a delta's evidence ids (others are an agent's own ids), with their task and outcome. */
+export function evidenceTraces(db: DbOrTx, ids: readonly string[]) {
+  const uuids = ids.filter((id) => UUID_TEXT.test(id));
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.trace.findMany({
+    where: { id: { in: uuids } },
+    select: { id: true, task: true, outcome: true, timestamp: true },
+  });
+}
+
+/** The stored runs among a delta's evidence ids, with their role and status. */
+export function evidenceRuns(db: DbOrTx, ids: readonly string[]) {
+  const uuids = ids.filter((id) => UUID_TEXT.test(id));
+  if (uuids.length === 0) return Promise.resolve([]);
+  return db.run.findMany({ where: { id: { in: uuids } }, select: { id: true, role: true, status: true, createdAt: true } });
 }
 
 export function pendingPruningTargets(db: DbOrTx, playbookId: string) {

@@ -171,7 +171,7 @@ export async function rejectDelta(db: Db, actor: string, input: z.output<typeof 
       // A partial rejection keeps its reason with the operations it concerns.
       for (const id of ids) {
         const rationale = delta.operations.find((op) => op.id === id)?.rationale ?? "";
-        await repo.updateOperation(tx, id, { rationale: appendNote(rationale, `Rejected by ${actor}: ${input.reason}`) });
+        await repo.updateOperation(tx, id, { rationale: appendNote(rationale, `${OWN_REJECTION}${actor}: ${input.reason}`) });
       }
     }
   }, WRITE_TRANSACTION);
@@ -189,6 +189,14 @@ export async function rejectDelta(db: Db, actor: string, input: z.output<typeof 
       ? "Delta rejected. The playbook is unchanged."
       : `${plural(ids.length, "operation")} rejected; ${plural(remaining.length, "operation")} still wait for review.`,
   };
+}
+
+/** How a partial rejection notes its reason on the operation it rejects (rejectDelta). */
+const OWN_REJECTION = "Rejected by ";
+
+/** The operation was rejected on its own, before the delta's decision (undo leaves it rejected). */
+export function rejectedOnItsOwn(rationale: string): boolean {
+  return rationale.split("\n").some((line) => line.startsWith(OWN_REJECTION));
 }
 
 function appendNote(rationale: string, note: string): string {

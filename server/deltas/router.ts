@@ -12,12 +12,15 @@ import {
   proposeDeltaInput,
   pruningResultSchema,
   rejectDeltaInput,
+  undoResultSchema,
   updateOperationInput,
+  watchQueueInput,
 } from "./schemas";
 import { editPlaybook } from "./edit";
 import { proposeDelta, proposePruningDelta } from "./propose";
-import { getDelta, listDeltas } from "./queries";
+import { getDelta, listDeltas, watchQueue } from "./queries";
 import { approveDelta, bulkDecide, rebaseDelta, rejectDelta, updateOperation } from "./review";
+import { undoDecision } from "./undo";
 
 export const deltaRouter = createTRPCRouter({
   propose: publicProcedure
@@ -34,6 +37,9 @@ export const deltaRouter = createTRPCRouter({
   list: publicProcedure.input(listDeltasInput).query(({ ctx, input }) => listDeltas(ctx.db, input)),
 
   get: publicProcedure.input(deltaIdInput).query(({ ctx, input }) => getDelta(ctx.db, input.deltaId)),
+
+  /** Changes whenever the queue or a playbook in it does: the review page polls it, then refetches. */
+  watch: publicProcedure.input(watchQueueInput).query(({ ctx, input }) => watchQueue(ctx.db, input.playbookId)),
 
   approve: publicProcedure
     .input(approveDeltaInput)
@@ -54,6 +60,12 @@ export const deltaRouter = createTRPCRouter({
     .input(bulkDeltaInput)
     .output(bulkResultSchema)
     .mutation(({ ctx, input }) => bulkDecide(ctx.db, ctx.actor, input)),
+
+  /** Undoes an approval, a rejection or a rollback while nothing later touched what it changed. */
+  undo: publicProcedure
+    .input(deltaIdInput)
+    .output(undoResultSchema)
+    .mutation(({ ctx, input }) => undoDecision(ctx.db, ctx.actor, input.deltaId)),
 
   rebase: publicProcedure
     .input(deltaIdInput)

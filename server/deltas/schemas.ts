@@ -5,6 +5,8 @@ import { asSentence } from "../ace/delta/messages";
 import { DELTA_OPERATION_TYPES, FINDING_KINDS } from "../ace/delta/types";
 import type { DeltaOperation, DeltaOperationType, Finding, FindingKind, MergeOperation } from "../ace/delta/types";
 import type { TextSegment } from "../ace/diff";
+import type { RunRole, RunStatus } from "../runs/schemas";
+import type { TraceOutcome } from "../traces/schemas";
 
 export { asSentence, DELTA_OPERATION_TYPES, FINDING_KINDS };
 export type { DeltaOperation, DeltaOperationType, Finding, FindingKind, MergeOperation };
@@ -165,6 +167,9 @@ export type ListDeltasInput = z.input<typeof listDeltasInput>;
 
 export const deltaIdInput = z.object({ deltaId: z.uuid() });
 
+/** The queue to watch for changes: one playbook's, or (omitted) every playbook's. */
+export const watchQueueInput = z.object({ playbookId: z.uuid().optional() });
+
 export const operationEditSchema = z.object({ operationId: z.uuid(), operation: operationSchema });
 
 export const approveDeltaInput = z.object({
@@ -267,6 +272,21 @@ export const bulkResultSchema = z.object({
   failed: z.number().int(),
 });
 export type BulkResult = z.infer<typeof bulkResultSchema>;
+
+/** What undoing a decision (an approval, a rejection, a rollback) did. */
+export const undoResultSchema = z.object({
+  deltaId: z.string(),
+  playbookId: z.string(),
+  /** The delta's status now: pending again for an approval or rejection; a rollback's stays applied. */
+  status: z.enum(DELTA_STATUSES),
+  /** The version the undo wrote (null when nothing in the playbook changed: a rejection). */
+  version: z.number().int().nullable(),
+  /** The version whose changes were reverted. */
+  undoneVersion: z.number().int().nullable(),
+  /** One sentence for a toast. */
+  message: z.string(),
+});
+export type UndoResult = z.infer<typeof undoResultSchema>;
 
 export const pruningResultSchema = z.object({
   delta: deltaOutcomeSchema.nullable(),
@@ -380,8 +400,29 @@ export interface OperationView {
   conflicts: OperationConflict[];
 }
 
+/** A stored trace a delta cites as evidence: enough to tell it apart and link it. */
+export interface EvidenceTrace {
+  id: string;
+  /** The task, up to EVIDENCE_TASK_LENGTH characters. */
+  task: string;
+  outcome: TraceOutcome;
+  timestamp: Date;
+}
+
+export interface EvidenceRun {
+  id: string;
+  role: RunRole;
+  status: RunStatus;
+  createdAt: Date;
+}
+
+export const EVIDENCE_TASK_LENGTH = 160;
+
 export interface DeltaView extends DeltaListItem {
   evidence: DeltaEvidence;
+  /** The evidence ids that are stored traces and runs, in the evidence's order; other ids are the agent's own. */
+  evidenceTraces: EvidenceTrace[];
+  evidenceRuns: EvidenceRun[];
   operations: OperationView[];
   /** Why the delta is stale, one sentence per changed target. */
   staleReasons: string[];

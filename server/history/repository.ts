@@ -132,6 +132,27 @@ export async function sectionChangesAfter(db: DbOrTx, playbookId: string, after:
   return rows.map((row) => ({ number: row.number, changes: readChanges(playbookId, row.number, row.changes) }));
 }
 
+/** The first version after `after` that recorded a change to one of these bullets or sections, with who made it. */
+export async function firstVersionTouching(
+  db: DbOrTx,
+  playbookId: string,
+  after: number,
+  bulletIds: readonly string[],
+  sectionIds: readonly string[],
+): Promise<{ number: number; author: string; entity: "bullet" | "section"; id: string } | null> {
+  if (bulletIds.length === 0 && sectionIds.length === 0) return null;
+  const rows = await db.$queryRaw<{ number: number; author: string; entity: "bullet" | "section"; id: string }[]>`
+    SELECT v.number, v.author, e->>'entity' AS entity, e->>'id' AS id
+    FROM "PlaybookVersion" v
+    CROSS JOIN LATERAL jsonb_array_elements(v.operations) WITH ORDINALITY AS x(e, o)
+    WHERE v."playbookId" = ${playbookId}::uuid AND v.number > ${after}::int
+      AND ((e->>'entity' = 'bullet' AND e->>'id' = ANY(${[...bulletIds]}::text[]))
+        OR (e->>'entity' = 'section' AND e->>'id' = ANY(${[...sectionIds]}::text[])))
+    ORDER BY v.number ASC, o ASC
+    LIMIT 1`;
+  return rows[0] ?? null;
+}
+
 /** The changes one version recorded; null when there is no such version. */
 export async function findVersionChanges(db: DbOrTx, playbookId: string, number: number): Promise<{ operations: VersionChange[] } | null> {
   const row = await db.playbookVersion.findUnique({
@@ -169,6 +190,21 @@ export function bulletLineage(db: DbOrTx, playbookId: string, bulletId: string):
     ) own
     WHERE v."playbookId" = ${playbookId}::uuid AND v.operations @> ${containment}::jsonb
     ORDER BY v.number ASC`;
+}
+
+/** The latest traces of the playbook that cited the bullet, newest first, and how many did in all. */
+export async function tracesCiting(db: DbOrTx, playbookId: string, bulletId: string, limit: number) {
+  const where = { playbookId, citedBulletIds: { has: bulletId } };
+  const [traces, total] = await Promise.all([
+    db.trace.findMany({
+      where,
+      orderBy: [{ timestamp: "desc" }, { id: "desc" }],
+      take: limit,
+      select: { id: true, task: true, outcome: true, timestamp: true },
+    }),
+    db.trace.count({ where }),
+  ]);
+  return { traces, total };
 }
 
 /** Deltas whose operations target the bullet, or that made one of the listed versions. */

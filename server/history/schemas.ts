@@ -170,6 +170,19 @@ export interface LineageDelta {
   operations: { position: number; type: DeltaOperation["type"]; status: "pending" | "approved" | "rejected"; payload: DeltaOperation }[];
 }
 
+/** A trace that cited the bullet (its reasoning or output named its id). */
+export interface CitingTrace {
+  id: string;
+  /** The task, up to CITING_TASK_LENGTH characters. */
+  task: string;
+  outcome: "success" | "failure" | "unknown";
+  timestamp: Date;
+}
+
+/** The latest traces a bullet's lineage lists; `total` counts them all. */
+export const CITING_TRACES_SHOWN = 10;
+export const CITING_TASK_LENGTH = 160;
+
 export interface BulletLineage {
   playbookId: string;
   bulletId: string;
@@ -179,4 +192,6 @@ export interface BulletLineage {
   entries: LineageEntry[];
   /** Newest first: every delta that proposed or made a change to it, decided or not. */
   deltas: LineageDelta[];
+  /** The latest traces that cited it, newest first, and how many did in all. */
+  citedBy: { traces: CitingTrace[]; total: number };
 }

@@ -18,6 +18,7 @@ import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
 import { evidenceSchema, type DeltaOperation, type DeltaStatus } from "@/server/deltas/schemas";
 import * as repo from "./repository";
+import { CITING_TASK_LENGTH, CITING_TRACES_SHOWN } from "./schemas";
 import type {
   atVersionInput,
   BulletLineage,
@@ -148,8 +149,11 @@ export async function diffVersions(db: Db, input: z.output<typeof diffVersionsIn
 
 // ---- Rollback -------------------------------------------------------------------------------
 
-/** Bullets added after the target version are archived, not deleted: their provenance stays, and a restore brings them back. */
-function rollbackChanges(current: PlaybookState, target: PlaybookState, version: number): { changes: VersionChange[]; archived: number } {
+/**
+ * The changes that take `current` to `target`. Bullets `target` lacks (added since) are archived
+ * with `archiveReason`, not deleted: their provenance stays, and a restore brings them back.
+ */
+export function rollbackChanges(current: PlaybookState, target: PlaybookState, archiveReason: string): { changes: VersionChange[]; archived: number } {
   const changes: VersionChange[] = [];
   const currentSections = new Map(current.sections.map((section) => [section.id, section]));
   const targetSections = new Map(target.sections.map((section) => [section.id, section]));
@@ -165,7 +169,7 @@ function rollbackChanges(current: PlaybookState, target: PlaybookState, version:
     const wanted = target.bullets.get(bullet.externalId);
     let after: BulletState = wanted ?? bullet;
     if (!wanted && bullet.status === "active") {
-      after = { ...bullet, status: "archived", archivedReason: `Rolled back to version ${version}`, mergedInto: null };
+      after = { ...bullet, status: "archived", archivedReason: archiveReason, mergedInto: null };
       archived += 1;
     }
     sectionsInUse.add(after.sectionId);
@@ -229,7 +233,11 @@ export async function rollback(db: Db, actor: string, input: z.output<typeof rol
       throw new AppError("INVALID_INPUT", `Version ${current} is the current version; there is nothing to roll back.`);
     }
     const states = await statesAt(db, snapshot, [input.version]);
-    const { changes, archived } = rollbackChanges(snapshot.entry.state, states.get(input.version) as PlaybookState, input.version);
+    const { changes, archived } = rollbackChanges(
+      snapshot.entry.state,
+      states.get(input.version) as PlaybookState,
+      `Rolled back to version ${input.version}`,
+    );
     if (changes.length === 0) {
       throw new AppError(
         "INVALID_INPUT",
@@ -303,7 +311,10 @@ function lineageKinds(before: BulletState | null, after: BulletState | null, abs
 
 export async function lineage(db: Db, input: z.output<typeof lineageInput>): Promise<BulletLineage> {
   const snapshot = await loadSnapshot(db, input.playbookId);
-  const rows = await repo.bulletLineage(db, input.playbookId, input.bulletId);
+  const [rows, citing] = await Promise.all([
+    repo.bulletLineage(db, input.playbookId, input.bulletId),
+    repo.tracesCiting(db, input.playbookId, input.bulletId, CITING_TRACES_SHOWN),
+  ]);
   const current = snapshot.entry.state.bullets.get(input.bulletId) ?? null;
   if (!current && rows.length === 0) throw notFound(`Bullet [${input.bulletId}]`);
   const entries = rows.map((row): LineageEntry => {
@@ -355,5 +366,6 @@ export async function lineage(db: Db, input: z.output<typeof lineageInput>): Pro
     currentSectionName: sectionName,
     entries,
     deltas: lineageDeltas,
+    citedBy: { traces: citing.traces.map((trace) => ({ ...trace, task: trace.task.slice(0, CITING_TASK_LENGTH) })), total: citing.total },
   };
 }

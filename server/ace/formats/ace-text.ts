@@ -443,7 +443,7 @@ export function defaultSectionGap(index: number): number {
 }
 
 /** An id the peers' parsers read back from `[id]`: not empty, no "]" and no line break. */
-export function isTextWritableId(id: string): boolean {
+function isTextWritableId(id: string): boolean {
   return /^[^\]\r\n]+$/.test(id);
 }
 

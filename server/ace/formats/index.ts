@@ -6,7 +6,7 @@ import { readKayba, serializeKayba, type KaybaFlavour } from "./kayba";
 import { STUDIO_JSON_FORMAT, parseStudioJson, serializeStudioJson } from "./studio-json";
 
 export { PlaybookExportError, PlaybookParseError } from "./errors";
-export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, sourceKaybaFlavour, type KaybaFlavour } from "./kayba";
+export { KAYBA_FLAVOURS, type KaybaFlavour } from "./kayba";
 
 export interface FormatInfo {
   label: string;

@@ -170,8 +170,3 @@ export function treeOf(value: unknown): JsonNode {
   }
   return { kind: "string", value: String(value) };
 }
-
-/** The entries of an object node as a map, the last of a repeated key winning (as Python's dict does). */
-export function entriesOf(node: JsonNode): Map<string, JsonNode> | null {
-  return node.kind === "object" ? new Map(node.entries) : null;
-}

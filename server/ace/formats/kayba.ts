@@ -310,7 +310,7 @@ function fail(path: string | readonly PropertyKey[], problem: string): never {
 // ---------------------------------------------------------------------------------------------
 
 /** The flavour a kayba source was written in, or null when the playbook did not come from kayba. */
-export function sourceKaybaFlavour(hints: DocumentHints): KaybaFlavour | null {
+function sourceKaybaFlavour(hints: DocumentHints): KaybaFlavour | null {
   if (hints.kaybaKeyOrder === undefined) return null;
   if (hints.kaybaCollection === "bullets") return "bullets";
   return hints.kaybaCounters === false ? "skills" : "skills-counters";

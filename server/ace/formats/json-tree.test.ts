@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { parseTree, printCompact, printTree, treeOf, valueOf } from "./json-tree";
+
+// What Python's json.dumps(value, ensure_ascii=False, indent=2) printed for
+// {"b": [1.0, -2.5e-05, 1e16, 0.1, 12345678901234567890, -0.0], "42": {"x": [], "y": {}},
+//  "a": "café \u2028 \x01 \"q\" \\ /", "t": True, "n": None}
+const PYTHON =
+  '{\n  "b": [\n    1.0,\n    -2.5e-05,\n    1e+16,\n    0.1,\n    12345678901234567890,\n    -0.0\n  ],\n  "42": {\n    "x": [],\n    "y": {}\n  },\n' +
+  '  "a": "café \u2028 \\u0001 \\"q\\" \\\\ /",\n  "t": true,\n  "n": null\n}';
+
+describe("the JSON tree", () => {
+  it("prints what it read from Python's json.dumps byte for byte: number spelling, key order, escapes", () => {
+    expect(printTree(parseTree(PYTHON))).toBe(PYTHON);
+    // What JSON.parse and JSON.stringify would do instead.
+    expect(JSON.stringify(JSON.parse(PYTHON), null, 2)).not.toBe(PYTHON);
+  });
+
+  it("keeps the same through its compact form", () => {
+    const compact = printCompact(parseTree(PYTHON));
+    expect(compact).toBe('{"b":[1.0,-2.5e-05,1e+16,0.1,12345678901234567890,-0.0],"42":{"x":[],"y":{}},"a":"café \u2028 \\u0001 \\"q\\" \\\\ /","t":true,"n":null}');
+    expect(printTree(parseTree(compact))).toBe(PYTHON);
+  });
+
+  it("indents a value printed at a depth as it stands there", () => {
+    expect(printTree(parseTree("[1,[2]]"), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
+  });
+
+  it("gives the values JSON.parse gives, a repeated key in its first place with its last value", () => {
+    expect(valueOf(parseTree(PYTHON))).toEqual(JSON.parse(PYTHON));
+    const repeated = valueOf(parseTree('{"a": 1, "b": 2, "a": 3}')) as Record<string, number>;
+    expect(Object.entries(repeated)).toEqual([
+      ["a", 3],
+      ["b", 2],
+    ]);
+  });
+
+  it("builds a tree of a plain value, numbers as JavaScript spells them", () => {
+    expect(printCompact(treeOf({ a: [1, 0.5, null, "x"], b: { c: true }, d: undefined }))).toBe('{"a":[1,0.5,null,"x"],"b":{"c":true}}');
+  });
+
+  it("refuses text that is not JSON", () => {
+    expect(() => parseTree('{"a": }')).toThrow(SyntaxError);
+    expect(() => parseTree("[1] 2")).toThrow(SyntaxError);
+  });
+});

@@ -2,7 +2,6 @@
 // Uses the app's database configuration. When a running ACE Studio server holds the embedded
 // database, the CLI goes through that server's API instead of opening the files itself.
 import { readFile, writeFile } from "node:fs/promises";
-import { userInfo } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
@@ -14,8 +13,8 @@ import { databaseConfigFromEnv, DatabaseConfigError } from "@/server/db/config";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
 import { AppError } from "@/server/errors/app-error";
-import { ACTOR_HEADER } from "@/server/trpc/init";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
+import { cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
 import { PLAYBOOK_FORMATS, type ExportResult, type ImportPlaybookInput, type ImportResult, type PlaybookFormat, type PlaybookListItem } from "@/server/playbooks/schemas";
 
 const USAGE = `ACE Studio CLI
@@ -24,6 +23,7 @@ Usage:
   npm run ace -- list
   npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace | --propose [--base <version>]]
   npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--out <file>]
+  npm run ace -- user create … | apikey create … | apikey list | apikey revoke <id>   (npm run ace -- user --help)
 
 Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
 export uses the playbook's own format unless told otherwise).
@@ -48,11 +48,9 @@ interface Backend {
   describe: string;
 }
 
-const actor = `cli (${userInfo().username})`;
-
 function httpBackend(url: string): Backend {
   const client = createTRPCClient<AppRouter>({
-    links: [httpBatchLink({ url: new URL("/api/trpc", url).toString(), transformer: superjson, headers: { [ACTOR_HEADER]: actor } })],
+    links: [httpBatchLink({ url: new URL("/api/trpc", url).toString(), transformer: superjson, headers: cliServerHeaders() })],
   });
   return {
     describe: `the ACE Studio server at ${url}`,
@@ -78,7 +76,7 @@ async function localBackend(): Promise<Backend> {
     }
     throw error;
   }
-  const caller = createCaller({ db: handle.db, actor });
+  const caller = createCaller(cliContext(handle.db));
   return {
     describe: config.kind === "pglite" ? `the embedded database in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)",
     list: () => caller.playbook.list(),
@@ -170,6 +168,7 @@ async function runExport(backend: Backend, nameOrId: string, options: { format?:
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (isAccountsCommand(argv[0])) return runAccountsCommand(argv);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -11,6 +11,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { setLockUrl } from "@/server/db/lock";
+import { contextFor } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
@@ -201,7 +202,7 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
           endpoint: "/api/trpc",
           req: request,
           router: appRouter,
-          createContext: () => ({ db: handle.db, actor: request.headers.get("x-ace-user") ?? "?" }),
+          createContext: () => contextFor(handle.db, { kind: "local", name: "cli test" }),
         });
         res.writeHead(response.status, Object.fromEntries(response.headers));
         res.end(Buffer.from(await response.arrayBuffer()));

@@ -8,6 +8,7 @@ import { countTokens } from "@/server/ace/tokens";
 import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
@@ -45,7 +46,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
   beforeAll(async () => {
     database = await openTestDatabase(engine);
     serveDb(database.db);
-    caller = createCaller({ db: database.db, actor: "tester" });
+    caller = callerAs(database.db, "admin", "tester");
   });
   afterAll(async () => {
     serveDb(undefined);
@@ -258,7 +259,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const other = engine === "postgres" ? await openTestDatabase(engine) : undefined;
     try {
       const { playbookId: appworldId } = await caller.playbook.import({ content: APPWORLD, target: { kind: "new", name: "appworld" } });
-      const writer = createCaller({ db: other?.db ?? database.db, actor: "other server" });
+      const writer = callerAs(other?.db ?? database.db, "admin", "other server");
       const edit = (reason: string, operations: Parameters<typeof writer.delta.edit>[0]["operations"]) =>
         writer.delta.edit({ playbookId: appworldId, reason, operations });
       const whole = await expectCompiledFromRows("appworld", 1_000_000, true);

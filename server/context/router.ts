@@ -1,11 +1,11 @@
 // Thin procedures of the compiled context: validate with zod, call the service.
-import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
+import { createTRPCRouter, viewerProcedure } from "@/server/trpc/init";
 import { contextResultSchema, playbookContextInput } from "./schemas";
 import * as service from "./service";
 
 export const contextRouter = createTRPCRouter({
   /** What GET /api/v1/playbooks/{name}/context returns, for a preview in the studio. */
-  get: publicProcedure
+  get: viewerProcedure
     .input(playbookContextInput)
     .output(contextResultSchema)
     .query(({ ctx, input }) => service.previewContext(ctx.db, input)),

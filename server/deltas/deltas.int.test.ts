@@ -5,6 +5,7 @@ import { z, ZodError } from "zod";
 import { countSectionTokens, countTokens } from "@/server/ace/tokens";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import type { OperationInput } from "./schemas";
 
@@ -20,9 +21,9 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    caller = createCaller({ db: database.db, actor: "curator-model" });
-    alice = createCaller({ db: database.db, actor: "alice" });
-    bob = createCaller({ db: database.db, actor: "bob" });
+    caller = callerAs(database.db, "admin", "curator-model");
+    alice = callerAs(database.db, "admin", "alice");
+    bob = callerAs(database.db, "admin", "bob");
   });
   afterAll(async () => database?.close());
   beforeEach(async () => database.reset());

@@ -7,6 +7,9 @@ export const APP_ERROR_CODES = [
   "CONFLICT",
   "BUSY",
   "PAYLOAD_TOO_LARGE",
+  "UNAUTHORIZED",
+  "FORBIDDEN",
+  "RATE_LIMITED",
   "INTERNAL",
 ] as const;
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
@@ -37,5 +40,8 @@ export const HTTP_STATUS: Record<AppErrorCode, number> = {
   CONFLICT: 409,
   BUSY: 503,
   PAYLOAD_TOO_LARGE: 413,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  RATE_LIMITED: 429,
   INTERNAL: 500,
 };

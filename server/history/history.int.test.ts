@@ -4,6 +4,7 @@ import { parsePlaybook } from "@/server/ace/formats";
 import type { OperationInput } from "@/server/deltas/schemas";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import type { PlaybookAtVersion } from "./schemas";
 
@@ -51,8 +52,8 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    caller = createCaller({ db: database.db, actor: "curator-model" });
-    alice = createCaller({ db: database.db, actor: "alice" });
+    caller = callerAs(database.db, "admin", "curator-model");
+    alice = callerAs(database.db, "admin", "alice");
   });
   afterAll(async () => database?.close());
   beforeEach(async () => database.reset());

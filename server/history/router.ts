@@ -1,21 +1,21 @@
 // Thin procedures of the playbook history: validate with zod, call the service.
-import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
+import { createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
 import { atVersionInput, diffVersionsInput, lineageInput, rollbackInput, rollbackResultSchema, versionsInput } from "./schemas";
 import * as service from "./service";
 
 export const historyRouter = createTRPCRouter({
-  versions: publicProcedure.input(versionsInput).query(({ ctx, input }) => service.listVersions(ctx.db, input)),
+  versions: viewerProcedure.input(versionsInput).query(({ ctx, input }) => service.listVersions(ctx.db, input)),
 
   /** The playbook as it was at a version. */
-  at: publicProcedure.input(atVersionInput).query(({ ctx, input }) => service.playbookAt(ctx.db, input)),
+  at: viewerProcedure.input(atVersionInput).query(({ ctx, input }) => service.playbookAt(ctx.db, input)),
 
-  diff: publicProcedure.input(diffVersionsInput).query(({ ctx, input }) => service.diffVersions(ctx.db, input)),
+  diff: viewerProcedure.input(diffVersionsInput).query(({ ctx, input }) => service.diffVersions(ctx.db, input)),
 
   /** Back to a version, as a new version that keeps the ones in between. */
-  rollback: publicProcedure
+  rollback: curatorProcedure
     .input(rollbackInput)
     .output(rollbackResultSchema)
     .mutation(({ ctx, input }) => service.rollback(ctx.db, ctx.actor, input)),
 
-  lineage: publicProcedure.input(lineageInput).query(({ ctx, input }) => service.lineage(ctx.db, input)),
+  lineage: viewerProcedure.input(lineageInput).query(({ ctx, input }) => service.lineage(ctx.db, input)),
 });

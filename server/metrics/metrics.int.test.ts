@@ -8,6 +8,7 @@ import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { ingestTraces } from "@/server/traces/service";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { backfillVersionFigures, recordVersionFigures } from "./figures";
 import { findFigures } from "./repository";
@@ -88,7 +89,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   beforeAll(async () => {
     database = await openTestDatabase(engine);
     serveDb(database.db);
-    caller = createCaller({ db: database.db, actor: "tester" });
+    caller = callerAs(database.db, "admin", "tester");
   });
   afterAll(async () => {
     serveDb(undefined);

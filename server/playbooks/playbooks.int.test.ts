@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { countBullets } from "./repository";
 import { listBulletsInput } from "./schemas";
@@ -52,7 +53,7 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    caller = createCaller({ db: database.db, actor: "tester" });
+    caller = callerAs(database.db, "admin", "tester");
   });
   afterAll(async () => database?.close());
   beforeEach(async () => database.reset());

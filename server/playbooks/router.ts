@@ -1,5 +1,5 @@
 // Thin procedures: validate with zod, call the domain function.
-import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
+import { createTRPCRouter, adminProcedure, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
 import {
   bulletRefInput,
   createPlaybookInput,
@@ -18,30 +18,30 @@ import { importPlaybook } from "./import";
 import { createPlaybook, updateSettings } from "./manage";
 
 export const playbookRouter = createTRPCRouter({
-  list: publicProcedure.query(({ ctx }) => listPlaybooks(ctx.db)),
+  list: viewerProcedure.query(({ ctx }) => listPlaybooks(ctx.db)),
 
-  get: publicProcedure.input(playbookIdSchema).query(({ ctx, input }) => getPlaybook(ctx.db, input.playbookId)),
+  get: viewerProcedure.input(playbookIdSchema).query(({ ctx, input }) => getPlaybook(ctx.db, input.playbookId)),
 
-  create: publicProcedure
+  create: curatorProcedure
     .input(createPlaybookInput)
     .output(createPlaybookResultSchema)
     .mutation(({ ctx, input }) => createPlaybook(ctx.db, ctx.actor, input)),
 
-  bullets: publicProcedure.input(listBulletsInput).query(({ ctx, input }) => listBullets(ctx.db, input)),
+  bullets: viewerProcedure.input(listBulletsInput).query(({ ctx, input }) => listBullets(ctx.db, input)),
 
-  bullet: publicProcedure
+  bullet: viewerProcedure
     .input(bulletRefInput)
     .query(({ ctx, input }) => getBullet(ctx.db, input.playbookId, input.externalId)),
 
-  import: publicProcedure
+  import: curatorProcedure
     .input(importPlaybookInput)
     .output(importResultSchema)
     .mutation(({ ctx, input }) => importPlaybook(ctx.db, ctx.actor, input)),
 
-  export: publicProcedure.input(exportPlaybookInput).query(({ ctx, input }) => exportPlaybook(ctx.db, input)),
+  export: viewerProcedure.input(exportPlaybookInput).query(({ ctx, input }) => exportPlaybook(ctx.db, input)),
 
   /** Curation settings: similarity threshold, auto-apply, limits, pruning policy. */
-  updateSettings: publicProcedure
+  updateSettings: adminProcedure
     .input(updateSettingsInput)
     .output(updateSettingsResultSchema)
     .mutation(({ ctx, input }) => updateSettings(ctx.db, ctx.actor, input)),

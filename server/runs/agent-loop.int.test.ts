@@ -9,6 +9,7 @@ import { loadEnv } from "@/server/config/env";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { offlineProvider, openAiRunProvider, useRunProvider } from "./providers";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
@@ -48,7 +49,7 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
   beforeAll(async () => {
     database = await openTestDatabase(engine);
     serveDb(database.db);
-    caller = createCaller({ db: database.db, actor: "alice" });
+    caller = callerAs(database.db, "admin", "alice");
     mock = await startMockOpenAi({ mode: "ace" });
   });
   afterAll(async () => {

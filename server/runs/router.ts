@@ -1,7 +1,7 @@
 // Thin procedures: validate with zod, call the service.
 import { z } from "zod";
 import { updateSettings } from "@/server/playbooks/manage";
-import { createTRPCRouter, publicProcedure } from "@/server/trpc/init";
+import { createTRPCRouter, adminProcedure, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
 import { readStudioBudget, writeStudioBudget } from "./budget";
 import {
   curateNowInput,
@@ -15,32 +15,32 @@ import {
 import * as service from "./service";
 
 export const runRouter = createTRPCRouter({
-  list: publicProcedure.input(listRunsInput).query(({ ctx, input }) => service.listRuns(ctx.db, input)),
+  list: viewerProcedure.input(listRunsInput).query(({ ctx, input }) => service.listRuns(ctx.db, input)),
 
-  get: publicProcedure.input(runIdInput).query(({ ctx, input }) => service.getRun(ctx.db, input.runId)),
+  get: viewerProcedure.input(runIdInput).query(({ ctx, input }) => service.getRun(ctx.db, input.runId)),
 
   /** Provider, circuit breaker, queue, budgets and triggers of one playbook. */
-  status: publicProcedure
+  status: viewerProcedure
     .input(z.object({ playbookId: z.uuid() }))
     .query(({ ctx, input }) => service.runsStatus(ctx.db, input.playbookId)),
 
-  reflectNow: publicProcedure
+  reflectNow: curatorProcedure
     .input(reflectNowInput)
     .output(enqueueResultSchema)
     .mutation(({ ctx, input }) => service.reflectNow(ctx.db, input)),
 
-  curateNow: publicProcedure
+  curateNow: curatorProcedure
     .input(curateNowInput)
     .output(enqueueResultSchema)
     .mutation(({ ctx, input }) => service.curateNow(ctx.db, input.playbookId)),
 
-  retry: publicProcedure
+  retry: curatorProcedure
     .input(runIdInput)
     .output(enqueueResultSchema)
     .mutation(({ ctx, input }) => service.retryRun(ctx.db, input.runId)),
 
   /** Pausing is a playbook setting (runsPaused), so it is versioned like every other. */
-  setPaused: publicProcedure
+  setPaused: curatorProcedure
     .input(pauseRunsInput)
     .output(z.object({ paused: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
@@ -48,9 +48,9 @@ export const runRouter = createTRPCRouter({
       return { paused: result.settings.runsPaused };
     }),
 
-  studioBudget: publicProcedure.query(({ ctx }) => readStudioBudget(ctx.db)),
+  studioBudget: viewerProcedure.query(({ ctx }) => readStudioBudget(ctx.db)),
 
-  setStudioBudget: publicProcedure
+  setStudioBudget: adminProcedure
     .input(studioBudgetSchema)
     .output(studioBudgetSchema)
     .mutation(({ ctx, input }) => writeStudioBudget(ctx.db, input)),

@@ -9,6 +9,7 @@ import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import type { TraceInput } from "@/server/traces/schemas";
 import { breakerStore, offlineProvider, openAiRunProvider, useRunProvider, type RunProvider } from "./providers";
@@ -40,7 +41,7 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    caller = createCaller({ db: database.db, actor: "alice" });
+    caller = callerAs(database.db, "admin", "alice");
     mock = await startMockOpenAi();
   });
   afterAll(async () => {

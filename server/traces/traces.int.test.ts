@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES } from "./schemas";
@@ -50,7 +51,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
   beforeAll(async () => {
     database = await openTestDatabase(engine);
     serveDb(database.db);
-    caller = createCaller({ db: database.db, actor: "tester" });
+    caller = callerAs(database.db, "admin", "tester");
   });
   afterAll(async () => {
     serveDb(undefined);

@@ -1,7 +1,15 @@
-// All tRPC setup in one place: 1. context, 2. initialisation and error formatting, 3. procedures.
+// All tRPC setup in one place: 1. context, 2. initialisation and error formatting, 3. procedures,
+// each of which declares who may call it (deny by default: see server/trpc/access.test.ts).
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
+import type { AuditSource } from "@/server/audit/record";
+import { recordAudit } from "@/server/audit/record";
+import { authenticate } from "@/server/auth/authenticate";
+import { actorName, auditActor, authorize, type Principal } from "@/server/auth/principal";
+import { firstInWindow } from "@/server/auth/rate-limit";
+import { internalRequest, type RequestInfo } from "@/server/auth/request";
+import type { Role } from "@/server/auth/schemas";
 import { getDb, type Db } from "@/server/db/client";
 import { AppError, type AppErrorCode } from "@/server/errors/app-error";
 
@@ -9,20 +17,46 @@ import { AppError, type AppErrorCode } from "@/server/errors/app-error";
 
 export interface Context {
   db: Db;
-  /** Who is acting, recorded as the author of every change. */
+  /** Who the request acts for: a signed-in user, an API key (admin scope), the local operator, or nobody. */
+  principal: Principal;
+  /** The name version history records as the author of a change: the user's name, "local user", … */
   actor: string;
+  /** Who and where for audit entries: recordAudit(tx, ctx.audit, …). */
+  audit: AuditSource;
+  request: RequestInfo;
+  /** Response headers (the session cookie); null for in-process callers. */
+  resHeaders: Headers | null;
+  /** Why a sent API key was refused, to say so instead of "sign in". */
+  credentialProblem: string | null;
 }
 
-/** There are no accounts yet: a client may name its user in this header; otherwise "local user". */
-export const ACTOR_HEADER = "x-ace-user";
-
-export function actorFromHeaders(headers: Headers): string {
-  const named = headers.get(ACTOR_HEADER)?.trim().slice(0, 120);
-  return named ? named : "local user";
+/** A context for a principal: the HTTP handler's, a server-side caller's (tests, the CLI). */
+export function contextFor(
+  db: Db,
+  principal: Principal,
+  extra: { request?: RequestInfo; resHeaders?: Headers | null; credentialProblem?: string | null } = {},
+): Context {
+  const request = extra.request ?? internalRequest();
+  return {
+    db,
+    principal,
+    actor: actorName(principal),
+    audit: { actor: auditActor(principal), requestId: request.id, ip: request.ip },
+    request,
+    resHeaders: extra.resHeaders ?? null,
+    credentialProblem: extra.credentialProblem ?? null,
+  };
 }
 
-export async function createTRPCContext(opts: { headers: Headers }): Promise<Context> {
-  return { db: await getDb(), actor: actorFromHeaders(opts.headers) };
+export async function createTRPCContext(opts: { headers: Headers; resHeaders?: Headers }): Promise<Context> {
+  const db = await getDb();
+  const auth = await authenticate(db, opts.headers);
+  if (auth.setCookie) opts.resHeaders?.append("set-cookie", auth.setCookie);
+  return contextFor(db, auth.principal, {
+    request: auth.request,
+    resHeaders: opts.resHeaders ?? null,
+    credentialProblem: auth.credentialProblem?.message ?? null,
+  });
 }
 
 // ---- 2. Initialisation -------------------------------------------------------------------
@@ -33,32 +67,48 @@ const TRPC_CODE: Record<AppErrorCode, TRPCError["code"]> = {
   CONFLICT: "CONFLICT",
   BUSY: "SERVICE_UNAVAILABLE",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  RATE_LIMITED: "TOO_MANY_REQUESTS",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
 
 const INTERNAL_MESSAGE = "Something went wrong on the server. Nothing was changed; try again, and check the server log if it persists.";
 
-const t = initTRPC.context<Context>().create({
-  transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const isServerFault = error.code === "INTERNAL_SERVER_ERROR";
-    if (isServerFault) console.error("[trpc]", error.cause ?? error);
-    const appError = error.cause instanceof AppError ? error.cause : null;
-    return {
-      ...shape,
-      // A 5xx never shows its message: it may hold SQL or a stack.
-      message: isServerFault && !appError ? INTERNAL_MESSAGE : shape.message,
-      data: {
-        code: shape.data.code,
-        httpStatus: shape.data.httpStatus,
-        path: shape.data.path,
-        appCode: appError?.code ?? null,
-        details: appError?.details ?? null,
-        zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null,
-      },
-    };
-  },
-});
+/**
+ * Who may call a procedure. public: anyone (sign-in, the first admin, invite links, the session
+ * itself). account: any signed-in person, on their own account. viewer, curator, admin: that role or above.
+ */
+export type Access = "public" | "account" | Role;
+
+export interface ProcedureMeta {
+  access?: Access;
+}
+
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const isServerFault = error.code === "INTERNAL_SERVER_ERROR";
+      if (isServerFault) console.error("[trpc]", error.cause ?? error);
+      const appError = error.cause instanceof AppError ? error.cause : null;
+      return {
+        ...shape,
+        // A 5xx never shows its message: it may hold SQL or a stack.
+        message: isServerFault && !appError ? INTERNAL_MESSAGE : shape.message,
+        data: {
+          code: shape.data.code,
+          httpStatus: shape.data.httpStatus,
+          path: shape.data.path,
+          appCode: appError?.code ?? null,
+          details: appError?.details ?? null,
+          zodError: error.cause instanceof ZodError ? z.flattenError(error.cause) : null,
+        },
+      };
+    },
+  });
 
 /** Turns a domain AppError into the matching tRPC error so the HTTP status is right. */
 const appErrors = t.middleware(async ({ next }) => {
@@ -70,8 +120,54 @@ const appErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** The playbook a call is about, when its input names one (where per-playbook roles will apply). */
+async function playbookOf(getRawInput: () => Promise<unknown>): Promise<string | undefined> {
+  const raw = await getRawInput().catch(() => undefined);
+  if (raw && typeof raw === "object" && "playbookId" in raw && typeof raw.playbookId === "string") return raw.playbookId;
+  return undefined;
+}
+
+function unauthorized(ctx: Context, message: string): TRPCError {
+  return new TRPCError({ code: "UNAUTHORIZED", message: ctx.credentialProblem ?? message });
+}
+
+/** Checks the role before the input is even parsed; a refusal of a known principal is audited (once a minute per principal and procedure). */
+function requireRole(role: Role) {
+  return t.middleware(async ({ ctx, next, getRawInput, path, type }) => {
+    const playbookId = await playbookOf(getRawInput);
+    const verdict = authorize(ctx.principal, role, playbookId);
+    if (verdict.ok) return next();
+    if (verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
+    if (type === "mutation" && (await firstInWindow(ctx.db, `denied:${ctx.audit.actor.kind}:${ctx.audit.actor.id ?? ctx.audit.actor.name}:${path}`))) {
+      await recordAudit(ctx.db, ctx.audit, { action: "access.denied", target: { type: "procedure", id: path }, playbookId: playbookId ?? null, after: { needs: role } });
+    }
+    throw new TRPCError({ code: "FORBIDDEN", message: verdict.message });
+  });
+}
+
+const signedIn = t.middleware(({ ctx, next }) => {
+  if (ctx.principal.kind !== "user") {
+    throw ctx.principal.kind === "anonymous"
+      ? unauthorized(ctx, "Sign in to ACE Studio first; your session may have ended.")
+      : new TRPCError({ code: "FORBIDDEN", message: "This is about a signed-in person's own account; there is none here." });
+  }
+  return next({ ctx: { ...ctx, principal: ctx.principal } });
+});
+
 // ---- 3. Procedures -----------------------------------------------------------------------
 
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(appErrors);
+
+const base = t.procedure.use(appErrors);
+
+/** Anyone, signed in or not. Only the sign-in, first-admin and invite procedures and the session itself. */
+export const publicProcedure = base.meta({ access: "public" });
+/** A signed-in person acting on their own account (sign out, change password, their sessions). */
+export const accountProcedure = base.meta({ access: "account" }).use(signedIn);
+/** Reads: everything a viewer may see. */
+export const viewerProcedure = base.meta({ access: "viewer" }).use(requireRole("viewer"));
+/** Curation: edits, approvals, rejections, rollbacks, runs. */
+export const curatorProcedure = base.meta({ access: "curator" }).use(requireRole("curator"));
+/** Administration: users, API keys, settings, budgets, the audit log. */
+export const adminProcedure = base.meta({ access: "admin" }).use(requireRole("admin"));

@@ -5,6 +5,9 @@ import { runRouter } from "@/server/runs/router";
 import { traceRouter } from "@/server/traces/router";
 import { contextRouter } from "@/server/context/router";
 import { metricsRouter } from "@/server/metrics/router";
+import { apiKeyRouter } from "@/server/apikeys/router";
+import { auditRouter } from "@/server/audit/router";
+import { authRouter, userRouter } from "@/server/auth/router";
 import { createCallerFactory, createTRPCRouter } from "./init";
 
 export const appRouter = createTRPCRouter({
@@ -14,6 +17,10 @@ export const appRouter = createTRPCRouter({
   traces: traceRouter,
   context: contextRouter,
   runs: runRouter,
+  auth: authRouter,
+  users: userRouter,
+  apiKeys: apiKeyRouter,
+  audit: auditRouter,
   metrics: metricsRouter,
 });
 

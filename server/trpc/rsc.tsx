@@ -11,13 +11,35 @@ import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { cache, type ReactNode } from "react";
 import { makeQueryClient } from "@/components/trpc/query-client";
-import { createTRPCContext } from "@/server/trpc/init";
+import { authenticate } from "@/server/auth/authenticate";
+import { sessionState } from "@/server/auth/principal";
+import type { SessionState } from "@/server/auth/schemas";
+import { getDb } from "@/server/db/client";
+import { contextFor } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 
 /** One QueryClient per request: React's cache() scopes it to the current server render. */
 export const getQueryClient = cache(makeQueryClient);
 
-const createContext = cache(async () => createTRPCContext({ headers: await headers() }));
+/** Who this request acts for, worked out once per render. */
+const authentication = cache(async () => authenticate(await getDb(), await headers()));
+
+const createContext = cache(async () => {
+  const auth = await authentication();
+  return contextFor(await getDb(), auth.principal, { request: auth.request, credentialProblem: auth.credentialProblem?.message ?? null });
+});
+
+/** Who is looking and what they must do first: layouts redirect to /sign-in or /setup on it. */
+export async function getSession(): Promise<SessionState> {
+  const auth = await authentication();
+  return sessionState(auth.principal, auth.usersExist);
+}
+
+/** The path and query of the page being rendered (proxy.ts passes it on), to come back to after signing in. */
+export async function currentPath(): Promise<string> {
+  const path = (await headers()).get("x-ace-path");
+  return path && path.startsWith("/") && !path.startsWith("//") ? path : "/playbooks";
+}
 
 export const trpc = createTRPCOptionsProxy({
   ctx: createContext,

@@ -1,0 +1,176 @@
+// API keys: created by admins, shown once, kept as an HMAC of the secret, checked on every
+// /api/v1 request, revoked (rotation is: create a new key, then revoke the old one).
+import { randomBytes } from "node:crypto";
+import { recordAudit, type AuditSource } from "@/server/audit/record";
+import type { AuthSettings } from "@/server/auth/config";
+import type { Principal } from "@/server/auth/principal";
+import { keyedHash, newToken, sameHash } from "@/server/auth/tokens";
+import type { Db, DbOrTx } from "@/server/db/client";
+import { AppError } from "@/server/errors/app-error";
+import * as repo from "./repository";
+import { API_SCOPES, createApiKeyInput, type ApiKeyListItem, type ApiKeyStatus, type ApiScope, type CreateApiKeyInput, type CreatedApiKey } from "./schemas";
+
+export const KEY_PREFIX = "ace_";
+const PUBLIC_ID_BYTES = 8; // 13 base32 characters
+const SECRET_BYTES = 32; // 52 base32 characters
+const KEY_PATTERN = /^ace_([a-z2-7]{13})_([a-z2-7]{52})$/;
+const HMAC_KEY_SETTING = "auth.apiKeyHmacKey";
+const DAY_MS = 24 * 60 * 60_000;
+
+// ---- The server's key -----------------------------------------------------------------------------
+
+const storedKeys = new WeakMap<object, Promise<string>>();
+
+/**
+ * The key of the HMAC: ACE_SECRET when set, otherwise a random key generated once and kept in the
+ * database (so every instance shares it). Changing ACE_SECRET later invalidates existing API keys.
+ */
+function hmacKey(db: DbOrTx, settings: Pick<AuthSettings, "secret">): Promise<string> {
+  if (settings.secret) return Promise.resolve(settings.secret);
+  let key = storedKeys.get(db);
+  if (!key) {
+    key = repo.readOrInsertAppSetting(db, HMAC_KEY_SETTING, randomBytes(32).toString("base64url"));
+    storedKeys.set(db, key);
+    key.catch(() => storedKeys.delete(db));
+  }
+  return key;
+}
+
+// ---- Create, list, revoke -------------------------------------------------------------------------
+
+function statusOf(key: Pick<repo.ApiKeyRecord, "revokedAt" | "expiresAt">, now: Date): ApiKeyStatus {
+  if (key.revokedAt) return "revoked";
+  if (key.expiresAt && key.expiresAt <= now) return "expired";
+  return "active";
+}
+
+function publicSummary(key: repo.ApiKeyRecord) {
+  return {
+    name: key.name,
+    preview: key.preview,
+    scopes: key.scopes,
+    playbooks: key.allPlaybooks ? "all" : key.playbookIds,
+    expiresAt: key.expiresAt,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+  };
+}
+
+export async function createApiKey(db: Db, source: AuditSource, settings: Pick<AuthSettings, "secret">, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const input = createApiKeyInput.parse(raw);
+  const playbookIds = input.playbooks === "all" ? [] : [...new Set(input.playbooks)];
+  if (playbookIds.length > 0) {
+    const known = await repo.playbookNamesById(db, playbookIds);
+    const missing = playbookIds.filter((id) => !known.has(id));
+    if (missing.length > 0) throw new AppError("NOT_FOUND", `No playbook has the id ${missing.join(", ")}. Choose playbooks that exist.`);
+  }
+  const publicId = newToken(PUBLIC_ID_BYTES);
+  const secret = newToken(SECRET_BYTES);
+  const token = `${KEY_PREFIX}${publicId}_${secret}`;
+  const key = await hmacKey(db, settings);
+  const created = await db.$transaction(async (tx) => {
+    const row = await repo.insertApiKey(tx, {
+      publicId,
+      secretHash: keyedHash(key, secret),
+      name: input.name,
+      preview: `${KEY_PREFIX}${publicId}_…${secret.slice(-4)}`,
+      scopes: [...new Set(input.scopes)].sort((a, b) => API_SCOPES.indexOf(a) - API_SCOPES.indexOf(b)),
+      allPlaybooks: input.playbooks === "all",
+      playbookIds,
+      rateLimitPerMinute: input.rateLimitPerMinute,
+      expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null,
+      createdBy: source.actor.name,
+    });
+    await recordAudit(tx, source, { action: "apikey.create", target: { type: "apikey", id: row.id, label: row.name }, after: publicSummary(row) });
+    return row;
+  });
+  return { id: created.id, name: created.name, preview: created.preview, secret: token };
+}
+
+export async function listApiKeys(db: DbOrTx): Promise<ApiKeyListItem[]> {
+  const keys = await repo.listApiKeys(db);
+  const names = await repo.playbookNamesById(db, [...new Set(keys.flatMap((key) => (key.allPlaybooks ? [] : key.playbookIds)))]);
+  const now = new Date();
+  return keys.map((key) => ({
+    id: key.id,
+    name: key.name,
+    preview: key.preview,
+    scopes: key.scopes.filter((scope): scope is ApiScope => (API_SCOPES as readonly string[]).includes(scope)),
+    playbooks: key.allPlaybooks ? null : key.playbookIds.map((id) => ({ id, name: names.get(id) ?? null })),
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    status: statusOf(key, now),
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    lastUsedAt: key.lastUsedAt,
+    createdBy: key.createdBy,
+    createdAt: key.createdAt,
+  }));
+}
+
+export async function revokeApiKey(db: Db, source: AuditSource, keyId: string): Promise<{ revokedAt: Date }> {
+  return db.$transaction(async (tx) => {
+    const key = await repo.findApiKey(tx, keyId);
+    if (!key) throw new AppError("NOT_FOUND", "That API key was not found. It may have been deleted.");
+    if (key.revokedAt) return { revokedAt: key.revokedAt };
+    const revokedAt = new Date();
+    await repo.markRevoked(tx, keyId, revokedAt);
+    await recordAudit(tx, source, {
+      action: "apikey.revoke",
+      target: { type: "apikey", id: key.id, label: key.name },
+      before: { status: statusOf(key, revokedAt) },
+      after: { status: "revoked" },
+    });
+    return { revokedAt };
+  });
+}
+
+// ---- Checking a key -------------------------------------------------------------------------------
+
+export type KeyCheck =
+  | { ok: true; principal: Extract<Principal, { kind: "apikey" }>; rateLimitPerMinute: number | null }
+  | { ok: false; message: string; key: { id: string; name: string } | null };
+
+const NEW_KEY_HINT = "An admin creates keys in Settings → API keys, or with: npm run ace -- apikey create.";
+
+export function bearerToken(headers: Headers): string | null {
+  const header = headers.get("authorization");
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : "";
+}
+
+/** The key a bearer token names, or why it cannot be used. */
+export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<AuthSettings, "secret">): Promise<KeyCheck> {
+  const match = KEY_PATTERN.exec(token);
+  if (!match) {
+    return { ok: false, key: null, message: `The Authorization header does not hold an ACE Studio API key (ace_…). Send Authorization: Bearer <key>. ${NEW_KEY_HINT}` };
+  }
+  const [, publicId, secret] = match as unknown as [string, string, string];
+  const key = await repo.findApiKeyByPublicId(db, publicId);
+  const expected = key ? key.secretHash : keyedHash("no such key", secret);
+  const given = keyedHash(await hmacKey(db, settings), secret);
+  if (!key || !sameHash(given, expected)) {
+    return { ok: false, key: null, message: `This API key is not valid: it may be mistyped, or it was deleted. ${NEW_KEY_HINT}` };
+  }
+  const ref = { id: key.id, name: key.name };
+  if (key.revokedAt) {
+    return { ok: false, key: ref, message: `API key "${key.name}" was revoked on ${key.revokedAt.toISOString().slice(0, 10)}. Use its replacement, or ask an admin for a new key.` };
+  }
+  if (key.expiresAt && key.expiresAt <= new Date()) {
+    return { ok: false, key: ref, message: `API key "${key.name}" expired on ${key.expiresAt.toISOString().slice(0, 10)}. Ask an admin for a new key.` };
+  }
+  return {
+    ok: true,
+    rateLimitPerMinute: key.rateLimitPerMinute,
+    principal: {
+      kind: "apikey",
+      keyId: key.id,
+      name: key.name,
+      scopes: key.scopes.filter((scope): scope is ApiScope => (API_SCOPES as readonly string[]).includes(scope)),
+      playbookIds: key.allPlaybooks ? "all" : key.playbookIds,
+    },
+  };
+}
+
+export async function noteKeyUsed(db: DbOrTx, keyId: string): Promise<void> {
+  await repo.markUsed(db, keyId, new Date());
+}

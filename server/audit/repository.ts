@@ -1,0 +1,89 @@
+// Every database call of the audit log. There is no update or delete here but the one the retention
+// rule needs (IP addresses cleared after ACE_AUDIT_IP_DAYS); a trigger refuses any other.
+import type { Prisma } from "@/server/db/client";
+import type { DbOrTx } from "@/server/db/client";
+import type { AuditActorKind, AuditEntryView, AuditFilters } from "./schemas";
+
+export interface NewAuditEntry {
+  actorKind: AuditActorKind;
+  actorId: string | null;
+  actorName: string;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  targetLabel: string | null;
+  playbookId: string | null;
+  summary: Prisma.InputJsonValue;
+  requestId: string | null;
+  ip: string | null;
+}
+
+export async function insertAuditEntry(tx: DbOrTx, entry: NewAuditEntry): Promise<void> {
+  await tx.auditEntry.create({ data: entry, select: { id: true } });
+}
+
+const entryFields = {
+  id: true,
+  createdAt: true,
+  actorKind: true,
+  actorId: true,
+  actorName: true,
+  action: true,
+  targetType: true,
+  targetId: true,
+  targetLabel: true,
+  playbookId: true,
+  summary: true,
+  requestId: true,
+  ip: true,
+} as const;
+
+function whereOf(filters: AuditFilters): Prisma.AuditEntryWhereInput {
+  const action = filters.action;
+  return {
+    ...(filters.who ? { actorName: { contains: filters.who, mode: "insensitive" as const } } : {}),
+    ...(action ? (action.endsWith(".") ? { action: { startsWith: action } } : { action }) : {}),
+    ...(filters.playbookId ? { playbookId: filters.playbookId } : {}),
+    ...(filters.from || filters.to ? { createdAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lt: filters.to } : {}) } } : {}),
+  };
+}
+
+type Row = {
+  id: string;
+  createdAt: Date;
+  actorKind: AuditActorKind;
+  actorId: string | null;
+  actorName: string;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  targetLabel: string | null;
+  playbookId: string | null;
+  summary: Prisma.JsonValue;
+  requestId: string | null;
+  ip: string | null;
+};
+
+function toView({ summary, ...row }: Row): AuditEntryView {
+  const parts = summary && typeof summary === "object" && !Array.isArray(summary) ? summary : {};
+  return { ...row, before: parts.before ?? null, after: parts.after ?? null };
+}
+
+/** Newest first; `after` is the last entry of the previous page. */
+export async function listAuditEntries(db: DbOrTx, filters: AuditFilters, after: string | null, limit: number): Promise<AuditEntryView[]> {
+  let where = whereOf(filters);
+  if (after) {
+    const last = await db.auditEntry.findUnique({ where: { id: after }, select: { createdAt: true, id: true } });
+    if (last) {
+      where = {
+        AND: [where, { OR: [{ createdAt: { lt: last.createdAt } }, { createdAt: last.createdAt, id: { lt: last.id } }] }],
+      };
+    }
+  }
+  const rows = await db.auditEntry.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit, select: entryFields });
+  return rows.map(toView);
+}
+
+export async function clearAuditIps(db: DbOrTx, before: Date): Promise<number> {
+  return (await db.auditEntry.updateMany({ where: { createdAt: { lt: before }, ip: { not: null } }, data: { ip: null } })).count;
+}

@@ -1,0 +1,31 @@
+// Every procedure of the app router with its type and declared access, for the tests that hold
+// the line "deny by default" (access.test.ts, access.int.test.ts).
+import type { Access, ProcedureMeta } from "./init";
+import { appRouter } from "./root";
+
+export interface ProcedureEntry {
+  path: string;
+  type: "query" | "mutation" | "subscription";
+  access: Access | null;
+}
+
+interface ProcedureLike {
+  _def: { type?: string; meta?: ProcedureMeta; procedure?: boolean };
+}
+
+export function procedureTable(): ProcedureEntry[] {
+  const procedures = appRouter._def.procedures as unknown as Record<string, ProcedureLike>;
+  return Object.entries(procedures)
+    .map(([path, procedure]) => ({
+      path,
+      type: procedure._def.type as ProcedureEntry["type"],
+      access: procedure._def.meta?.access ?? null,
+    }))
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** Procedures anyone may call: signing in, the first admin, invite links, the session itself, signing out. */
+export const PUBLIC_PROCEDURES = ["auth.acceptInvite", "auth.inviteInfo", "auth.session", "auth.setup", "auth.signIn", "auth.signOut"] as const;
+
+/** Mutations a viewer may call: only on their own account. */
+export const OWN_ACCOUNT_MUTATIONS = ["auth.changePassword", "auth.endSession"] as const;

@@ -12,7 +12,7 @@ interface Document {
 }
 
 async function fetchDocument(): Promise<Document> {
-  const response = GET();
+  const response = await GET(new Request("http://localhost/api/v1/openapi.json"));
   expect(response.status).toBe(200);
   return JSON.parse(await response.text()) as Document;
 }

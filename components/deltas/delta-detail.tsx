@@ -4,9 +4,10 @@
 // it was and says so.
 import { keepPreviousData, useMutation, useQuery } from "@tanstack/react-query";
 import { ArrowLeft } from "lucide-react";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
+import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
@@ -16,13 +17,18 @@ import { errorMessage, isConflict, isNotFound } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import type { DeltaView } from "@/server/deltas/schemas";
+import type { DeltaView, OperationView } from "@/server/deltas/schemas";
+import { OPERATION_LABELS } from "./labels";
 import { approvalBlocker, DecisionBar } from "./decision-bar";
 import { ConflictNotice, StaleNotice } from "./delta-notices";
-import { DeltaSummary } from "./delta-summary";
+import { DeltaFacts, DeltaHeading } from "./delta-summary";
 import { operationElementId, OperationCard } from "./operation-card";
 import { isEditable } from "./operation-form";
 import { useReplaceWithMerge } from "./use-replace-with-merge";
+import { useUndoToast } from "./use-undo";
+
+/** Approving more operations than this with the `a` key asks first: one key press is easy to make by mistake. */
+export const CONFIRM_KEY_APPROVAL_OVER = 5;
 
 export function DeltaDetail({
   deltaId,
@@ -90,7 +96,18 @@ function DeltaReview({
   /** The reject dialog: for the whole delta (null) or one operation. */
   const [rejecting, setRejecting] = useState<{ operationId: string | null } | null>(null);
   const [conflict, setConflict] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const merge = useReplaceWithMerge(delta, onSelect);
+  const offerUndo = useUndoToast();
+  const articleRef = useRef<HTMLElement>(null);
+  // Stale on arrival, or only since it was opened (the queue polls): the latter is said so.
+  const [staleOnArrival] = useState(delta.flags.stale);
+
+  useEffect(() => {
+    // A newly opened delta starts at its top, wherever the last one was scrolled to (after an approval: its foot).
+    const article = articleRef.current;
+    if (article && article.getBoundingClientRect().top < 0) article.scrollIntoView({ block: "start" });
+  }, []);
 
   const sections = useQuery(trpc.playbook.get.queryOptions({ playbookId: delta.playbookId })).data?.sections ?? [];
   const sectionNames = [...sections].sort((a, b) => a.position - b.position).map((s) => s.name);
@@ -101,6 +118,8 @@ function DeltaReview({
   async function onConflict(error: unknown) {
     if (!isConflict(error)) return;
     setConflict(errorMessage(error));
+    // Keep this delta open while the queue refreshes: the message stays until dismissed.
+    onSelect(delta.id);
     // Show the playbook and the delta as they are now; the choices made here stay as they were.
     await invalidate();
   }
@@ -109,7 +128,10 @@ function DeltaReview({
     trpc.delta.approve.mutationOptions({
       onSuccess: async (outcome) => {
         const warnings = outcome.findings.filter((f) => f.severity === "warning").length;
-        toast.success(outcome.message, warnings ? { description: `${plural(warnings, "warning")} noted in the history.` } : undefined);
+        offerUndo(outcome.message, delta.id, {
+          description: warnings ? `${plural(warnings, "warning")} noted in the history.` : undefined,
+          onUndone: () => onSelect(delta.id),
+        });
         await invalidate();
         onDecided();
       },
@@ -119,7 +141,8 @@ function DeltaReview({
   const reject = useMutation(
     trpc.delta.reject.mutationOptions({
       onSuccess: async (outcome) => {
-        toast.success(outcome.message);
+        if (outcome.status === "rejected") offerUndo(outcome.message, delta.id, { onUndone: () => onSelect(delta.id) });
+        else toast.success(outcome.message);
         setRejecting(null);
         await invalidate();
         if (outcome.status === "rejected") onDecided();
@@ -140,6 +163,7 @@ function DeltaReview({
 
   function runApprove() {
     if (!canDecide || approve.isPending || blocker !== null) return;
+    setConfirming(false);
     setConflict(null);
     approve.mutate({
       deltaId: delta.id,
@@ -154,15 +178,23 @@ function DeltaReview({
     document.getElementById(operationElementId(first.id))?.scrollIntoView({ block: "nearest" });
   }
 
+  /** The `a` key: many operations at once are confirmed first. */
+  function keyApprove() {
+    if (!canDecide || approve.isPending || blocker !== null) return;
+    if (chosen.length > CONFIRM_KEY_APPROVAL_OVER) setConfirming(true);
+    else runApprove();
+  }
+
   const openReject = () => canDecide && setRejecting({ operationId: null });
-  useShortcuts({ a: runApprove, r: openReject, e: startEdit });
+  useShortcuts({ a: keyApprove, r: openReject, e: startEdit });
 
   const rejectingOp = rejecting?.operationId ? delta.operations.find((op) => op.id === rejecting.operationId) : null;
   return (
     <article
+      ref={articleRef}
       aria-label="Delta"
       aria-busy={loading}
-      className={cn("rounded-card border border-line bg-surface shadow-card transition-opacity", loading && "opacity-60")}
+      className={cn("scroll-mt-20 rounded-card border border-line bg-surface shadow-card transition-opacity", loading && "opacity-60")}
     >
       <div className="flex flex-col gap-5 p-4 sm:p-5">
         <Button variant="ghost" size="sm" className="-ml-2 self-start lg:hidden" onClick={onBack}>
@@ -177,9 +209,10 @@ function DeltaReview({
             }}
           />
         ) : null}
-        <DeltaSummary delta={delta} showPlaybook={showPlaybook} />
+        <DeltaHeading delta={delta} showPlaybook={showPlaybook} />
         {delta.status === "pending" && delta.flags.stale ? (
           <StaleNotice
+            becameStale={!staleOnArrival}
             reasons={delta.staleReasons}
             disabled={!canDecide}
             rebasing={rebase.isPending}
@@ -234,6 +267,7 @@ function DeltaReview({
             />
           ))}
         </section>
+        <DeltaFacts delta={delta} />
       </div>
 
       {delta.status === "pending" ? (
@@ -248,6 +282,34 @@ function DeltaReview({
           onReject={openReject}
         />
       ) : null}
+
+      <Dialog open={confirming} onOpenChange={setConfirming}>
+        {confirming ? (
+          <DialogContent
+            title={`Approve all ${chosen.length} operations?`}
+            description="The a key approves every checked operation of this delta at once. Press a again, or Enter, to go ahead."
+          >
+            <div
+              onKeyDown={(event) => {
+                if (event.key === "a" && !event.metaKey && !event.ctrlKey && !event.altKey) {
+                  event.preventDefault();
+                  runApprove();
+                }
+              }}
+            >
+              <p className="text-sm text-ink-muted">{describeChosen(chosen)}</p>
+              <DialogFooter>
+                <Button variant="secondary" onClick={() => setConfirming(false)}>
+                  Cancel
+                </Button>
+                <Button variant="primary" autoFocus onClick={runApprove}>
+                  Approve {chosen.length} operations
+                </Button>
+              </DialogFooter>
+            </div>
+          </DialogContent>
+        ) : null}
+      </Dialog>
 
       <ReasonDialog
         open={rejecting !== null}
@@ -275,6 +337,13 @@ function DeltaReview({
       />
     </article>
   );
+}
+
+/** "3 add · 2 update · 1 archive" for the operations an approval would take. */
+function describeChosen(chosen: readonly OperationView[]): string {
+  const counts = new Map<string, number>();
+  for (const op of chosen) counts.set(OPERATION_LABELS[op.type].toLowerCase(), (counts.get(OPERATION_LABELS[op.type].toLowerCase()) ?? 0) + 1);
+  return [...counts].map(([label, count]) => `${count} ${label}`).join(" · ");
 }
 
 export function DeltaDetailSkeleton() {

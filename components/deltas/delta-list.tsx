@@ -11,7 +11,7 @@ import { formatConfidence, formatNumber, plural } from "@/components/ui/format";
 import type { DeltaListItem } from "@/server/deltas/schemas";
 import { BulkBar } from "./bulk-bar";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { deltasIn, describeTypes } from "./labels";
+import { deltaTitle, deltasIn, describeTypes } from "./labels";
 import { reviewHref, type ReviewFilters } from "./review-url";
 
 export function deltaElementId(deltaId: string): string {
@@ -141,7 +141,8 @@ function DeltaListRow({
   onToggle: (id: string) => void;
   onSelect: (id: string) => void;
 }) {
-  const title = delta.rationale.trim() || `${plural(delta.counts.total, "operation")} from ${delta.author}`;
+  // Pruning is named as such whoever asked for it; other deltas by their rationale when they give one.
+  const title = delta.origin === "pruning" ? deltaTitle(delta) : delta.rationale.trim() || deltaTitle(delta);
   return (
     <div
       id={deltaElementId(delta.id)}

@@ -22,12 +22,15 @@ export function ConflictNotice({ message, onReload }: { message: string; onReloa
 }
 
 export function StaleNotice({
+  becameStale = false,
   reasons,
   disabled,
   rebasing,
   onRebase,
   onReject,
 }: {
+  /** It was current when opened and became stale since (someone changed what it targets). */
+  becameStale?: boolean;
   reasons: readonly string[];
   disabled: boolean;
   rebasing: boolean;
@@ -37,7 +40,7 @@ export function StaleNotice({
   return (
     <Notice
       tone="warning"
-      title="Stale: what it changes was changed since it was proposed"
+      title={becameStale ? "Became stale while you were reviewing it: what it changes was just changed" : "Stale: what it changes was changed since it was proposed"}
       actions={
         <>
           <Button size="sm" variant="secondary" disabled={disabled || rebasing} onClick={onRebase}>

@@ -1,49 +1,63 @@
-// The top of a delta's detail: who proposed it, why, how sure, on which version, the evidence,
-// and, once decided, the decision.
+// A delta's detail around its operations: above them, what it is (origin, state, title, when);
+// below them, why (the rationale), how sure, on which version, the evidence and, once decided, the
+// decision. The operations come first because they are what a reviewer decides on.
 import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, plural, shortId } from "@/components/ui/format";
 import { Fact, Facts } from "@/components/ui/detail-parts";
-import { historyHref } from "@/components/ui/routes";
+import { historyHref, runHref, traceHref } from "@/components/ui/routes";
+import { OutcomeBadge } from "@/components/traces/trace-badges";
+import { ROLE_META, RUN_STATUS_LABELS } from "@/components/runs/labels";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
+import { deltaTitle } from "./labels";
 
-export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPlaybook: boolean }) {
+export function DeltaHeading({ delta, showPlaybook, headingId }: { delta: DeltaView; showPlaybook: boolean; headingId?: string }) {
+  return (
+    <div>
+      <div className="flex flex-wrap items-center gap-1.5">
+        <OriginBadge origin={delta.origin} />
+        <StateBadge delta={delta} />
+        <FlagBadges delta={delta} />
+        <span className="ml-auto font-mono text-xs text-ink-faint" title={delta.id}>
+          Δ {shortId(delta.id)}
+        </span>
+      </div>
+      <h2 id={headingId} tabIndex={-1} className="mt-2 text-lg font-semibold tracking-tight text-ink focus:outline-none">
+        {deltaTitle(delta)}
+      </h2>
+      <p className="mt-0.5 text-[13px] text-ink-muted">
+        Proposed <RelativeTime date={delta.createdAt} />
+        {delta.origin === "pruning" || delta.origin === "reflector" ? <> by {delta.author}</> : null}
+        {showPlaybook ? (
+          <>
+            {" "}
+            to{" "}
+            <Link href={`/playbooks/${delta.playbookId}`} className="font-medium text-ink hover:underline">
+              {delta.playbookName}
+            </Link>
+          </>
+        ) : null}
+        {" · "}
+        {plural(delta.counts.total, "operation")}
+      </p>
+    </div>
+  );
+}
+
+export function DeltaFacts({ delta }: { delta: DeltaView }) {
   const behind = delta.currentVersion - delta.baseVersion;
   return (
     <div className="flex flex-col gap-4">
       <div>
-        <div className="flex flex-wrap items-center gap-1.5">
-          <OriginBadge origin={delta.origin} />
-          <StateBadge delta={delta} />
-          <FlagBadges delta={delta} />
-          <span className="ml-auto font-mono text-xs text-ink-faint" title={delta.id}>
-            Δ {shortId(delta.id)}
-          </span>
-        </div>
-        <h2 className="mt-2 text-lg font-semibold tracking-tight text-ink">
-          {plural(delta.counts.total, "operation")} from {delta.author}
-        </h2>
-        <p className="mt-0.5 text-[13px] text-ink-muted">
-          Proposed <RelativeTime date={delta.createdAt} />
-          {showPlaybook ? (
-            <>
-              {" "}
-              to{" "}
-              <Link href={`/playbooks/${delta.playbookId}`} className="font-medium text-ink hover:underline">
-                {delta.playbookName}
-              </Link>
-            </>
-          ) : null}
-        </p>
+        <h3 className="text-sm font-semibold text-ink">Why</h3>
+        {delta.rationale ? (
+          <p className="mt-1 whitespace-pre-wrap break-words text-sm leading-relaxed text-ink">{delta.rationale}</p>
+        ) : (
+          <p className="mt-1 text-sm italic text-ink-faint">No rationale given.</p>
+        )}
       </div>
-
-      {delta.rationale ? (
-        <p className="whitespace-pre-wrap break-words text-sm leading-relaxed text-ink">{delta.rationale}</p>
-      ) : (
-        <p className="text-sm italic text-ink-faint">No rationale given.</p>
-      )}
 
       <Facts className="grid-cols-[7rem_minmax(0,1fr)] sm:grid-cols-[8rem_minmax(0,1fr)]">
         <Fact term="Confidence">
@@ -72,42 +86,90 @@ export function DeltaSummary({ delta, showPlaybook }: { delta: DeltaView; showPl
           ) : null}
         </Fact>
         <Evidence delta={delta} />
+        {delta.status === "pending" && delta.reviewNote ? (
+          <Fact term="Note">
+            <p className="whitespace-pre-wrap break-words text-ink-muted">{delta.reviewNote}</p>
+          </Fact>
+        ) : null}
         {delta.status !== "pending" ? <Decision delta={delta} /> : null}
       </Facts>
     </div>
   );
 }
 
+/** "14 traces · 15 runs", opened on demand: each stored trace with its task and outcome, each run with its role. */
 function Evidence({ delta }: { delta: DeltaView }) {
   const { traceIds, runIds, links, notes } = delta.evidence;
   if (traceIds.length === 0 && runIds.length === 0 && links.length === 0 && !notes) {
-    return <Fact term="Evidence"><span className="text-ink-faint">none attached</span></Fact>;
+    return (
+      <Fact term="Evidence">
+        <span className="text-ink-faint">none attached</span>
+      </Fact>
+    );
   }
+  const stored = new Set([...delta.evidenceTraces.map((trace) => trace.id), ...delta.evidenceRuns.map((run) => run.id)]);
+  const otherIds = [...traceIds, ...runIds].filter((id) => !stored.has(id));
+  const counts = [
+    traceIds.length > 0 ? plural(traceIds.length, "trace") : null,
+    runIds.length > 0 ? plural(runIds.length, "run") : null,
+    links.length > 0 ? plural(links.length, "link") : null,
+  ].filter(Boolean);
   return (
     <>
-      {traceIds.length > 0 ? (
-        <Fact term="Traces">
-          <IdLinks ids={traceIds} base="/traces" />
-        </Fact>
-      ) : null}
-      {runIds.length > 0 ? (
-        <Fact term="Runs">
-          <IdLinks ids={runIds} base="/runs" />
-        </Fact>
-      ) : null}
-      {links.length > 0 ? (
-        <Fact term="Links">
-          <ul className="flex flex-col gap-1">
-            {links.map((link) => (
-              <li key={link.url}>
-                <a href={link.url} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 text-accent-ink hover:underline">
-                  {link.label}
-                  <ExternalLink aria-hidden className="size-3" />
-                  <span className="sr-only">(opens in a new tab)</span>
-                </a>
-              </li>
-            ))}
-          </ul>
+      {counts.length > 0 ? (
+        <Fact term="Evidence">
+          <details className="group">
+            <summary className="cursor-pointer select-none font-medium text-accent-ink hover:underline">{counts.join(" · ")}</summary>
+            <div className="mt-2 flex flex-col gap-3">
+              {delta.evidenceTraces.length > 0 ? (
+                <ul aria-label="Evidence traces" className="flex flex-col gap-1.5">
+                  {delta.evidenceTraces.map((trace) => (
+                    <li key={trace.id} className="flex min-w-0 items-start gap-2">
+                      <OutcomeBadge outcome={trace.outcome} />
+                      <Link href={traceHref(trace.id)} className="min-w-0 flex-1 text-ink hover:text-accent-ink hover:underline">
+                        <span className="line-clamp-2 break-words">{trace.task || "Untitled task"}</span>
+                      </Link>
+                      <RelativeTime date={trace.timestamp} className="shrink-0 text-xs text-ink-faint" />
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+              {delta.evidenceRuns.length > 0 ? (
+                <ul aria-label="Evidence runs" className="flex flex-wrap gap-1.5">
+                  {delta.evidenceRuns.map((run) => (
+                    <li key={run.id}>
+                      <Link
+                        href={runHref(run.id)}
+                        className="inline-flex h-6 items-center gap-1 rounded-md border border-line bg-subtle/60 px-2 text-xs text-accent-ink hover:border-accent/50 hover:bg-accent-soft"
+                      >
+                        {ROLE_META[run.role].label} run <span className="font-mono">{shortId(run.id)}</span>
+                        <span className="text-ink-faint">· {RUN_STATUS_LABELS[run.status].toLowerCase()}</span>
+                      </Link>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+              {otherIds.length > 0 ? (
+                <p className="text-xs text-ink-muted">
+                  Not stored here (the agent&apos;s own ids):{" "}
+                  <span className="font-mono break-all">{otherIds.join(", ")}</span>
+                </p>
+              ) : null}
+              {links.length > 0 ? (
+                <ul className="flex flex-col gap-1">
+                  {links.map((link) => (
+                    <li key={link.url}>
+                      <a href={link.url} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 text-accent-ink hover:underline">
+                        {link.label}
+                        <ExternalLink aria-hidden className="size-3" />
+                        <span className="sr-only">(opens in a new tab)</span>
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+          </details>
         </Fact>
       ) : null}
       {notes ? (
@@ -116,23 +178,6 @@ function Evidence({ delta }: { delta: DeltaView }) {
         </Fact>
       ) : null}
     </>
-  );
-}
-
-function IdLinks({ ids, base }: { ids: readonly string[]; base: string }) {
-  return (
-    <ul className="flex flex-wrap gap-1.5">
-      {ids.map((id) => (
-        <li key={id}>
-          <a
-            href={`${base}/${encodeURIComponent(id)}`}
-            className="inline-flex h-6 items-center rounded-md border border-line bg-subtle/60 px-2 font-mono text-xs text-accent-ink hover:border-accent/50 hover:bg-accent-soft"
-          >
-            {id}
-          </a>
-        </li>
-      ))}
-    </ul>
   );
 }
 
@@ -158,10 +203,7 @@ function Decision({ delta }: { delta: DeltaView }) {
       ) : null}
       {delta.appliedVersion !== null ? (
         <Fact term="Applied as">
-          <Link
-            href={historyHref(delta.playbookId, { to: delta.appliedVersion })}
-            className="font-medium text-accent-ink hover:underline"
-          >
+          <Link href={historyHref(delta.playbookId, { to: delta.appliedVersion })} className="font-medium text-accent-ink hover:underline">
             version {delta.appliedVersion}
           </Link>
           <span className="text-ink-muted"> · see the change in the history</span>

@@ -2,7 +2,7 @@
 // queue, the history and the bullet sheet say the same thing.
 import { Bot, FileUp, History, ScanSearch, Scissors, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
-import { pluralWord } from "@/components/ui/format";
+import { plural, pluralWord } from "@/components/ui/format";
 import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
 import type { ReviewFilters, ReviewStatus } from "./review-url";
 
@@ -64,4 +64,21 @@ export function describeTypes(types: Partial<Record<DeltaOperationType, number>>
   return Object.entries(types)
     .map(([type, count]) => `${count} ${OPERATION_LABELS[type as DeltaOperationType].toLowerCase()}`)
     .join(" · ");
+}
+
+/**
+ * What a delta is, for its heading and its row when it has no rationale: pruning says what it
+ * prunes (whoever pressed the button), the others whose proposal it is.
+ */
+export function deltaTitle(delta: Pick<DeltaListItem, "origin" | "author" | "counts" | "types">): string {
+  switch (delta.origin) {
+    case "pruning":
+      return `Pruning: ${plural(delta.types.remove ?? delta.counts.total, "bullet")} to archive`;
+    case "rollback":
+      return `Rollback by ${delta.author}`;
+    case "reflector":
+      return `Counter tags from ${delta.author}`;
+    default:
+      return `${plural(delta.counts.total, "operation")} from ${delta.author}`;
+  }
 }

@@ -1,9 +1,9 @@
 "use client";
 // The approval queue, for one playbook or across all of them: the list on the left, the chosen
 // delta on the right (one at a time on a phone), j/k to move between them.
-import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { ListChecks } from "lucide-react";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -12,6 +12,7 @@ import { FilterSelect, type SelectOption } from "@/components/ui/select";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
 import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
+import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";
 import { DeltaDetail } from "./delta-detail";
@@ -31,8 +32,32 @@ export function useDeltaPages(playbookId: string | undefined, filters: ReviewFil
   });
 }
 
+/** How often an open queue asks whether anything changed (a cheap signature, not the queue itself). */
+export const QUEUE_WATCH_MS = 5_000;
+
+/**
+ * Keeps the queue and the open delta current while someone else proposes, decides or edits: the
+ * signature is polled, and only a change refetches the list, the delta and the playbook, so a delta
+ * that became stale says so before anyone clicks Approve.
+ */
+function useLiveQueue(playbookId: string | undefined) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateCuration();
+  const signature = useQuery({
+    ...trpc.delta.watch.queryOptions(playbookId ? { playbookId } : {}),
+    refetchInterval: QUEUE_WATCH_MS,
+  }).data?.signature;
+  const seen = useRef<string | null>(null);
+  useEffect(() => {
+    if (signature === undefined) return;
+    if (seen.current !== null && seen.current !== signature) void invalidate();
+    seen.current = signature;
+  }, [signature, invalidate]);
+}
+
 export function ReviewView({ playbookId }: { playbookId?: string }) {
   const state = useReviewState();
+  useLiveQueue(playbookId);
   const { filters } = state;
   const query = useDeltaPages(playbookId, filters);
   const pages = query.data?.pages;

@@ -1,6 +1,7 @@
 "use client";
-// A bullet's lineage in its detail sheet: every version that changed it (what, who, when, why,
-// linked to that version's diff), and the deltas that still propose changes to it.
+// A bullet's lineage in its detail sheet: the deltas that changed it or propose to, the traces that
+// cited it (with outcome and time), and every version that changed it (what, who, when, why, linked
+// to that version's diff).
 import { useQuery } from "@tanstack/react-query";
 import { ArrowRight } from "lucide-react";
 import { useId } from "react";
@@ -12,10 +13,12 @@ import { TextDiff } from "@/components/ui/text-diff";
 import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/components/ui/errors";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { historyHref } from "@/components/ui/routes";
+import { historyHref, traceHref } from "@/components/ui/routes";
+import { formatNumber } from "@/components/ui/format";
+import { OutcomeBadge } from "@/components/traces/trace-badges";
 import { OPERATION_LABELS, STATE_META } from "@/components/deltas/labels";
 import { reviewHref } from "@/components/deltas/review-url";
-import type { LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
+import type { BulletLineage as BulletLineageData, LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
 import type { SectionSummary } from "@/server/playbooks/schemas";
 
 const KIND_META: Record<LineageKind, { label: string; tone: BadgeTone }> = {
@@ -63,7 +66,9 @@ export function BulletLineage({
         </Notice>
       ) : (
         <>
-          <ProposalList deltas={query.data.deltas.filter((delta) => delta.status === "pending" || delta.status === "rejected")} playbookId={playbookId} />
+          <DeltaLinks deltas={query.data.deltas} playbookId={playbookId} />
+          <CitingTraces citedBy={query.data.citedBy} />
+          <h4 className="text-[13px] font-medium text-ink-faint">Versions</h4>
           <ol className="flex flex-col">
             {[...query.data.entries].reverse().map((entry) => (
               <LineageItem key={entry.version} entry={entry} playbookId={playbookId} sectionName={sectionName} />
@@ -135,24 +140,61 @@ function LineageItem({ entry, playbookId, sectionName }: { entry: LineageEntry; 
   );
 }
 
-function ProposalList({ deltas, playbookId }: { deltas: LineageDelta[]; playbookId: string }) {
+/** Every delta that proposed or made a change to the bullet, newest first, each linked to the queue. */
+function DeltaLinks({ deltas, playbookId }: { deltas: LineageDelta[]; playbookId: string }) {
   if (deltas.length === 0) return null;
   return (
-    <ul className="flex flex-col gap-1.5 rounded-lg border border-line bg-subtle/40 p-2.5">
-      {deltas.map((delta) => (
-        <li key={delta.deltaId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px]">
-          <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge>
-          <span className="text-ink-muted">
-            {delta.operations.map((op) => OPERATION_LABELS[op.type].toLowerCase()).join(", ") || "change"} by {delta.author}
-          </span>
-          <Link
-            href={reviewHref(playbookId, { deltaId: delta.deltaId, status: delta.status === "pending" ? "pending" : "all" })}
-            className="ml-auto text-xs font-medium text-accent-ink hover:underline"
-          >
-            {delta.status === "pending" ? "Review" : "Open"}
-          </Link>
-        </li>
-      ))}
-    </ul>
+    <div className="flex flex-col gap-1.5">
+      <h4 className="text-[13px] font-medium text-ink-faint">Deltas that changed it or propose to ({deltas.length})</h4>
+      <ul aria-label="Deltas" className="flex flex-col gap-1.5 rounded-lg border border-line bg-subtle/40 p-2.5">
+        {deltas.map((delta) => (
+          <li key={delta.deltaId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px]">
+            <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge>
+            <span className="text-ink-muted">
+              {delta.operations.map((op) => OPERATION_LABELS[op.type].toLowerCase()).join(", ") || "change"} by {delta.author}
+              {delta.appliedVersion !== null ? <span className="tabular-nums"> · v{delta.appliedVersion}</span> : null}
+            </span>
+            <RelativeTime date={delta.createdAt} className="text-xs text-ink-faint" />
+            <Link
+              href={reviewHref(playbookId, { deltaId: delta.deltaId, status: delta.status === "pending" ? "pending" : "all" })}
+              className="ml-auto text-xs font-medium text-accent-ink hover:underline"
+            >
+              {delta.status === "pending" ? "Review" : "Open"}
+              <span className="sr-only"> the delta by {delta.author}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** The latest traces whose agent cited the bullet, with their outcome and time, linked to each trace. */
+function CitingTraces({ citedBy }: { citedBy: BulletLineageData["citedBy"] }) {
+  const { traces, total } = citedBy;
+  return (
+    <div className="flex flex-col gap-1.5">
+      <h4 className="text-[13px] font-medium text-ink-faint">
+        Traces that cited it {total > 0 ? `(${formatNumber(total)})` : ""}
+      </h4>
+      {traces.length === 0 ? (
+        <p className="text-[13px] text-ink-faint">No trace has cited it yet.</p>
+      ) : (
+        <ul aria-label="Traces that cited it" className="flex flex-col gap-1.5 rounded-lg border border-line bg-subtle/40 p-2.5">
+          {traces.map((trace) => (
+            <li key={trace.id} className="flex min-w-0 items-start gap-2 text-[13px]">
+              <OutcomeBadge outcome={trace.outcome} />
+              <Link href={traceHref(trace.id)} className="min-w-0 flex-1 text-ink hover:text-accent-ink hover:underline">
+                <span className="line-clamp-2 break-words">{trace.task || "Untitled task"}</span>
+              </Link>
+              <RelativeTime date={trace.timestamp} className="shrink-0 text-xs text-ink-faint" />
+            </li>
+          ))}
+          {total > traces.length ? (
+            <li className="text-xs text-ink-faint">The latest {traces.length} of {formatNumber(total)}.</li>
+          ) : null}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -5,7 +5,6 @@ import { useMutation } from "@tanstack/react-query";
 import { Undo2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { errorMessage } from "@/components/ui/errors";
@@ -13,6 +12,7 @@ import { plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
+import { useUndoToast } from "@/components/deltas/use-undo";
 
 export function RollbackButton({
   playbookId,
@@ -53,13 +53,17 @@ function RollbackDialog({
   const trpc = useTRPC();
   const router = useRouter();
   const invalidate = useInvalidateCuration();
+  const offerUndo = useUndoToast();
   const mutation = useMutation(
     trpc.history.rollback.mutationOptions({
       onSuccess: async (result) => {
-        toast.success(result.message, {
+        offerUndo(result.message, result.deltaId, {
           description: result.bulletsArchived
             ? `${plural(result.bulletsArchived, "bullet")} added since v${version} archived (restorable).`
             : undefined,
+          onUndone: (undone) => {
+            if (undone.version !== null) router.push(historyHref(playbookId, { from: undone.version - 1, to: undone.version }));
+          },
         });
         await invalidate();
         onClose();

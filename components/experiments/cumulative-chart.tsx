@@ -18,6 +18,9 @@ export function CumulativeChart({ results }: { results: Pick<ExperimentResults, 
   const rates = rows.flatMap((row) => Object.values(row.variants).map((figures) => figures.rate)).filter((rate): rate is number => rate !== null);
   const low = Math.max(0, Math.floor((Math.min(...rates, 1) - 0.05) * 10) / 10);
   const high = Math.min(1, Math.ceil((Math.max(...rates, 0) + 0.05) * 10) / 10);
+  // Round ticks: every 5 points on a narrow axis, every 10 (or 25) on a wider one.
+  const step = high - low <= 0.3 ? 0.05 : high - low <= 0.6 ? 0.1 : 0.25;
+  const ticks = Array.from({ length: Math.round((high - low) / step) + 1 }, (_, i) => Math.round((low + i * step) * 100) / 100);
   return (
     <div>
       <LineChart data={rows} responsive style={{ width: "100%", height: 260 }} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
@@ -32,6 +35,7 @@ export function CumulativeChart({ results }: { results: Pick<ExperimentResults, 
         />
         <YAxis
           domain={[low, high]}
+          ticks={ticks}
           tickFormatter={(value: number) => `${Math.round(value * 100)} %`}
           tick={{ fontSize: 11, fill: CHART_COLORS.axis }}
           tickLine={false}

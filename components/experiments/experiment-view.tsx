@@ -361,7 +361,9 @@ function Headline({ experiment, results, top }: { experiment: ExperimentDefiniti
     >
       <div className="min-w-0 flex-1">
         <p className="text-sm leading-relaxed text-ink">{text}</p>
-        {top.kind === "winner" && results.early ? (
+        {results.srm.flagged ? (
+          <p className="mt-1 text-xs font-medium text-danger">Sample ratio mismatch: do not act on this comparison until the split is fixed.</p>
+        ) : top.kind === "winner" && results.early ? (
           <p className="mt-1 text-xs text-amber-900">Early: the planned sample is not reached, so this may not hold.</p>
         ) : null}
       </div>

@@ -39,7 +39,7 @@ export function IntervalBar({
         {scale.ticks
           .filter((tick) => tick !== 0)
           .map((tick) => (
-            <ReferenceLine key={tick} x={tick} stroke="#e4e4e9" strokeDasharray="2 3" />
+            <ReferenceLine key={tick} x={tick} stroke="#e4e4e9" strokeDasharray="2 3" zIndex={-50} />
           ))}
         <Bar dataKey="range" fill={color} fillOpacity={0.35} stroke={color} strokeWidth={1} barSize={12} radius={3} isAnimationActive={false} />
         <ReferenceLine x={0} stroke="#6b6b78" strokeWidth={1.5} />
@@ -53,13 +53,17 @@ function clampTo(scale: IntervalScale, value: number): number {
   return Math.min(scale.domain[1], Math.max(scale.domain[0], value));
 }
 
-/** The scale's ticks above the bars' column: −10 pp · 0 · +10 pp, placed as the bars place them. */
+/**
+ * The scale's ends and zero above the bars' column (−10 pp · 0 · +10 pp), placed as the bars place
+ * them; the half-way ticks are only drawn as faint lines in the bars, their labels would crowd.
+ */
 export function IntervalAxis({ scale, format }: { scale: IntervalScale; format: (value: number) => string }) {
+  const labelled = [scale.domain[0], 0, scale.domain[1]];
   return (
     <div aria-hidden className="relative mx-1.5 h-4 text-[11px] tabular-nums text-ink-faint">
-      {scale.ticks.map((tick, index) => {
+      {labelled.map((tick, index) => {
         const left = positionOn(scale, tick) * 100;
-        const edge = index === 0 ? "translate-x-0" : index === scale.ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2";
+        const edge = index === 0 ? "translate-x-0" : index === labelled.length - 1 ? "-translate-x-full" : "-translate-x-1/2";
         return (
           <span key={tick} className={`absolute top-0 whitespace-nowrap ${edge}`} style={{ left: `${left}%` }}>
             {format(tick)}

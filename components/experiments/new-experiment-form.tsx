@@ -14,8 +14,10 @@ import { Breadcrumb } from "@/components/ui/detail-parts";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { formatNumber } from "@/components/ui/format";
 import { Field, fieldAria, Input, Label, Textarea } from "@/components/ui/input";
+import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { Select } from "@/components/ui/select";
+import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import { ALPHA, GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, POWER, type Guardrail } from "@/server/experiments/schemas";
 import {
@@ -37,11 +39,36 @@ import { METRIC_META } from "./prepare";
 import { VariantTargetPicker } from "./variant-target-picker";
 import { WeightTotal } from "./weight-total";
 
+type PlaybookChoice = { id: string; name: string; version: number };
+
+/** The form opens once the playbooks are known (the page prefetches them): the chosen one's version seeds the pinned control. */
 export function NewExperimentForm({ initialPlaybookId }: { initialPlaybookId: string | null }) {
+  const trpc = useTRPC();
+  const playbooks = useQuery(trpc.playbook.list.queryOptions());
+  if (playbooks.isPending) {
+    return (
+      <div role="status" className="mx-auto flex max-w-4xl flex-col gap-5 pb-16 pt-8">
+        <span className="sr-only">Loading the playbooks…</span>
+        <Skeleton className="h-8 w-56" />
+        <Skeleton className="h-64 w-full rounded-card" />
+        <Skeleton className="h-64 w-full rounded-card" />
+      </div>
+    );
+  }
+  if (playbooks.isError) {
+    return (
+      <div className="mx-auto max-w-4xl pt-8">
+        <LoadFailed what="playbooks" error={playbooks.error} onRetry={() => void playbooks.refetch()} />
+      </div>
+    );
+  }
+  return <ExperimentForm playbooks={playbooks.data} initialPlaybookId={initialPlaybookId} />;
+}
+
+function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly PlaybookChoice[]; initialPlaybookId: string | null }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
   const [draft, setDraft] = useState<ExperimentDraft>(() => {
     const playbook = playbooks.find((p) => p.id === initialPlaybookId) ?? null;
     return initialDraft(playbook?.id ?? null, playbook?.version ?? null);
@@ -318,7 +345,7 @@ function PlaybookField({
   onChange,
   error,
 }: {
-  playbooks: readonly { id: string; name: string; version: number }[];
+  playbooks: readonly PlaybookChoice[];
   value: string | null;
   onChange: (playbookId: string) => void;
   error?: string;

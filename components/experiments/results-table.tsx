@@ -51,15 +51,19 @@ export function ResultsTable({ group, methods, analysis }: { group: MetricGroup;
               <span className="sr-only">Interval of the change, drawn around zero</span>
               <IntervalAxis scale={group.scale} format={(value) => formatTick(metric, value)} />
             </th>
-            <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.pValue : methods.guardrails}>
+            <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.pValue : `${methods.guardrails} Not adjusted for multiple comparisons.`}>
               <span className={HELP}>p-value</span>
             </th>
-            <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.adjustedPValue : "Guardrails are single tests at α = 0.05, not adjusted."}>
-              <span className={HELP}>Adj. p</span>
-            </th>
-            <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.chance : "Not computed for guardrails."}>
-              <span className={HELP}>Chance to beat control</span>
-            </th>
+            {primary ? (
+              <>
+                <th scope="col" className={cn(TH, "text-right")} title={methods.adjustedPValue}>
+                  <span className={HELP}>Adj. p</span>
+                </th>
+                <th scope="col" className={cn(TH, "text-right")} title={methods.chance}>
+                  <span className={HELP}>Chance to beat control</span>
+                </th>
+              </>
+            ) : null}
             <th scope="col" className={TH}>
               Verdict
             </th>
@@ -81,9 +85,12 @@ function Row({ row, group, analysis }: { row: ResultRow; group: MetricGroup; ana
   const intervalText = formatDifferenceInterval(metric, row.ci95);
   return (
     <tr className={cn("transition-colors hover:bg-subtle/40", row.isControl && "bg-subtle/20")} data-variant={row.variant}>
-      <th scope="row" className={cn(TD, "text-left font-normal")}>
+      <th scope="row" className={cn(TD, "whitespace-nowrap text-left font-normal")}>
         <span className="font-mono font-medium text-ink">{row.variant}</span>
-        <span className="ml-1.5 text-ink-muted">{row.variantName !== row.variant ? row.variantName : ""}</span>
+        {/* "Control" as a name would only repeat the badge. */}
+        {row.variantName !== row.variant && !(row.isControl && row.variantName.toLowerCase() === "control") ? (
+          <span className="ml-1.5 text-ink-muted">{row.variantName}</span>
+        ) : null}
         {row.isControl ? (
           <Badge tone="neutral" className="ml-1.5">
             Control
@@ -124,10 +131,12 @@ function Row({ row, group, analysis }: { row: ResultRow; group: MetricGroup; ana
         ) : null}
       </td>
       <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatPValue(row.pValue)}</td>
-      <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl || !primary ? "" : formatPValue(row.adjustedPValue)}</td>
-      <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>
-        {row.isControl || !primary ? "" : formatChance(row.chanceToBeatControl)}
-      </td>
+      {primary ? (
+        <>
+          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatPValue(row.adjustedPValue)}</td>
+          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatChance(row.chanceToBeatControl)}</td>
+        </>
+      ) : null}
       <td className={cn(TD, "whitespace-nowrap")}>
         {row.isControl || row.verdict === "none" ? (
           row.isControl ? null : <span className="text-xs text-ink-faint">No data yet</span>

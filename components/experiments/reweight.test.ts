@@ -42,6 +42,14 @@ describe("re-weighting an experiment", () => {
     expect(checkReweight({ ...RUNNING, status: "draft" }, { weights: ["34", "33", "33"], coverage: "100" })).toMatchObject({ changed: true, newPhase: false });
   });
 
+  it("keeps thirds as stored while their fields still read 33.33", () => {
+    const thirds = { ...RUNNING, variants: VARIANTS.map((variant) => ({ ...variant, weight: 1 / 3 })) };
+    expect(checkReweight(thirds, reweightDraft(thirds))).toEqual({ ok: true, changed: false });
+    const check = checkReweight(thirds, { weights: ["33.33", "33.33", "33.33"], coverage: "50" });
+    expect(check).toMatchObject({ changed: true, patch: { coverage: 0.5 } });
+    if (check.ok && check.changed) expect(check.patch).not.toHaveProperty("variants");
+  });
+
   it("says when nothing changed, and what is wrong", () => {
     expect(checkReweight(RUNNING, { weights: ["50", "30", "20"], coverage: "100" })).toEqual({ ok: true, changed: false });
     expect(checkReweight(RUNNING, { weights: ["50", "30", "30"], coverage: "0" })).toMatchObject({

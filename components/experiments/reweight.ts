@@ -40,13 +40,18 @@ export function checkReweight(definition: Pick<ExperimentDefinition, "variants" 
   if (!weights.ok || !coverage.ok) {
     return { ok: false, ...(weights.ok ? {} : { weights: weights.message }), ...(coverage.ok ? {} : { coverage: coverage.message }) };
   }
-  const next = draft.weights.map((text) => Math.round((parsePercent(text) ?? 0) * 1e6) / 1e6);
+  // A field still showing the stored value as the form wrote it (1/3 as "33.33") keeps the stored value.
+  const next = draft.weights.map((text, index) => {
+    const stored = definition.variants[index]?.weight ?? 0;
+    return text.trim() === percentText(stored) ? stored : Math.round((parsePercent(text) ?? 0) * 1e6) / 1e6;
+  });
+  const nextCoverage = draft.coverage.trim() === percentText(definition.coverage) ? definition.coverage : coverage.coverage;
   const weightsChanged = next.some((weight, index) => Math.abs(weight - (definition.variants[index]?.weight ?? 0)) > SAME);
-  const coverageChanged = Math.abs(coverage.coverage - definition.coverage) > SAME;
+  const coverageChanged = Math.abs(nextCoverage - definition.coverage) > SAME;
   if (!weightsChanged && !coverageChanged) return { ok: true, changed: false };
   const patch: Pick<UpdateExperimentFields, "variants" | "coverage"> = {
     ...(weightsChanged ? { variants: definition.variants.map((variant, index) => variantBack(variant, next[index]!)) } : {}),
-    ...(coverageChanged ? { coverage: coverage.coverage } : {}),
+    ...(coverageChanged ? { coverage: nextCoverage } : {}),
   };
   return { ok: true, changed: true, newPhase: definition.status === "running", patch };
 }

@@ -11,9 +11,16 @@ const nextConfig = {
     "@prisma/schema-engine-wasm",
     "pg",
     "gpt-tokenizer",
+    // A native module (argon2 password hashing).
+    "@node-rs/argon2",
   ],
   // Migrations and the demo seed are read from disk at run time.
   outputFileTracingIncludes: { "/**": ["./prisma/migrations/**", "./prisma/seed/**"] },
+  // Pages and routes get their security headers from proxy.ts; the build's static files, which it
+  // skips, get theirs here.
+  async headers() {
+    return [{ source: "/_next/static/:path*", headers: [{ key: "X-Content-Type-Options", value: "nosniff" }] }];
+  },
 };
 
 export default nextConfig;

@@ -43,7 +43,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx next start -p ${PORT}`,
+    // Loopback, as npm start binds: the specs run in laptop mode (no sign-in; accounts.spec.ts starts its own server).
+    command: `npx next start -p ${PORT} -H 127.0.0.1`,
     url: `${BASE_URL}/playbooks`,
     reuseExistingServer: false,
     timeout: 120_000,

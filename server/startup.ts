@@ -1,5 +1,6 @@
 // What the web server does once when it starts (called from instrumentation.ts): open and
 // migrate the database, seed the demo on a first embedded run, tell the CLI where we listen.
+import { announceAuth, prepareAuth } from "@/server/auth/startup";
 import { getEnv, type DemoSeedSetting } from "@/server/config/env";
 import { describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
@@ -17,11 +18,13 @@ function shouldSeed(setting: DemoSeedSetting, kind: "pglite" | "postgres"): bool
 export async function startServer(): Promise<void> {
   // Every setting is checked here, before anything opens: a bad one stops the start with its name.
   const env = getEnv();
+  const auth = await prepareAuth(env.port);
   const config = env.database;
   const started = Date.now();
   const db = await getDb();
   console.log(`[ace-studio] database ready: ${describeDatabase(config)} (${Date.now() - started} ms)`);
   if (config.kind === "pglite") setLockUrl(`http://127.0.0.1:${env.port}`);
+  await announceAuth(db, `http://127.0.0.1:${env.port}`, auth);
   if (shouldSeed(env.demoSeed, config.kind)) {
     const seeded = await seedDemoPlaybooks(db);
     if (seeded.length > 0) console.log(`[ace-studio] first run: seeded ${seeded.join(", ")}`);

@@ -1,10 +1,16 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { LocalModeBanner } from "@/components/auth/local-mode-banner";
+import { SessionProvider } from "@/components/auth/session-context";
+import { SessionWatch } from "@/components/auth/session-watch";
+import { UserMenu } from "@/components/auth/user-menu";
 import { ReviewNavLink } from "@/components/deltas/review-nav-link";
 import { NavLink } from "@/components/ui/nav-link";
 import { Toaster } from "@/components/ui/toaster";
 import { TRPCReactProvider } from "@/components/trpc/client";
+import type { SessionState } from "@/server/auth/schemas";
+import { getSession } from "@/server/trpc/rsc";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -22,7 +28,8 @@ export const viewport: Viewport = {
   themeColor: "#ffffff",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const session = await getSession();
   return (
     <html lang="en">
       <body className="min-h-dvh">
@@ -33,18 +40,22 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           Skip to content
         </a>
         <TRPCReactProvider>
-          <TopBar />
-          <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[1440px] px-4 focus:outline-none sm:px-6 lg:px-8">
-            {children}
-          </main>
-          <Toaster />
+          <SessionProvider value={session}>
+            <TopBar session={session} />
+            {session.localMode ? <LocalModeBanner /> : null}
+            <SessionWatch />
+            <main id="main" tabIndex={-1} className="mx-auto w-full max-w-[1440px] px-4 focus:outline-none sm:px-6 lg:px-8">
+              {children}
+            </main>
+            <Toaster />
+          </SessionProvider>
         </TRPCReactProvider>
       </body>
     </html>
   );
 }
 
-function TopBar() {
+function TopBar({ session }: { session: SessionState }) {
   return (
     <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/95">
       <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
@@ -52,12 +63,19 @@ function TopBar() {
           <BrandMark />
           ACE Studio
         </Link>
-        <nav aria-label="Main" className="-mr-4 flex min-w-0 items-center gap-1 overflow-x-auto pr-4 sm:mr-0 sm:pr-0">
-          <NavLink href="/playbooks">Playbooks</NavLink>
-          <ReviewNavLink />
-          <NavLink href="/traces">Traces</NavLink>
-          <NavLink href="/runs">Runs</NavLink>
-        </nav>
+        {session.identity.kind === "anonymous" ? null : (
+          <>
+            <nav aria-label="Main" className="-mr-4 flex min-w-0 items-center gap-1 overflow-x-auto pr-4 sm:mr-0 sm:pr-0">
+              <NavLink href="/playbooks">Playbooks</NavLink>
+              <ReviewNavLink />
+              <NavLink href="/traces">Traces</NavLink>
+              <NavLink href="/runs">Runs</NavLink>
+            </nav>
+            <div className="ml-auto shrink-0">
+              <UserMenu />
+            </div>
+          </>
+        )}
       </div>
     </header>
   );

@@ -10,6 +10,9 @@ bullets from the playbook, so it runs without any model. Replace `solve()` with 
 
     python3 ace_agent.py --base-url http://localhost:3000 --playbook "Customer service (demo)" --traces 100
 
+Where the studio requires sign-in, the agent sends an API key with the context:read and
+traces:write scopes (Settings → API keys): put it in ACE_API_KEY, or pass --api-key.
+
 Each trace says when the task ran (`timestamp`, ISO 8601 with its zone offset), which model ran it and
 what it cost (`model`, `usage`), so the playbook's Evolution charts and
 GET /api/v1/playbooks/{name}/metrics show outcomes and the agent's cost over time. `--backfill-days 14`
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import random
 import re
 import sys
@@ -38,9 +42,10 @@ class StudioError(Exception):
 class AceStudio:
     """The two endpoints an agent needs; see /api/v1/openapi.json for the full contract."""
 
-    def __init__(self, base_url: str, playbook: str, timeout: float = 30.0) -> None:
+    def __init__(self, base_url: str, playbook: str, timeout: float = 30.0, api_key: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.playbook = playbook
+        self.api_key = api_key
         self.timeout = timeout
         self._etag: str | None = None
         self._context: dict | None = None
@@ -49,6 +54,8 @@ class AceStudio:
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(self.base_url + path, data=data, method=method)
         request.add_header("accept", "application/json")
+        if self.api_key:
+            request.add_header("authorization", f"Bearer {self.api_key}")
         if data is not None:
             request.add_header("content-type", "application/json")
         for key, value in (headers or {}).items():
@@ -116,6 +123,7 @@ def solve(task: str, context_text: str, rng: random.Random) -> tuple[str, str, l
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", default="http://localhost:3000")
+    parser.add_argument("--api-key", default=os.environ.get("ACE_API_KEY"), help="an API key (default: $ACE_API_KEY)")
     parser.add_argument("--playbook", required=True, help="the playbook's name in ACE Studio")
     parser.add_argument("--traces", type=int, default=100, help="how many tasks to run")
     parser.add_argument("--batch", type=int, default=25, help="traces per POST (at most 1,000)")
@@ -129,7 +137,7 @@ def main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
 
-    studio = AceStudio(args.base_url, args.playbook)
+    studio = AceStudio(args.base_url, args.playbook, api_key=args.api_key)
     rng = random.Random(args.seed)
     run_id = args.run_id or f"run-{int(time.time())}"
     created = duplicates = 0

@@ -70,6 +70,7 @@ function TopBar({ session }: { session: SessionState }) {
               <ReviewNavLink />
               <NavLink href="/traces">Traces</NavLink>
               <NavLink href="/runs">Runs</NavLink>
+              <NavLink href="/experiments">Experiments</NavLink>
             </nav>
             <div className="ml-auto shrink-0">
               <UserMenu />

@@ -1,6 +1,7 @@
 "use client";
-// Each variant's success rate over all its traces up to each day (UTC): the lines swing while the
-// sample is small and settle as it grows, which is why the design reads the results at the end.
+// Each variant's success rate over the units exposed up to each day (UTC), with all their traces: the
+// lines swing while the sample is small and settle as it grows, which is why the design reads the
+// results at the end.
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartEmpty, Legend, Swatch } from "@/components/evolution/chart-parts";
 import { CHART_COLORS, seriesColor } from "@/components/evolution/palette";
@@ -62,7 +63,7 @@ export function CumulativeChart({ results }: { results: Pick<ExperimentResults, 
             if (!active || !row) return null;
             return (
               <div className="rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
-                <p className="mb-1.5 font-medium text-ink">Up to {dayLabel(row.date)} (UTC)</p>
+                <p className="mb-1.5 font-medium text-ink">Units exposed by {dayLabel(row.date)} (UTC)</p>
                 <ul className="flex flex-col gap-1">
                   {keys.map((key, index) => {
                     const figures = row.variants[key];

@@ -1,6 +1,6 @@
-// The cumulative chart's data: each variant's success rate over all its traces up to the end of each
-// UTC day (the results' timeline), so the lines settle as the sample grows and early swings show as
-// what they are.
+// The cumulative chart's data: each variant's success rate over the units first exposed up to the end
+// of each UTC day, with all their traces (the results' timeline), so the lines settle as the sample
+// grows and early swings show as what they are.
 import type { ExperimentResults } from "@/server/experiments/schemas";
 
 type TimelinePoint = ExperimentResults["timeline"][number];

@@ -140,9 +140,9 @@ export function VariantsPanel({ experiment, results }: { experiment: ExperimentD
             </p>
             {versions.length > 1 || (variant.target.kind === "latest" && versions.length > 0) ? (
               <p className="text-xs text-ink-faint">
-                By version served:{" "}
+                By version served at first exposure:{" "}
                 {versions
-                  .map((entry) => `${entry.playbookVersion === null ? "none" : `v${entry.playbookVersion}`} ${formatRate(entry.successRate)} (${formatNumber(entry.traces)})`)
+                  .map((entry) => `${entry.playbookVersion === null ? "unknown" : `v${entry.playbookVersion}`} ${formatRate(entry.successRate)} (${formatNumber(entry.traces)})`)
                   .join(" · ")}
               </p>
             ) : null}

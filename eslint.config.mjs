@@ -16,13 +16,13 @@ const FRAMEWORKS = [
 ];
 
 /** server/ace may import from server/ only what `except` names (relative to server/). */
-function aceZone(except) {
-  return {
-    target: "./server/ace",
-    from: ["./server", "./app", "./components"],
-    except,
-    message: "server/ace imports nothing from other server folders, app/ or components/.",
-  };
+function aceZones(except) {
+  const message = "server/ace imports nothing from other server folders, app/ or components/.";
+  return [
+    { target: "./server/ace", from: "./server", except, message },
+    { target: "./server/ace", from: "./app", message },
+    { target: "./server/ace", from: "./components", message },
+  ];
 }
 
 export default [
@@ -44,13 +44,13 @@ export default [
     files: ["server/ace/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: FRAMEWORKS }],
-      "import/no-restricted-paths": ["error", { zones: [aceZone(["./ace"])] }],
+      "import/no-restricted-paths": ["error", { zones: aceZones(["./ace"]) }],
     },
   },
   // Its tests may also read the fixture files of server/testing.
   {
     files: ["server/ace/**/*.test.ts"],
-    rules: { "import/no-restricted-paths": ["error", { zones: [aceZone(["./ace", "./testing"])] }] },
+    rules: { "import/no-restricted-paths": ["error", { zones: aceZones(["./ace", "./testing"]) }] },
   },
   // Components reach the server through tRPC; they may import schemas (zod and types) only.
   {

@@ -1,7 +1,8 @@
 "use client";
 // Single-key shortcuts (j, k, a …) for a page. They stay out of the way while someone types, holds
 // a modifier, or works in an open dialog or menu, where the same keys mean something else.
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
+import { useHydrated } from "./use-hydrated";
 
 const TEXT_INPUTS = new Set(["text", "search", "email", "url", "tel", "password", "number", "date", "time", "datetime-local"]);
 
@@ -17,7 +18,8 @@ function overlayOpen(): boolean {
 
 /** Returns whether the keys are live: false until the page has hydrated and the listener is on. */
 export function useShortcuts(handlers: Record<string, (() => void) | undefined>, enabled = true): boolean {
-  const [listening, setListening] = useState(false);
+  // The listener goes on in the effect below, right after hydration.
+  const hydrated = useHydrated();
   // The latest handlers without re-subscribing on every render.
   const current = useRef(handlers);
   useEffect(() => {
@@ -26,7 +28,6 @@ export function useShortcuts(handlers: Record<string, (() => void) | undefined>,
 
   useEffect(() => {
     if (!enabled) return;
-    setListening(true);
     function onKeyDown(event: KeyboardEvent) {
       if (event.metaKey || event.ctrlKey || event.altKey || event.defaultPrevented || event.repeat) return;
       if (isTyping(event.target) || overlayOpen()) return;
@@ -38,8 +39,7 @@ export function useShortcuts(handlers: Record<string, (() => void) | undefined>,
     window.addEventListener("keydown", onKeyDown);
     return () => {
       window.removeEventListener("keydown", onKeyDown);
-      setListening(false);
     };
   }, [enabled]);
-  return listening;
+  return hydrated && enabled;
 }

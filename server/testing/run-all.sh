@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: every test of the project, against real parts — type check, unit tests, integration
+# `npm test`: every test of the project, against real parts — type check, lint, unit tests, integration
 # tests on embedded PGlite and PostgreSQL, then a production build and end-to-end tests in Chromium.
 # Installs what it can (Debian's chromium, as root); otherwise stops with the command to run.
 set -uo pipefail
@@ -34,6 +34,7 @@ step() {
 }
 
 step "type check" npx tsc --noEmit
+step "lint (ESLint with the import boundaries, Prettier, knip)" npm run -s lint
 step "unit and integration tests" npx vitest run --reporter=default --reporter=json --outputFile="$reports/vitest.json"
 step "production build" npx next build
 if [[ ! " ${failed[*]-} " =~ "production build" ]]; then

@@ -42,7 +42,10 @@ export function proxy(request: NextRequest) {
   // Both must be ours: Host is what the browser connected to; X-Forwarded-Host is what a proxy (or,
   // after rebinding, the attacker's own same-origin script) says it was.
   const forwardedHost = request.headers.get("x-forwarded-host");
-  if (!isHostAllowed(host, settings.allowedHosts) || (forwardedHost && !isHostAllowed(forwardedHost.split(",")[0], settings.allowedHosts))) {
+  if (
+    !isHostAllowed(host, settings.allowedHosts) ||
+    (forwardedHost && !isHostAllowed(forwardedHost.split(",")[0], settings.allowedHosts))
+  ) {
     const bad = isHostAllowed(host, settings.allowedHosts) ? forwardedHost : host;
     return new NextResponse(hostRefusal(bad, settings.allowedHosts), {
       status: 403,

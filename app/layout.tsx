@@ -59,7 +59,10 @@ function TopBar({ session }: { session: SessionState }) {
   return (
     <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/95">
       <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
-        <Link href="/playbooks" className="flex shrink-0 items-center gap-2 whitespace-nowrap rounded-md text-[15px] font-semibold tracking-tight text-ink">
+        <Link
+          href="/playbooks"
+          className="flex shrink-0 items-center gap-2 whitespace-nowrap rounded-md text-[15px] font-semibold tracking-tight text-ink"
+        >
           <BrandMark />
           ACE Studio
         </Link>

@@ -25,12 +25,23 @@ test.describe.configure({ mode: "serial" });
 test.beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "ace-e2e-accounts-"));
   server = spawn("npx", ["next", "start", "-p", String(PORT), "-H", "127.0.0.1"], {
-    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "", ACE_AUTH: "on", ACE_SETUP_TOKEN: SETUP_TOKEN, ACE_DEMO_SEED: "off", NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: "",
+      ACE_AUTH: "on",
+      ACE_SETUP_TOKEN: SETUP_TOKEN,
+      ACE_DEMO_SEED: "off",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
     stdio: "ignore",
   });
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const up = await fetch(`${BASE}/sign-in`).then((response) => response.ok || response.status === 307, () => false);
+    const up = await fetch(`${BASE}/sign-in`).then(
+      (response) => response.ok || response.status === 307,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error(`The accounts server did not start on ${BASE}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -112,7 +123,11 @@ test("a curator approves a delta; a viewer is refused by the server", async ({ p
   const viewer = await invite(page, browser, "val@example.com", "Viewer");
 
   const asCurator = await apiOf(curator.context);
-  const { playbookId } = await asCurator.playbook.import.mutate({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
+  const { playbookId } = await asCurator.playbook.import.mutate({
+    content: SMALL_PLAYBOOK,
+    format: "ace",
+    target: { kind: "new", name: "support" },
+  });
   const content = "Cache the list of supported currencies per session.";
   const proposed = await asCurator.delta.propose.mutate({
     playbookId,

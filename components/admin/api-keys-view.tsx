@@ -135,7 +135,10 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
               </Button>
             </DialogTrigger>
             {confirm ? (
-              <DialogContent title={`Revoke "${apiKey.name}"?`} description="Every agent or script using it gets 401 from its next request. This cannot be undone.">
+              <DialogContent
+                title={`Revoke "${apiKey.name}"?`}
+                description="Every agent or script using it gets 401 from its next request. This cannot be undone."
+              >
                 {revoke.error ? (
                   <Notice tone="danger" compact>
                     {errorMessage(revoke.error)}
@@ -194,8 +197,8 @@ function CreatedKey({ created, onDone }: { created: CreatedApiKey; onDone: () =>
         <CopyButton text={created.secret} label="Copy the key" what="the key" compact />
       </div>
       <p className="text-sm text-ink-muted">
-        An agent sends it as <code className="font-mono text-xs">Authorization: Bearer {created.preview}</code>, e.g. from the
-        environment variable ACE_API_KEY.
+        An agent sends it as <code className="font-mono text-xs">Authorization: Bearer {created.preview}</code>, e.g. from the environment
+        variable ACE_API_KEY.
       </p>
       <DialogFooter>
         <Button variant="primary" onClick={onDone}>
@@ -227,7 +230,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
   );
   const fields = create.error ? fieldErrors(create.error) : {};
   const limitValue = limit.trim() === "" ? null : Number(limit);
-  const limitError = limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 1) ? "A whole number of requests a minute, or empty for the server's default." : undefined;
+  const limitError =
+    limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 1)
+      ? "A whole number of requests a minute, or empty for the server's default."
+      : undefined;
 
   function toggle<T>(list: T[], item: T, on: boolean): T[] {
     return on ? [...list, item] : list.filter((value) => value !== item);
@@ -248,13 +254,23 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
   return (
     <form onSubmit={submit} className="flex flex-col gap-5" noValidate>
       <Field id={`${id}-name`} label="Name" hint="What uses it, e.g. support agent (production)." error={fields.name}>
-        <Input {...fieldAria(`${id}-name`, fields.name, true)} required autoFocus value={name} onChange={(event) => setName(event.target.value)} />
+        <Input
+          {...fieldAria(`${id}-name`, fields.name, true)}
+          required
+          autoFocus
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
       </Field>
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1 text-[13px] font-medium text-ink">Scopes</legend>
         {API_SCOPES.map((scope) => (
           <label key={scope} className="flex items-start gap-2.5 text-sm">
-            <Checkbox className="mt-0.5" checked={scopes.includes(scope)} onChange={(event) => setScopes(toggle(scopes, scope, event.target.checked))} />
+            <Checkbox
+              className="mt-0.5"
+              checked={scopes.includes(scope)}
+              onChange={(event) => setScopes(toggle(scopes, scope, event.target.checked))}
+            />
             <span>
               <span className="font-mono text-xs font-medium text-ink">{scope}</span>
               <span className="block text-xs text-ink-muted">{SCOPE_DESCRIPTIONS[scope]}</span>
@@ -266,11 +282,23 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1 text-[13px] font-medium text-ink">Playbooks</legend>
         <label className="flex items-center gap-2.5 text-sm">
-          <input type="radio" name={`${id}-playbooks`} checked={allPlaybooks} onChange={() => setAllPlaybooks(true)} className="accent-[var(--color-accent)]" />
+          <input
+            type="radio"
+            name={`${id}-playbooks`}
+            checked={allPlaybooks}
+            onChange={() => setAllPlaybooks(true)}
+            className="accent-[var(--color-accent)]"
+          />
           All playbooks, today&apos;s and future ones
         </label>
         <label className="flex items-center gap-2.5 text-sm">
-          <input type="radio" name={`${id}-playbooks`} checked={!allPlaybooks} onChange={() => setAllPlaybooks(false)} className="accent-[var(--color-accent)]" />
+          <input
+            type="radio"
+            name={`${id}-playbooks`}
+            checked={!allPlaybooks}
+            onChange={() => setAllPlaybooks(false)}
+            className="accent-[var(--color-accent)]"
+          />
           Only these:
         </label>
         {!allPlaybooks ? (
@@ -282,7 +310,10 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
             ) : (
               playbooks.data.map((playbook) => (
                 <label key={playbook.id} className="flex items-center gap-2 text-sm">
-                  <Checkbox checked={chosen.includes(playbook.id)} onChange={(event) => setChosen(toggle(chosen, playbook.id, event.target.checked))} />
+                  <Checkbox
+                    checked={chosen.includes(playbook.id)}
+                    onChange={(event) => setChosen(toggle(chosen, playbook.id, event.target.checked))}
+                  />
                   {playbook.name}
                 </label>
               ))
@@ -295,8 +326,19 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
         <Field id={`${id}-expiry`} label="Expires">
           <Select<Expiry> id={`${id}-expiry`} value={expiry} onValueChange={setExpiry} options={EXPIRY_OPTIONS} />
         </Field>
-        <Field id={`${id}-limit`} label="Requests a minute" optional hint="Empty: the server's default (ACE_API_RATE_LIMIT)." error={limitError ?? fields.rateLimitPerMinute}>
-          <Input {...fieldAria(`${id}-limit`, limitError, true)} inputMode="numeric" value={limit} onChange={(event) => setLimit(event.target.value)} />
+        <Field
+          id={`${id}-limit`}
+          label="Requests a minute"
+          optional
+          hint="Empty: the server's default (ACE_API_RATE_LIMIT)."
+          error={limitError ?? fields.rateLimitPerMinute}
+        >
+          <Input
+            {...fieldAria(`${id}-limit`, limitError, true)}
+            inputMode="numeric"
+            value={limit}
+            onChange={(event) => setLimit(event.target.value)}
+          />
         </Field>
       </div>
       {create.error && Object.keys(fields).length === 0 ? (

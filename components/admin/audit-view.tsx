@@ -34,7 +34,10 @@ export function AuditView() {
   const input = useMemo(() => auditListInput(search), [search]);
   const query = useInfiniteQuery({ ...trpc.audit.list.infiniteQueryOptions(input, AUDIT_PAGES), placeholderData: keepPreviousData });
   const entries = query.data?.pages.flatMap((page) => page.entries) ?? [];
-  const actionOptions = search.action && !ACTION_OPTIONS.some((option) => option.value === search.action) ? [...ACTION_OPTIONS, { value: search.action, label: search.action }] : ACTION_OPTIONS;
+  const actionOptions =
+    search.action && !ACTION_OPTIONS.some((option) => option.value === search.action)
+      ? [...ACTION_OPTIONS, { value: search.action, label: search.action }]
+      : ACTION_OPTIONS;
 
   return (
     <div className="pb-16">
@@ -48,7 +51,13 @@ export function AuditView() {
         }
       />
       <div className="flex flex-wrap items-center gap-2 border-b border-line pb-3">
-        <DebouncedInput label="Who" placeholder="Who (email, key name)…" className="w-full sm:w-56" value={search.who} onCommit={(who) => update({ who })} />
+        <DebouncedInput
+          label="Who"
+          placeholder="Who (email, key name)…"
+          className="w-full sm:w-56"
+          value={search.who}
+          onCommit={(who) => update({ who })}
+        />
         <FilterSelect
           label="Action"
           prefix="Action"
@@ -80,7 +89,9 @@ export function AuditView() {
           <LoadFailed what="audit entries" error={query.error} onRetry={() => void query.refetch()} />
         ) : entries.length === 0 ? (
           <EmptyState icon={<ScrollText />} title={hasAuditFilters(search) ? "No entries match" : "Nothing recorded yet"}>
-            {hasAuditFilters(search) ? "Change or reset the filters." : "Sign-ins, account changes and API keys are recorded here as they happen."}
+            {hasAuditFilters(search)
+              ? "Change or reset the filters."
+              : "Sign-ins, account changes and API keys are recorded here as they happen."}
           </EmptyState>
         ) : (
           <>
@@ -137,7 +148,10 @@ function AuditTable({ entries, dimmed }: { entries: AuditEntryView[]; dimmed: bo
                 {entry.before !== null && entry.after !== null ? " → " : null}
                 {entry.after !== null ? <span>{summary(entry.after)}</span> : null}
               </td>
-              <td className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink-faint" title={entry.requestId ? `request ${entry.requestId}` : undefined}>
+              <td
+                className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink-faint"
+                title={entry.requestId ? `request ${entry.requestId}` : undefined}
+              >
                 {entry.ip ?? ""}
               </td>
             </tr>

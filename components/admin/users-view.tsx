@@ -10,7 +10,13 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+} from "@/components/ui/dropdown-menu";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
@@ -119,7 +125,9 @@ function UserRow({ user, isSelf, onLink }: { user: UserListItem; isSelf: boolean
       onError,
     }),
   );
-  const disable = useMutation(trpc.users.disable.mutationOptions({ onSuccess: done(`${user.email} is disabled and signed out.`), onError }));
+  const disable = useMutation(
+    trpc.users.disable.mutationOptions({ onSuccess: done(`${user.email} is disabled and signed out.`), onError }),
+  );
   const enable = useMutation(trpc.users.enable.mutationOptions({ onSuccess: done(`${user.email} can sign in again.`), onError }));
   const [confirmDelete, setConfirmDelete] = useState(false);
   const remove = useMutation(
@@ -184,7 +192,10 @@ function UserRow({ user, isSelf, onLink }: { user: UserListItem; isSelf: boolean
         </DropdownMenu>
         <Dialog open={confirmDelete} onOpenChange={setConfirmDelete}>
           {confirmDelete ? (
-            <DialogContent title={`Delete ${user.email}?`} description="They can no longer sign in. Their changes keep their name in the history and the audit log.">
+            <DialogContent
+              title={`Delete ${user.email}?`}
+              description="They can no longer sign in. Their changes keep their name in the history and the audit log."
+            >
               {remove.error ? (
                 <Notice tone="danger" compact>
                   {errorMessage(remove.error)}
@@ -214,7 +225,10 @@ function InviteButton({ onInvited }: { onInvited: (link: InviteLink) => void }) 
         </Button>
       </DialogTrigger>
       {open ? (
-        <DialogContent title="Invite someone" description="They get a one-time link to set their password. ACE Studio sends no email: you pass the link on.">
+        <DialogContent
+          title="Invite someone"
+          description="They get a one-time link to set their password. ACE Studio sends no email: you pass the link on."
+        >
           <InviteForm
             onDone={(link) => {
               onInvited(link);
@@ -252,7 +266,14 @@ function InviteForm({ onDone }: { onDone: (link: InviteLink) => void }) {
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
       <Field id={`${id}-email`} label="Email" error={fields.email}>
-        <Input {...fieldAria(`${id}-email`, fields.email)} type="email" required autoFocus value={email} onChange={(event) => setEmail(event.target.value)} />
+        <Input
+          {...fieldAria(`${id}-email`, fields.email)}
+          type="email"
+          required
+          autoFocus
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
       </Field>
       <Field id={`${id}-name`} label="Name" optional error={fields.name}>
         <Input {...fieldAria(`${id}-name`, fields.name)} value={name} onChange={(event) => setName(event.target.value)} />

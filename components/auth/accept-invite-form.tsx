@@ -54,7 +54,12 @@ function InviteFields({ token, email, initialName, reset }: { token: string; ema
       {/* The email as a (hidden) username, so password managers file the new password under it. */}
       <input type="email" autoComplete="username" value={email} readOnly hidden />
       <Field id={`${id}-name`} label="Name" optional error={fields.name}>
-        <Input {...fieldAria(`${id}-name`, fields.name)} autoComplete="name" value={name} onChange={(event) => setName(event.target.value)} />
+        <Input
+          {...fieldAria(`${id}-name`, fields.name)}
+          autoComplete="name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
       </Field>
       <NewPasswordFields
         id={id}

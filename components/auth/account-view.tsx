@@ -50,9 +50,8 @@ export function AccountView() {
             </Link>
           }
         >
-          This studio has no accounts and only this computer can reach it, so there is no sign-in: you act as its local admin, and
-          changes are recorded as &ldquo;local user&rdquo;. Creating an admin account turns sign-in on; then invite the others from
-          Users.
+          This studio has no accounts and only this computer can reach it, so there is no sign-in: you act as its local admin, and changes
+          are recorded as &ldquo;local user&rdquo;. Creating an admin account turns sign-in on; then invite the others from Users.
         </Notice>
       )}
     </div>
@@ -88,7 +87,8 @@ function ChangePasswordForm() {
     }),
   );
   const fields = change.error ? fieldErrors(change.error) : {};
-  const currentError = fields.currentPassword ?? (change.error && /current password/i.test(change.error.message) ? change.error.message : undefined);
+  const currentError =
+    fields.currentPassword ?? (change.error && /current password/i.test(change.error.message) ? change.error.message : undefined);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -109,7 +109,15 @@ function ChangePasswordForm() {
           onChange={(event) => setCurrent(event.target.value)}
         />
       </Field>
-      <NewPasswordFields id={id} password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} error={fields.newPassword} label="New password" />
+      <NewPasswordFields
+        id={id}
+        password={password}
+        confirm={confirm}
+        onPassword={setPassword}
+        onConfirm={setConfirm}
+        error={fields.newPassword}
+        label="New password"
+      />
       {problem || (change.error && !currentError && Object.keys(fields).length === 0) ? (
         <Notice tone="danger" compact>
           {problem ?? errorMessage(change.error)}
@@ -146,7 +154,8 @@ function SessionList() {
           <div className="min-w-0 flex-1">
             <p className="truncate text-ink">{session.userAgent ?? "Unknown browser"}</p>
             <p className="text-xs text-ink-faint">
-              {session.ip ?? "unknown address"} · signed in <RelativeTime date={session.createdAt} /> · last seen <RelativeTime date={session.lastSeenAt} />
+              {session.ip ?? "unknown address"} · signed in <RelativeTime date={session.createdAt} /> · last seen{" "}
+              <RelativeTime date={session.lastSeenAt} />
             </p>
           </div>
           {session.current ? (

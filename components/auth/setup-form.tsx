@@ -62,9 +62,21 @@ export function SetupForm({ needsToken }: { needsToken: boolean }) {
         />
       </Field>
       <Field id={`${id}-name`} label="Name" optional error={fields.name}>
-        <Input {...fieldAria(`${id}-name`, fields.name)} autoComplete="name" value={name} onChange={(event) => setName(event.target.value)} />
+        <Input
+          {...fieldAria(`${id}-name`, fields.name)}
+          autoComplete="name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+        />
       </Field>
-      <NewPasswordFields id={id} password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} error={fields.password} />
+      <NewPasswordFields
+        id={id}
+        password={password}
+        confirm={confirm}
+        onPassword={setPassword}
+        onConfirm={setConfirm}
+        error={fields.password}
+      />
       {problem || (setup.error && Object.keys(fields).length === 0) ? (
         <Notice tone="danger" compact>
           {problem ?? errorMessage(setup.error)}

@@ -7,7 +7,14 @@ import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuLabel, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+} from "@/components/ui/dropdown-menu";
 import { ROLE_LABELS } from "@/server/auth/schemas";
 import { useSession } from "./session-context";
 import { reloadAt } from "./auth-card";
@@ -29,7 +36,11 @@ export function UserMenu() {
         </Button>
       </DropdownMenuTrigger>
       <DropdownMenuContent>
-        {identity.kind === "user" ? <DropdownMenuLabel>{identity.email}</DropdownMenuLabel> : <DropdownMenuLabel>No sign-in on this computer</DropdownMenuLabel>}
+        {identity.kind === "user" ? (
+          <DropdownMenuLabel>{identity.email}</DropdownMenuLabel>
+        ) : (
+          <DropdownMenuLabel>No sign-in on this computer</DropdownMenuLabel>
+        )}
         <DropdownMenuItem asChild>
           <Link href="/account">
             <UserCog aria-hidden /> {identity.kind === "user" ? "Account and password" : "About local mode"}

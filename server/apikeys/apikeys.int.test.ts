@@ -59,12 +59,26 @@ describe.each(testEngines())("API keys on %s", (engine) => {
     await database.reset();
     setAuthSettings(loadAuthSettings({}));
     admin = callerAs(database.db, "local");
-    ({ playbookId: supportId } = await admin.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
-    ({ playbookId: otherId } = await admin.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } }));
+    ({ playbookId: supportId } = await admin.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "support" },
+    }));
+    ({ playbookId: otherId } = await admin.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "other" },
+    }));
   });
 
   const key = (scopes: ApiScope[], extra: { playbooks?: "all" | string[]; rateLimitPerMinute?: number; expiresInDays?: number } = {}) =>
-    admin.apiKeys.create({ name: `key ${scopes.join(" ")}`, scopes, playbooks: extra.playbooks ?? "all", rateLimitPerMinute: extra.rateLimitPerMinute ?? null, expiresInDays: extra.expiresInDays ?? null });
+    admin.apiKeys.create({
+      name: `key ${scopes.join(" ")}`,
+      scopes,
+      playbooks: extra.playbooks ?? "all",
+      rateLimitPerMinute: extra.rateLimitPerMinute ?? null,
+      expiresInDays: extra.expiresInDays ?? null,
+    });
 
   describe("with no account on a laptop", () => {
     it("the agent API needs no key, but a key that is sent is checked", async () => {
@@ -74,7 +88,10 @@ describe.each(testEngines())("API keys on %s", (engine) => {
     });
 
     it("refuses a post from another site's page (a form aimed at the laptop's studio)", async () => {
-      const response = await tracesRequest({ playbook: "support", task: "x" }, undefined, { "sec-fetch-site": "cross-site", origin: "https://evil.example" });
+      const response = await tracesRequest({ playbook: "support", task: "x" }, undefined, {
+        "sec-fetch-site": "cross-site",
+        origin: "https://evil.example",
+      });
       expect(response.status).toBe(403);
       expect((await errorOf(response)).message).toMatch(/another site \(https:\/\/evil\.example\)/);
       expect(await database.db.trace.count()).toBe(0);
@@ -90,7 +107,15 @@ describe.each(testEngines())("API keys on %s", (engine) => {
       const created = await key(["context:read"]);
       expect(created.secret).toMatch(/^ace_[a-z2-7]{13}_[a-z2-7]{52}$/);
       const [listed] = await admin.apiKeys.list();
-      expect(listed).toMatchObject({ name: "key context:read", preview: created.preview, status: "active", scopes: ["context:read"], playbooks: null, lastUsedAt: null, createdBy: "local user" });
+      expect(listed).toMatchObject({
+        name: "key context:read",
+        preview: created.preview,
+        status: "active",
+        scopes: ["context:read"],
+        playbooks: null,
+        lastUsedAt: null,
+        createdBy: "local user",
+      });
       expect(listed!.preview).toMatch(/^ace_[a-z2-7]{13}_…[a-z2-7]{4}$/);
       const row = await database.db.apiKey.findFirstOrThrow({});
       const secretPart = created.secret.split("_")[2]!;
@@ -126,7 +151,15 @@ describe.each(testEngines())("API keys on %s", (engine) => {
       const refused = await contextRequest("support", created.secret);
       expect(refused.status).toBe(403);
       expect((await errorOf(refused)).message).toMatch(/may not touch the playbook "support"/);
-      const batch = await tracesRequest({ traces: [{ playbook: "other", task: "ok" }, { playbook: "support", task: "not mine" }] }, created.secret);
+      const batch = await tracesRequest(
+        {
+          traces: [
+            { playbook: "other", task: "ok" },
+            { playbook: "support", task: "not mine" },
+          ],
+        },
+        created.secret,
+      );
       expect(batch.status).toBe(403);
       expect(await database.db.trace.count()).toBe(0);
       expect((await tracesRequest({ playbook: "other", task: "ok" }, created.secret)).status).toBe(201);
@@ -141,7 +174,10 @@ describe.each(testEngines())("API keys on %s", (engine) => {
       const expiring = await key(["context:read"], { expiresInDays: 1 });
       await database.db.apiKey.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
       expect((await errorOf(await contextRequest("support", expiring.secret))).message).toMatch(/expired on/);
-      const actions = await database.db.auditEntry.findMany({ where: { action: { startsWith: "apikey." } }, select: { action: true, targetLabel: true } });
+      const actions = await database.db.auditEntry.findMany({
+        where: { action: { startsWith: "apikey." } },
+        select: { action: true, targetLabel: true },
+      });
       expect(actions.map((entry) => entry.action).sort()).toEqual(["apikey.create", "apikey.create", "apikey.revoke"]);
       const denied = await database.db.auditEntry.count({ where: { action: "access.denied", actorKind: "apikey" } });
       expect(denied).toBe(2);
@@ -157,8 +193,16 @@ describe.each(testEngines())("API keys on %s", (engine) => {
     });
 
     it("keys are created for playbooks that exist, by admins only", async () => {
-      await expectAppError(key(["context:read"], { playbooks: ["00000000-0000-4000-8000-000000000000"] }), "NOT_FOUND", /No playbook has the id/);
-      await expectAppError(callerAs(database.db, "curator").apiKeys.create({ name: "x", scopes: ["mcp"], playbooks: "all" }), "FORBIDDEN", /an admin/);
+      await expectAppError(
+        key(["context:read"], { playbooks: ["00000000-0000-4000-8000-000000000000"] }),
+        "NOT_FOUND",
+        /No playbook has the id/,
+      );
+      await expectAppError(
+        callerAs(database.db, "curator").apiKeys.create({ name: "x", scopes: ["mcp"], playbooks: "all" }),
+        "FORBIDDEN",
+        /an admin/,
+      );
     });
 
     it("an admin-scoped key may use the studio's own API (the CLI against a running server); others may not", async () => {

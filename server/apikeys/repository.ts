@@ -35,10 +35,7 @@ export type ApiKeyRecord = {
   createdAt: Date;
 };
 
-export function insertApiKey(
-  tx: DbOrTx,
-  data: Omit<ApiKeyRecord, "id" | "revokedAt" | "lastUsedAt" | "createdAt">,
-): Promise<ApiKeyRecord> {
+export function insertApiKey(tx: DbOrTx, data: Omit<ApiKeyRecord, "id" | "revokedAt" | "lastUsedAt" | "createdAt">): Promise<ApiKeyRecord> {
   return tx.apiKey.create({ data, select: keyFields });
 }
 

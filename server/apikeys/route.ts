@@ -17,7 +17,8 @@ import * as repo from "./repository";
 import type { ApiScope } from "./schemas";
 import { bearerToken, checkApiKey, noteKeyUsed } from "./service";
 
-export type RouteAccess = { kind: "scope"; scope: ApiScope } | { kind: "public"; reason: string } | { kind: "session"; role: "viewer" | "curator" | "admin" };
+export type RouteAccess =
+  { kind: "scope"; scope: ApiScope } | { kind: "public"; reason: string } | { kind: "session"; role: "viewer" | "curator" | "admin" };
 
 /** Where a wrapped handler keeps what it requires (read by the route walk test). */
 export const ROUTE_ACCESS = Symbol.for("ace-studio.route-access");
@@ -33,7 +34,10 @@ export function routeAccessOf(handler: unknown): RouteAccess | null {
   return access && typeof access === "object" ? (access as RouteAccess) : null;
 }
 
-export function markRoute<P>(access: RouteAccess, handler: (request: Request, context?: RouteContext<P>) => Promise<Response>): RouteHandler<P> {
+export function markRoute<P>(
+  access: RouteAccess,
+  handler: (request: Request, context?: RouteContext<P>) => Promise<Response>,
+): RouteHandler<P> {
   return Object.assign(handler, { [ROUTE_ACCESS]: access });
 }
 
@@ -70,17 +74,27 @@ export interface PublicApiContext<P> {
  * Wraps a route handler. `scope`: what the caller's key must hold. `public`: no key at all, with the
  * reason (only documents such as openapi.json); such a handler gets no database.
  */
-export function apiRoute<P = Record<string, never>>(access: { public: string }, handler: (request: Request, ctx: PublicApiContext<P>) => Promise<Response>): RouteHandler<P>;
-export function apiRoute<P = Record<string, never>>(access: { scope: ApiScope }, handler: (request: Request, ctx: ApiContext<P>) => Promise<Response>): RouteHandler<P>;
+export function apiRoute<P = Record<string, never>>(
+  access: { public: string },
+  handler: (request: Request, ctx: PublicApiContext<P>) => Promise<Response>,
+): RouteHandler<P>;
+export function apiRoute<P = Record<string, never>>(
+  access: { scope: ApiScope },
+  handler: (request: Request, ctx: ApiContext<P>) => Promise<Response>,
+): RouteHandler<P>;
 export function apiRoute<P>(
   access: { scope: ApiScope } | { public: string },
-  handler: ((request: Request, ctx: ApiContext<P>) => Promise<Response>) | ((request: Request, ctx: PublicApiContext<P>) => Promise<Response>),
+  handler:
+    ((request: Request, ctx: ApiContext<P>) => Promise<Response>) | ((request: Request, ctx: PublicApiContext<P>) => Promise<Response>),
 ): RouteHandler<P> {
   if ("public" in access) {
     const publicHandler = handler as (request: Request, ctx: PublicApiContext<P>) => Promise<Response>;
     return markRoute<P>({ kind: "public", reason: access.public }, async (request, context) => {
       try {
-        return await publicHandler(request, { params: await paramsOf(context), request: readRequestInfo(request.headers, getAuthSettings()) });
+        return await publicHandler(request, {
+          params: await paramsOf(context),
+          request: readRequestInfo(request.headers, getAuthSettings()),
+        });
       } catch (error) {
         return withRetryAfter(error, errorResponse(error));
       }
@@ -99,7 +113,12 @@ export function apiRoute<P>(
         // No key: a browser could be behind this (a form on another site posting to a laptop's studio).
         const crossSite = crossSiteRefusal(request.method, request.headers);
         if (crossSite) return problem(403, "FORBIDDEN", crossSite);
-        const rule = accessRule({ mode: settings.mode, loopbackBound: info.loopbackBound, localRequest: info.local, usersExist: await usersExist(db) });
+        const rule = accessRule({
+          mode: settings.mode,
+          loopbackBound: info.loopbackBound,
+          localRequest: info.local,
+          usersExist: await usersExist(db),
+        });
         if (!rule.localAdmin) return problem(401, "UNAUTHORIZED", NEEDS_KEY, { "www-authenticate": 'Bearer realm="ace-studio"' });
         principal = { kind: "local", name: LOCAL_USER };
       } else {
@@ -114,7 +133,9 @@ export function apiRoute<P>(
             `API key "${check.principal.name}" does not have the scope "${scope}" this route needs ` +
             `(it has: ${check.principal.scopes.join(", ")}). An admin can create a key with it; keys cannot be widened.`;
           await auditRefusal(db, info, auditActor(principal), request, message);
-          return problem(403, "FORBIDDEN", message, { "www-authenticate": `Bearer realm="ace-studio", error="insufficient_scope", scope="${scope}"` });
+          return problem(403, "FORBIDDEN", message, {
+            "www-authenticate": `Bearer realm="ace-studio", error="insufficient_scope", scope="${scope}"`,
+          });
         }
         const limit = check.rateLimitPerMinute ?? settings.apiRateLimitPerMinute;
         const hit = await hitApiKeyLimit(db, check.principal.keyId, limit);
@@ -179,7 +200,11 @@ function contextOf<P>(params: P, db: Db, principal: Principal, request: RequestI
 async function auditRefusal(db: Db, info: RequestInfo, actor: AuditSource["actor"], request: Request, message: string): Promise<void> {
   const path = new URL(request.url).pathname;
   if (!(await firstInWindow(db, `api-denied:${actor.id ?? actor.name}:${request.method}:${path}`))) return;
-  await recordAudit(db, { actor, requestId: info.id, ip: info.ip }, { action: "access.denied", target: { type: "route", id: `${request.method} ${path}` }, after: { reason: message } });
+  await recordAudit(
+    db,
+    { actor, requestId: info.id, ip: info.ip },
+    { action: "access.denied", target: { type: "route", id: `${request.method} ${path}` }, after: { reason: message } },
+  );
 }
 
 function withRetryAfter(error: unknown, response: Response): Response {

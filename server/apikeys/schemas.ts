@@ -38,7 +38,7 @@ export const API_KEY_NAME_MAX = 80;
 export const MAX_KEY_EXPIRY_DAYS = 3650;
 
 export const createApiKeyInput = z.object({
-  name: z.string().trim().min(1, { error: "Name the key after what uses it, e.g. \"support agent (prod)\"." }).max(API_KEY_NAME_MAX),
+  name: z.string().trim().min(1, { error: 'Name the key after what uses it, e.g. "support agent (prod)".' }).max(API_KEY_NAME_MAX),
   scopes: z.array(apiScopeSchema).min(1, { error: "Choose at least one scope." }).max(API_SCOPES.length),
   /** "all", or the ids of the playbooks the key may touch. */
   playbooks: z.union([z.literal("all"), z.array(z.uuid()).min(1, { error: "Choose at least one playbook, or all." }).max(1000)]),

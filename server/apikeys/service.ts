@@ -8,7 +8,15 @@ import { keyedHash, newToken, sameHash } from "@/server/auth/tokens";
 import type { Db, DbOrTx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import * as repo from "./repository";
-import { API_SCOPES, createApiKeyInput, type ApiKeyListItem, type ApiKeyStatus, type ApiScope, type CreateApiKeyInput, type CreatedApiKey } from "./schemas";
+import {
+  API_SCOPES,
+  createApiKeyInput,
+  type ApiKeyListItem,
+  type ApiKeyStatus,
+  type ApiScope,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+} from "./schemas";
 
 export const KEY_PREFIX = "ace_";
 const PUBLIC_ID_BYTES = 8; // 13 base32 characters
@@ -55,7 +63,12 @@ function publicSummary(key: repo.ApiKeyRecord) {
   };
 }
 
-export async function createApiKey(db: Db, source: AuditSource, settings: Pick<AuthSettings, "secret">, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
+export async function createApiKey(
+  db: Db,
+  source: AuditSource,
+  settings: Pick<AuthSettings, "secret">,
+  raw: CreateApiKeyInput,
+): Promise<CreatedApiKey> {
   const input = createApiKeyInput.parse(raw);
   const playbookIds = input.playbooks === "all" ? [] : [...new Set(input.playbooks)];
   if (playbookIds.length > 0) {
@@ -80,7 +93,11 @@ export async function createApiKey(db: Db, source: AuditSource, settings: Pick<A
       expiresAt: input.expiresInDays ? new Date(Date.now() + input.expiresInDays * DAY_MS) : null,
       createdBy: source.actor.name,
     });
-    await recordAudit(tx, source, { action: "apikey.create", target: { type: "apikey", id: row.id, label: row.name }, after: publicSummary(row) });
+    await recordAudit(tx, source, {
+      action: "apikey.create",
+      target: { type: "apikey", id: row.id, label: row.name },
+      after: publicSummary(row),
+    });
     return row;
   });
   return { id: created.id, name: created.name, preview: created.preview, secret: token };
@@ -142,7 +159,11 @@ export function bearerToken(headers: Headers): string | null {
 export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<AuthSettings, "secret">): Promise<KeyCheck> {
   const match = KEY_PATTERN.exec(token);
   if (!match) {
-    return { ok: false, key: null, message: `The Authorization header does not hold an ACE Studio API key (ace_…). Send Authorization: Bearer <key>. ${NEW_KEY_HINT}` };
+    return {
+      ok: false,
+      key: null,
+      message: `The Authorization header does not hold an ACE Studio API key (ace_…). Send Authorization: Bearer <key>. ${NEW_KEY_HINT}`,
+    };
   }
   const [, publicId, secret] = match as unknown as [string, string, string];
   const key = await repo.findApiKeyByPublicId(db, publicId);
@@ -153,10 +174,18 @@ export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<Auth
   }
   const ref = { id: key.id, name: key.name };
   if (key.revokedAt) {
-    return { ok: false, key: ref, message: `API key "${key.name}" was revoked on ${key.revokedAt.toISOString().slice(0, 10)}. Use its replacement, or ask an admin for a new key.` };
+    return {
+      ok: false,
+      key: ref,
+      message: `API key "${key.name}" was revoked on ${key.revokedAt.toISOString().slice(0, 10)}. Use its replacement, or ask an admin for a new key.`,
+    };
   }
   if (key.expiresAt && key.expiresAt <= new Date()) {
-    return { ok: false, key: ref, message: `API key "${key.name}" expired on ${key.expiresAt.toISOString().slice(0, 10)}. Ask an admin for a new key.` };
+    return {
+      ok: false,
+      key: ref,
+      message: `API key "${key.name}" expired on ${key.expiresAt.toISOString().slice(0, 10)}. Ask an admin for a new key.`,
+    };
   }
   return {
     ok: true,

@@ -9,13 +9,15 @@ describe("audit CSV", () => {
   });
 
   it("defuses cells a spreadsheet would run as formulas", () => {
-    expect(csvCell("=HYPERLINK(\"http://evil\")")).toBe("\"'=HYPERLINK(\"\"http://evil\"\")\"");
+    expect(csvCell('=HYPERLINK("http://evil")')).toBe('"\'=HYPERLINK(""http://evil"")"');
     expect(csvCell("@SUM(A1)")).toBe("'@SUM(A1)");
     expect(csvCell("-2")).toBe("'-2");
   });
 
   it("writes one CRLF line per entry with the summaries as JSON", () => {
-    expect(auditCsvHeader()).toBe("time,actor_kind,actor,actor_id,action,target_type,target_id,target,playbook_id,before,after,request_id,ip\r\n");
+    expect(auditCsvHeader()).toBe(
+      "time,actor_kind,actor,actor_id,action,target_type,target_id,target,playbook_id,before,after,request_id,ip\r\n",
+    );
     const line = auditCsvRow({
       id: "e1",
       createdAt: new Date("2026-11-23T10:00:00.000Z"),
@@ -32,6 +34,8 @@ describe("audit CSV", () => {
       requestId: "r1",
       ip: "127.0.0.1",
     });
-    expect(line).toBe('2026-11-23T10:00:00.000Z,user,ada@example.com,u1,user.role,user,u2,bob@example.com,,"{""role"":""viewer""}","{""role"":""curator""}",r1,127.0.0.1\r\n');
+    expect(line).toBe(
+      '2026-11-23T10:00:00.000Z,user,ada@example.com,u1,user.role,user,u2,bob@example.com,,"{""role"":""viewer""}","{""role"":""curator""}",r1,127.0.0.1\r\n',
+    );
   });
 });

@@ -29,7 +29,12 @@ function summaryOf(before: unknown, after: unknown): Prisma.InputJsonValue {
   // Through JSON: dates become ISO strings and undefined fields disappear, as they will be read back.
   const text = JSON.stringify({ before: before ?? null, after: after ?? null });
   if (text.length <= MAX_SUMMARY_CHARS) return JSON.parse(text) as Prisma.InputJsonValue;
-  return { before: null, after: null, truncated: `${text.length} characters; the first ${MAX_SUMMARY_CHARS} are kept`, text: text.slice(0, MAX_SUMMARY_CHARS) };
+  return {
+    before: null,
+    after: null,
+    truncated: `${text.length} characters; the first ${MAX_SUMMARY_CHARS} are kept`,
+    text: text.slice(0, MAX_SUMMARY_CHARS),
+  };
 }
 
 export async function recordAudit(tx: DbOrTx, source: AuditSource, record: AuditRecord): Promise<void> {

@@ -44,7 +44,9 @@ function whereOf(filters: AuditFilters): Prisma.AuditEntryWhereInput {
     ...(filters.who ? { actorName: { contains: filters.who, mode: "insensitive" as const } } : {}),
     ...(action ? (action.endsWith(".") ? { action: { startsWith: action } } : { action }) : {}),
     ...(filters.playbookId ? { playbookId: filters.playbookId } : {}),
-    ...(filters.from || filters.to ? { createdAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lt: filters.to } : {}) } } : {}),
+    ...(filters.from || filters.to
+      ? { createdAt: { ...(filters.from ? { gte: filters.from } : {}), ...(filters.to ? { lt: filters.to } : {}) } }
+      : {}),
   };
 }
 

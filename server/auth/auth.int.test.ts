@@ -73,7 +73,10 @@ describe.each(testEngines())("accounts on %s", (engine) => {
   }
 
   async function auditActions() {
-    const rows = await database.db.auditEntry.findMany({ orderBy: { createdAt: "asc" }, select: { action: true, actorName: true, targetLabel: true } });
+    const rows = await database.db.auditEntry.findMany({
+      orderBy: { createdAt: "asc" },
+      select: { action: true, actorName: true, targetLabel: true },
+    });
     return rows;
   }
 
@@ -98,13 +101,21 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       expect(auth.principal.kind).toBe("anonymous");
       expect(auth.gate).toBe("first-admin");
       await expectAppError(caller.auth.setup({ email: "eve@example.com", password: PASSWORD }), "FORBIDDEN", /setup token/);
-      await expectAppError(caller.auth.setup({ email: "eve@example.com", password: PASSWORD, setupToken: "wrong-token" }), "FORBIDDEN", /not right/);
+      await expectAppError(
+        caller.auth.setup({ email: "eve@example.com", password: PASSWORD, setupToken: "wrong-token" }),
+        "FORBIDDEN",
+        /not right/,
+      );
       await addSetupToken(database.db, "s".repeat(52));
       const admin = await caller.auth.setup({ email: "ops@example.com", password: PASSWORD, setupToken: "s".repeat(52) });
       expect(admin.role).toBe("admin");
       expect(await database.db.setupToken.count()).toBe(0);
       // One-time: the token is gone, and a second first admin is refused whoever asks.
-      await expectAppError(caller.auth.setup({ email: "eve@example.com", password: PASSWORD, setupToken: "s".repeat(52) }), "CONFLICT", /exists already\. Sign in instead/);
+      await expectAppError(
+        caller.auth.setup({ email: "eve@example.com", password: PASSWORD, setupToken: "s".repeat(52) }),
+        "CONFLICT",
+        /exists already\. Sign in instead/,
+      );
       const local = await httpCaller(received());
       await expectAppError(local.caller.auth.setup({ email: "eve@example.com", password: PASSWORD }), "CONFLICT", /exists already/);
     });
@@ -127,7 +138,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
     it("the first account must be an admin, and inviting waits for it", async () => {
       const local = callerAs(database.db, "local");
       await expectAppError(local.users.invite({ email: "bob@example.com", role: "curator" }), "CONFLICT", /your own admin account first/);
-      await expectAppError(local.users.create({ email: "bob@example.com", role: "viewer", password: PASSWORD }), "CONFLICT", /first account must be an admin/);
+      await expectAppError(
+        local.users.create({ email: "bob@example.com", role: "viewer", password: PASSWORD }),
+        "CONFLICT",
+        /first account must be an admin/,
+      );
     });
   });
 
@@ -150,8 +165,16 @@ describe.each(testEngines())("accounts on %s", (engine) => {
 
     it("refuses a wrong password or an unknown email with one message, and audits it", async () => {
       const { caller } = await httpCaller(received());
-      await expectAppError(caller.auth.signIn({ email: "ada@example.com", password: "wrong password" }), "UNAUTHORIZED", /email or the password is wrong/);
-      await expectAppError(caller.auth.signIn({ email: "nobody@example.com", password: "wrong password" }), "UNAUTHORIZED", /email or the password is wrong/);
+      await expectAppError(
+        caller.auth.signIn({ email: "ada@example.com", password: "wrong password" }),
+        "UNAUTHORIZED",
+        /email or the password is wrong/,
+      );
+      await expectAppError(
+        caller.auth.signIn({ email: "nobody@example.com", password: "wrong password" }),
+        "UNAUTHORIZED",
+        /email or the password is wrong/,
+      );
       const failures = (await auditActions()).filter((entry) => entry.action === "session.sign_in_failed");
       expect(failures.map((entry) => entry.actorName)).toEqual(["ada@example.com", "nobody@example.com"]);
     });
@@ -161,7 +184,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) {
         await expectAppError(caller.auth.signIn({ email: "ada@example.com", password: `wrong ${i}` }), "UNAUTHORIZED", /wrong/);
       }
-      await expectAppError(caller.auth.signIn({ email: "ada@example.com", password: PASSWORD }), "TOO_MANY_REQUESTS", /Too many failed sign-ins for this account\. Try again in 1[45] minutes/);
+      await expectAppError(
+        caller.auth.signIn({ email: "ada@example.com", password: PASSWORD }),
+        "TOO_MANY_REQUESTS",
+        /Too many failed sign-ins for this account\. Try again in 1[45] minutes/,
+      );
     });
 
     it("limits failures per address across accounts", async () => {
@@ -169,7 +196,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       for (let i = 0; i < 30; i++) {
         await expectAppError(caller.auth.signIn({ email: `guess${i}@example.com`, password: "nope nope nope" }), "UNAUTHORIZED", /wrong/);
       }
-      await expectAppError(caller.auth.signIn({ email: "ada@example.com", password: PASSWORD }), "TOO_MANY_REQUESTS", /from your network address/);
+      await expectAppError(
+        caller.auth.signIn({ email: "ada@example.com", password: PASSWORD }),
+        "TOO_MANY_REQUESTS",
+        /from your network address/,
+      );
       // Another address is not affected.
       expect((await signIn("ada@example.com", PASSWORD, { remote: "127.0.0.10" })).user.email).toBe("ada@example.com");
     });
@@ -205,7 +236,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       const session = await (await as(bob.cookie)).caller.auth.session();
       expect(session.identity).toMatchObject({ kind: "user", email: "bob@example.com", role: "curator" });
       const { caller } = await httpCaller(received());
-      await expectAppError(caller.auth.acceptInvite({ token: bob.token, password: PASSWORD }), "NOT_FOUND", /used, replaced by a newer link, or it expired/);
+      await expectAppError(
+        caller.auth.acceptInvite({ token: bob.token, password: PASSWORD }),
+        "NOT_FOUND",
+        /used, replaced by a newer link, or it expired/,
+      );
     });
 
     it("roles hold on every router: a viewer reads, a curator curates, only an admin administers", async () => {
@@ -213,12 +248,32 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       const curator = (await as((await invite("cur@example.com", "curator")).cookie)).caller;
       const admin = (await as(adminCookie)).caller;
 
-      const { playbookId } = await curator.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
+      const { playbookId } = await curator.playbook.import({
+        content: SMALL_PLAYBOOK,
+        format: "ace",
+        target: { kind: "new", name: "support" },
+      });
       expect(await viewer.playbook.list()).toHaveLength(1);
       expect((await viewer.history.versions({ playbookId })).items.length).toBeGreaterThan(0);
-      await expectAppError(viewer.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "mine" } }), "FORBIDDEN", /Your role is viewer; this needs a curator/);
-      await expectAppError(viewer.delta.propose({ playbookId, origin: "person", operations: [{ operation: { type: "add", section: "strategies_and_insights", content: "x" } }] }), "FORBIDDEN", /viewer/);
-      await expectAppError(curator.playbook.updateSettings({ playbookId, settings: { autoApply: true } }), "FORBIDDEN", /Your role is curator; this needs an admin/);
+      await expectAppError(
+        viewer.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "mine" } }),
+        "FORBIDDEN",
+        /Your role is viewer; this needs a curator/,
+      );
+      await expectAppError(
+        viewer.delta.propose({
+          playbookId,
+          origin: "person",
+          operations: [{ operation: { type: "add", section: "strategies_and_insights", content: "x" } }],
+        }),
+        "FORBIDDEN",
+        /viewer/,
+      );
+      await expectAppError(
+        curator.playbook.updateSettings({ playbookId, settings: { autoApply: true } }),
+        "FORBIDDEN",
+        /Your role is curator; this needs an admin/,
+      );
       await expectAppError(curator.users.list(), "FORBIDDEN", /an admin/);
       await expectAppError(curator.apiKeys.list(), "FORBIDDEN", /an admin/);
       await expectAppError(curator.audit.list({}), "FORBIDDEN", /an admin/);
@@ -236,8 +291,15 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       const bob = await invite("bob@example.com", "viewer");
       const admin = (await as(adminCookie)).caller;
       await admin.users.setRole({ userId: bob.userId, role: "curator" });
-      const entry = await database.db.auditEntry.findFirst({ where: { action: "user.role" }, select: { actorName: true, targetLabel: true, summary: true } });
-      expect(entry).toEqual({ actorName: "ada@example.com", targetLabel: "bob@example.com", summary: { before: { role: "viewer" }, after: { role: "curator" } } });
+      const entry = await database.db.auditEntry.findFirst({
+        where: { action: "user.role" },
+        select: { actorName: true, targetLabel: true, summary: true },
+      });
+      expect(entry).toEqual({
+        actorName: "ada@example.com",
+        targetLabel: "bob@example.com",
+        summary: { before: { role: "viewer" }, after: { role: "curator" } },
+      });
       const ada = (await admin.users.list()).find((user) => user.email === "ada@example.com");
       await expectAppError(admin.users.setRole({ userId: ada!.id, role: "viewer" }), "CONFLICT", /last active admin/);
       await expectAppError(admin.users.disable({ userId: ada!.id }), "CONFLICT", /your own account/);
@@ -247,7 +309,8 @@ describe.each(testEngines())("accounts on %s", (engine) => {
     it("revoking sessions, disabling and changing a password each end sessions at once", async () => {
       const bob = await invite("bob@example.com", "curator");
       const admin = (await as(adminCookie)).caller;
-      const stillIn = () => authenticate(database.db, received({}, { cookie: bob.cookie }), { settings }).then((auth) => auth.principal.kind);
+      const stillIn = () =>
+        authenticate(database.db, received({}, { cookie: bob.cookie }), { settings }).then((auth) => auth.principal.kind);
       expect(await stillIn()).toBe("user");
 
       expect(await admin.users.endSessions({ userId: bob.userId })).toEqual({ ended: 1 });
@@ -263,7 +326,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       const first = await signIn("bob@example.com");
       const second = await signIn("bob@example.com");
       const own = (await as(first.cookie)).caller;
-      await expectAppError(own.auth.changePassword({ currentPassword: "not it at all", newPassword: "a brand new password" }), "BAD_REQUEST", /current password is not right/);
+      await expectAppError(
+        own.auth.changePassword({ currentPassword: "not it at all", newPassword: "a brand new password" }),
+        "BAD_REQUEST",
+        /current password is not right/,
+      );
       await own.auth.changePassword({ currentPassword: PASSWORD, newPassword: "a brand new password" });
       expect((await authenticate(database.db, received({}, { cookie: first.cookie }), { settings })).principal.kind).toBe("user");
       expect((await authenticate(database.db, received({}, { cookie: second.cookie }), { settings })).principal.kind).toBe("anonymous");
@@ -286,7 +353,11 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       await (await as(adminCookie)).caller.users.delete({ userId: bob.userId });
       expect(await database.db.user.count({ where: { email: "bob@example.com" } })).toBe(0);
       const actions = await auditActions();
-      expect(actions.filter((entry) => entry.targetLabel === "bob@example.com").map((entry) => entry.action)).toEqual(["user.invite", "user.invite_accept", "user.delete"]);
+      expect(actions.filter((entry) => entry.targetLabel === "bob@example.com").map((entry) => entry.action)).toEqual([
+        "user.invite",
+        "user.invite_accept",
+        "user.delete",
+      ]);
     });
   });
 
@@ -294,12 +365,17 @@ describe.each(testEngines())("accounts on %s", (engine) => {
     it("is append-only: the database refuses edits and deletes, but lets old IP addresses go", async () => {
       await firstAdmin();
       const [entry] = await database.db.auditEntry.findMany({ select: { id: true } });
-      await expect(database.db.auditEntry.update({ where: { id: entry!.id }, data: { action: "nothing.happened" } })).rejects.toThrow(/append-only/);
+      await expect(database.db.auditEntry.update({ where: { id: entry!.id }, data: { action: "nothing.happened" } })).rejects.toThrow(
+        /append-only/,
+      );
       await expect(database.db.auditEntry.delete({ where: { id: entry!.id } })).rejects.toThrow(/append-only/);
       await expect(database.db.auditEntry.update({ where: { id: entry!.id }, data: { ip: "10.1.2.3" } })).rejects.toThrow(/append-only/);
       // An entry from 100 days ago (written with the trigger off, as no path of the app can).
       await database.db.$executeRaw`ALTER TABLE "AuditEntry" DISABLE TRIGGER USER`;
-      await database.db.auditEntry.update({ where: { id: entry!.id }, data: { ip: "10.1.2.3", createdAt: new Date(Date.now() - 100 * 86_400_000) } });
+      await database.db.auditEntry.update({
+        where: { id: entry!.id },
+        data: { ip: "10.1.2.3", createdAt: new Date(Date.now() - 100 * 86_400_000) },
+      });
       await database.db.$executeRaw`ALTER TABLE "AuditEntry" ENABLE TRIGGER USER`;
       expect(await dropOldAuditIps(database.db, 90)).toBe(1);
       expect((await database.db.auditEntry.findUnique({ where: { id: entry!.id }, select: { ip: true } }))?.ip).toBeNull();
@@ -332,7 +408,10 @@ describe.each(testEngines())("accounts on %s", (engine) => {
     const auth = await authenticate(database.db, headers, { settings: trusted });
     const caller = createCaller(contextAs(database.db, auth.principal, { request: auth.request }));
     await caller.auth.setup({ email: "ops@example.com", password: PASSWORD, setupToken: "t".repeat(52) });
-    expect(await database.db.auditEntry.findFirst({ select: { ip: true, requestId: true } })).toEqual({ ip: "198.51.100.7", requestId: auth.request.id });
+    expect(await database.db.auditEntry.findFirst({ select: { ip: true, requestId: true } })).toEqual({
+      ip: "198.51.100.7",
+      requestId: auth.request.id,
+    });
     expect(await database.db.session.findFirst({ select: { ip: true } })).toEqual({ ip: "198.51.100.7" });
   });
 });

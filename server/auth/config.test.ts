@@ -31,8 +31,12 @@ describe("account settings from the environment", () => {
 
   it("stops on a bad value, naming the variable and what it accepts, and never repeats a secret", () => {
     expect(() => loadAuthSettings({ ACE_AUTH: "maybe" })).toThrow(/ACE_AUTH must be "auto", "on" or "off", got "maybe"/);
-    expect(() => loadAuthSettings({ ACE_TRUSTED_PROXIES: "proxy.local" })).toThrow(/ACE_TRUSTED_PROXIES has "proxy\.local" is not an IP address/);
-    expect(() => loadAuthSettings({ ACE_ALLOWED_HOSTS: "https://ace.example.com" })).toThrow(/ACE_ALLOWED_HOSTS has "https:\/\/ace\.example\.com"/);
+    expect(() => loadAuthSettings({ ACE_TRUSTED_PROXIES: "proxy.local" })).toThrow(
+      /ACE_TRUSTED_PROXIES has "proxy\.local" is not an IP address/,
+    );
+    expect(() => loadAuthSettings({ ACE_ALLOWED_HOSTS: "https://ace.example.com" })).toThrow(
+      /ACE_ALLOWED_HOSTS has "https:\/\/ace\.example\.com"/,
+    );
     expect(() => loadAuthSettings({ ACE_SECRET: "short-secret" })).toThrow(/ACE_SECRET must be at least 32 characters/);
     expect(() => loadAuthSettings({ ACE_SECRET: "short-secret" })).not.toThrow(/short-secret/);
   });

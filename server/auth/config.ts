@@ -42,7 +42,12 @@ function wholeNumber(min: number, max: number) {
     .string()
     .regex(/^\d+$/, { error: `must be ${range}` })
     .transform(Number)
-    .pipe(z.number().min(min, { error: `must be ${range}` }).max(max, { error: `must be ${range}` }));
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be ${range}` })
+        .max(max, { error: `must be ${range}` }),
+    );
 }
 
 function setting<Out, Fallback>(schema: z.ZodType<Out, string>, fallback: Fallback) {
@@ -63,7 +68,13 @@ const list = (text: string) =>
 const hostName = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 const variables = z.object({
-  ACE_AUTH: setting(z.string().toLowerCase().pipe(z.enum(AUTH_MODES, { error: 'must be "auto", "on" or "off"' })), AUTH_DEFAULTS.mode),
+  ACE_AUTH: setting(
+    z
+      .string()
+      .toLowerCase()
+      .pipe(z.enum(AUTH_MODES, { error: 'must be "auto", "on" or "off"' })),
+    AUTH_DEFAULTS.mode,
+  ),
   ACE_ALLOWED_HOSTS: setting(
     z.string().transform((text, ctx): readonly string[] | "any" => {
       const hosts = list(text).map((host) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1"));
@@ -116,11 +127,16 @@ export function loadAuthSettings(source: EnvSource = process.env): AuthSettings 
     const problems = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]) as keyof typeof variables.shape;
       const raw = source[name];
-      const got = raw === undefined || SECRET_VARIABLES.has(name) ? "" : `, got ${JSON.stringify(raw.length > 120 ? `${raw.slice(0, 117)}...` : raw)}`;
+      const got =
+        raw === undefined || SECRET_VARIABLES.has(name)
+          ? ""
+          : `, got ${JSON.stringify(raw.length > 120 ? `${raw.slice(0, 117)}...` : raw)}`;
       const hint = HINTS[name] ?? "";
       return `${name} ${issue.message}${got}.${hint ? ` ${hint}` : ""}`;
     });
-    throw new ConfigError(problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+    throw new ConfigError(
+      problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+    );
   }
   const v = parsed.data;
   return Object.freeze({

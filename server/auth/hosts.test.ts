@@ -28,6 +28,8 @@ describe("allowed hosts (DNS rebinding)", () => {
   });
 
   it("says which name was refused and how to allow it", () => {
-    expect(hostRefusal("evil.example:3000", DEFAULT_ALLOWED_HOSTS)).toMatch(/"evil\.example".*ACE_ALLOWED_HOSTS \(now: localhost, 127\.0\.0\.1, ::1\)/);
+    expect(hostRefusal("evil.example:3000", DEFAULT_ALLOWED_HOSTS)).toMatch(
+      /"evil\.example".*ACE_ALLOWED_HOSTS \(now: localhost, 127\.0\.0\.1, ::1\)/,
+    );
   });
 });

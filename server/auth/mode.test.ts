@@ -14,22 +14,34 @@ describe("who must sign in", () => {
   });
 
   it("auto on another address behaves as on: the first-admin page, then sign-in", () => {
-    expect(accessRule({ mode: "auto", loopbackBound: false, usersExist: false, ...local })).toEqual({ localAdmin: false, gate: "first-admin" });
+    expect(accessRule({ mode: "auto", loopbackBound: false, usersExist: false, ...local })).toEqual({
+      localAdmin: false,
+      gate: "first-admin",
+    });
     expect(accessRule({ mode: "auto", loopbackBound: false, usersExist: true, ...local })).toEqual({ localAdmin: false, gate: "sign-in" });
   });
 
   it("auto on loopback, but through a proxy (X-Forwarded-For): not local, so the first-admin page", () => {
-    expect(accessRule({ mode: "auto", loopbackBound: true, usersExist: false, localRequest: false })).toEqual({ localAdmin: false, gate: "first-admin" });
+    expect(accessRule({ mode: "auto", loopbackBound: true, usersExist: false, localRequest: false })).toEqual({
+      localAdmin: false,
+      gate: "first-admin",
+    });
   });
 
   it("on: the first-admin page without accounts, sign-in with them, even on loopback", () => {
-    expect(accessRule({ mode: "on", loopbackBound: true, usersExist: false, ...local })).toEqual({ localAdmin: false, gate: "first-admin" });
+    expect(accessRule({ mode: "on", loopbackBound: true, usersExist: false, ...local })).toEqual({
+      localAdmin: false,
+      gate: "first-admin",
+    });
     expect(accessRule({ mode: "on", loopbackBound: true, usersExist: true, ...local })).toEqual({ localAdmin: false, gate: "sign-in" });
   });
 
   it("off on loopback: no login whether or not accounts exist", () => {
     expect(accessRule({ mode: "off", loopbackBound: true, usersExist: false, ...local })).toEqual({ localAdmin: true, gate: "open" });
-    expect(accessRule({ mode: "off", loopbackBound: true, usersExist: true, localRequest: false })).toEqual({ localAdmin: true, gate: "open" });
+    expect(accessRule({ mode: "off", loopbackBound: true, usersExist: true, localRequest: false })).toEqual({
+      localAdmin: true,
+      gate: "open",
+    });
   });
 
   it("off on another address (start-up refuses it) falls back to on", () => {

@@ -56,7 +56,11 @@ export async function clearFailedSignIns(db: DbOrTx, email: string): Promise<voi
 export const API_WINDOW_MS = 60_000;
 
 /** Counts one request of an API key; refused once the key's per-minute limit is used up. */
-export async function hitApiKeyLimit(db: DbOrTx, keyId: string, perMinute: number): Promise<{ allowed: boolean; retryAfterSeconds: number; first: boolean }> {
+export async function hitApiKeyLimit(
+  db: DbOrTx,
+  keyId: string,
+  perMinute: number,
+): Promise<{ allowed: boolean; retryAfterSeconds: number; first: boolean }> {
   const { count, retryAfterMs } = await repo.hitRateLimit(db, `api-key:${keyId}`, API_WINDOW_MS);
   return { allowed: count <= perMinute, retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)), first: count === 1 };
 }

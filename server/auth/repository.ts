@@ -21,7 +21,10 @@ export function findUserById(db: DbOrTx, id: string): Promise<UserRecord | null>
   return db.user.findUnique({ where: { id }, select: userFields });
 }
 
-export function createUser(tx: DbOrTx, data: { email: string; name: string; role: Role; passwordHash: string | null }): Promise<UserRecord> {
+export function createUser(
+  tx: DbOrTx,
+  data: { email: string; name: string; role: Role; passwordHash: string | null },
+): Promise<UserRecord> {
   return tx.user.create({ data, select: userFields });
 }
 

@@ -7,7 +7,10 @@ const none = { trustedProxies: new AddressSet([]) };
 
 describe("where a request came from", () => {
   it("is local when stamped with a loopback peer and no forwarding header", () => {
-    const info = readRequestInfo(new Headers({ [PEER_HEADER]: sealPeer({ remote: "::ffff:127.0.0.1", listen: "127.0.0.1", forwarded: false }) }), none);
+    const info = readRequestInfo(
+      new Headers({ [PEER_HEADER]: sealPeer({ remote: "::ffff:127.0.0.1", listen: "127.0.0.1", forwarded: false }) }),
+      none,
+    );
     expect(info).toMatchObject({ local: true, loopbackBound: true, ip: "127.0.0.1" });
   });
 

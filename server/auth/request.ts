@@ -41,7 +41,9 @@ export function readRequestInfo(headers: Headers, settings: Pick<AuthSettings, "
   const forwardedFor = headers.get("x-forwarded-for");
   // Without the stamp (a server this process did not stamp) nothing proves locality; the last
   // X-Forwarded-For entry is Next.js's own record of the socket or whatever the client claimed.
-  const ip = peer ? clientIp(peer.remote, peer.forwarded ? forwardedFor : null, settings.trustedProxies) : normalizeIp(forwardedChain(forwardedFor).at(-1));
+  const ip = peer
+    ? clientIp(peer.remote, peer.forwarded ? forwardedFor : null, settings.trustedProxies)
+    : normalizeIp(forwardedChain(forwardedFor).at(-1));
   return {
     ...common,
     ip,

@@ -48,7 +48,9 @@ export const authRouter = createTRPCRouter({
   setup: publicProcedure
     .input(setupInput)
     .output(signedInSchema)
-    .mutation(async ({ ctx, input }) => setSession(ctx, await service.setupFirstAdmin(ctx.db, ctx.request, ctx.principal, getAuthSettings(), input))),
+    .mutation(async ({ ctx, input }) =>
+      setSession(ctx, await service.setupFirstAdmin(ctx.db, ctx.request, ctx.principal, getAuthSettings(), input)),
+    ),
 
   inviteInfo: publicProcedure.input(inviteTokenInput).query(({ ctx, input }) => service.inviteInfo(ctx.db, input.token)),
 

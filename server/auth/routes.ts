@@ -27,7 +27,10 @@ export function sessionRoute<P = Record<string, never>>(
       const verdict = authorize(auth.principal, access.role);
       if (!verdict.ok) {
         const message = auth.credentialProblem?.message ?? verdict.message;
-        return Response.json({ error: { code: verdict.code, message, details: null } }, { status: verdict.code === "UNAUTHORIZED" ? 401 : 403 });
+        return Response.json(
+          { error: { code: verdict.code, message, details: null } },
+          { status: verdict.code === "UNAUTHORIZED" ? 401 : 403 },
+        );
       }
       return await handler(request, { params: await paramsOf(context), db, principal: auth.principal });
     } catch (error) {

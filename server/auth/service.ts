@@ -68,7 +68,12 @@ async function refuseSignIn(db: Db, request: RequestInfo, email: string, user: r
   throw new AppError("UNAUTHORIZED", WRONG_CREDENTIALS);
 }
 
-export async function signIn(db: Db, request: RequestInfo, settings: Pick<AuthSettings, "sessionDays">, raw: z.input<typeof signInInput>): Promise<SignInResult> {
+export async function signIn(
+  db: Db,
+  request: RequestInfo,
+  settings: Pick<AuthSettings, "sessionDays">,
+  raw: z.input<typeof signInInput>,
+): Promise<SignInResult> {
   const { email, password } = signInInput.parse(raw);
   const lockout = await signInLockout(db, email, request.ip);
   if (lockout) {
@@ -88,7 +93,11 @@ export async function signIn(db: Db, request: RequestInfo, settings: Pick<AuthSe
   }
   if (!(await verifyPassword(user.passwordHash, password))) return refuseSignIn(db, request, email, user, "wrong password");
   if (user.disabledAt) {
-    await recordAudit(db, sourceOf(userActor(user), request), { action: "session.sign_in_failed", target: userTarget(user), after: { reason: "account disabled" } });
+    await recordAudit(db, sourceOf(userActor(user), request), {
+      action: "session.sign_in_failed",
+      target: userTarget(user),
+      after: { reason: "account disabled" },
+    });
     throw new AppError("FORBIDDEN", "This account is disabled. Ask an admin to enable it.");
   }
   await clearFailedSignIns(db, email);
@@ -145,8 +154,14 @@ export async function setupFirstAdmin(
     if (await repo.anyUserExists(tx)) throw adminExists();
     const user = await repo.createUser(tx, { email: input.email, name: input.name, role: "admin", passwordHash });
     await repo.deleteAllSetupTokens(tx);
-    const actor: AuditActor = viaToken ? { kind: "system", id: null, name: "setup token" } : { kind: "local", id: null, name: principal.kind === "local" ? principal.name : "local user" };
-    await recordAudit(tx, sourceOf(actor, request), { action: "user.setup", target: userTarget(user), after: { email: user.email, role: user.role } });
+    const actor: AuditActor = viaToken
+      ? { kind: "system", id: null, name: "setup token" }
+      : { kind: "local", id: null, name: principal.kind === "local" ? principal.name : "local user" };
+    await recordAudit(tx, sourceOf(actor, request), {
+      action: "user.setup",
+      target: userTarget(user),
+      after: { email: user.email, role: user.role },
+    });
     const session = await startSession(tx, user.id, request, settings);
     await repo.updateUser(tx, user.id, { lastSignInAt: new Date() });
     return { user: signedIn(user), session };
@@ -180,7 +195,11 @@ export async function inviteUser(db: Db, source: AuditSource, raw: z.input<typeo
     }
     const user = await repo.createUser(tx, { email: input.email, name: input.name, role: input.role, passwordHash: null });
     const issued = await issueInvite(tx, user, source.actor.name);
-    await recordAudit(tx, source, { action: "user.invite", target: userTarget(user), after: { email: user.email, role: user.role, expiresAt: issued.expiresAt } });
+    await recordAudit(tx, source, {
+      action: "user.invite",
+      target: userTarget(user),
+      after: { email: user.email, role: user.role, expiresAt: issued.expiresAt },
+    });
     return issued;
   });
   return link;
@@ -192,7 +211,11 @@ export async function reissueInvite(db: Db, source: AuditSource, userId: string)
     const user = await repo.findUserById(tx, userId);
     if (!user) throw notFound("That user");
     const link = await issueInvite(tx, user, source.actor.name);
-    await recordAudit(tx, source, { action: "user.invite", target: userTarget(user), after: { reset: user.passwordHash !== null, expiresAt: link.expiresAt } });
+    await recordAudit(tx, source, {
+      action: "user.invite",
+      target: userTarget(user),
+      after: { reset: user.passwordHash !== null, expiresAt: link.expiresAt },
+    });
     return link;
   });
 }
@@ -206,7 +229,12 @@ export async function inviteInfo(db: Db, token: string): Promise<InviteInfo> {
   return { email: invite.user.email, name: invite.user.name, reset: invite.user.passwordHash !== null };
 }
 
-export async function acceptInvite(db: Db, request: RequestInfo, settings: Pick<AuthSettings, "sessionDays">, raw: z.input<typeof acceptInviteInput>): Promise<SignInResult> {
+export async function acceptInvite(
+  db: Db,
+  request: RequestInfo,
+  settings: Pick<AuthSettings, "sessionDays">,
+  raw: z.input<typeof acceptInviteInput>,
+): Promise<SignInResult> {
   const input = acceptInviteInput.parse(raw);
   const id = tokenHash(input.token);
   const passwordHash = await hashPassword(input.password);
@@ -215,7 +243,11 @@ export async function acceptInvite(db: Db, request: RequestInfo, settings: Pick<
     if (!invite || invite.expiresAt <= new Date() || !(await repo.takeInvite(tx, id))) throw new AppError("NOT_FOUND", INVALID_INVITE);
     if (invite.user.disabledAt) throw new AppError("FORBIDDEN", "This account is disabled. Ask an admin to enable it.");
     const reset = invite.user.passwordHash !== null;
-    const user = await repo.updateUser(tx, invite.user.id, { passwordHash, lastSignInAt: new Date(), ...(input.name ? { name: input.name } : {}) });
+    const user = await repo.updateUser(tx, invite.user.id, {
+      passwordHash,
+      lastSignInAt: new Date(),
+      ...(input.name ? { name: input.name } : {}),
+    });
     if (reset) await repo.deleteSessionsOfUser(tx, user.id);
     await recordAudit(tx, sourceOf(userActor(user), request), { action: "user.invite_accept", target: userTarget(user), after: { reset } });
     const session = await startSession(tx, user.id, request, settings);
@@ -225,7 +257,12 @@ export async function acceptInvite(db: Db, request: RequestInfo, settings: Pick<
 
 // ---- Passwords and sessions of the signed-in user ------------------------------------------------------
 
-export async function changePassword(db: Db, request: RequestInfo, principal: UserPrincipal, raw: z.input<typeof changePasswordInput>): Promise<void> {
+export async function changePassword(
+  db: Db,
+  request: RequestInfo,
+  principal: UserPrincipal,
+  raw: z.input<typeof changePasswordInput>,
+): Promise<void> {
   const input = changePasswordInput.parse(raw);
   const lockout = await signInLockout(db, principal.email, request.ip);
   if (lockout) throw new AppError("RATE_LIMITED", lockout.message, { details: { retryAfterSeconds: lockout.retryAfterSeconds } });
@@ -239,7 +276,11 @@ export async function changePassword(db: Db, request: RequestInfo, principal: Us
   await db.$transaction(async (tx) => {
     await repo.updateUser(tx, user.id, { passwordHash });
     const ended = await repo.deleteSessionsOfUser(tx, user.id, principal.sessionId ?? undefined);
-    await recordAudit(tx, sourceOf(userActor(user), request), { action: "user.password", target: userTarget(user), after: { otherSessionsEnded: ended } });
+    await recordAudit(tx, sourceOf(userActor(user), request), {
+      action: "user.password",
+      target: userTarget(user),
+      after: { otherSessionsEnded: ended },
+    });
   });
 }
 
@@ -276,7 +317,11 @@ export async function createUser(db: Db, source: AuditSource, raw: z.input<typeo
     }
     const created = await repo.createUser(tx, { email: input.email, name: input.name, role: input.role, passwordHash });
     await repo.deleteAllSetupTokens(tx);
-    await recordAudit(tx, source, { action: "user.create", target: userTarget(created), after: { email: created.email, role: created.role } });
+    await recordAudit(tx, source, {
+      action: "user.create",
+      target: userTarget(created),
+      after: { email: created.email, role: created.role },
+    });
     return created;
   });
   return signedIn(user);
@@ -306,7 +351,12 @@ export async function setRole(db: Db, source: AuditSource, raw: z.input<typeof s
     if (user.role === input.role) return signedIn(user);
     if (input.role !== "admin") await keepAnAdmin(tx, user, `made a ${input.role}`);
     const updated = await repo.updateUser(tx, user.id, { role: input.role });
-    await recordAudit(tx, source, { action: "user.role", target: userTarget(user), before: { role: user.role }, after: { role: updated.role } });
+    await recordAudit(tx, source, {
+      action: "user.role",
+      target: userTarget(user),
+      before: { role: user.role },
+      after: { role: updated.role },
+    });
     return signedIn(updated);
   });
 }
@@ -319,7 +369,12 @@ export async function disableUser(db: Db, source: AuditSource, actingUserId: str
     await keepAnAdmin(tx, user, "disabled");
     await repo.updateUser(tx, user.id, { disabledAt: new Date() });
     const ended = await repo.deleteSessionsOfUser(tx, user.id);
-    await recordAudit(tx, source, { action: "user.disable", target: userTarget(user), before: { disabled: false }, after: { disabled: true, sessionsEnded: ended } });
+    await recordAudit(tx, source, {
+      action: "user.disable",
+      target: userTarget(user),
+      before: { disabled: false },
+      after: { disabled: true, sessionsEnded: ended },
+    });
   });
 }
 
@@ -328,7 +383,12 @@ export async function enableUser(db: Db, source: AuditSource, userId: string): P
     const user = await loadForChange(tx, userId);
     if (!user.disabledAt) return;
     await repo.updateUser(tx, user.id, { disabledAt: null });
-    await recordAudit(tx, source, { action: "user.enable", target: userTarget(user), before: { disabled: true }, after: { disabled: false } });
+    await recordAudit(tx, source, {
+      action: "user.enable",
+      target: userTarget(user),
+      before: { disabled: true },
+      after: { disabled: false },
+    });
   });
 }
 
@@ -338,7 +398,11 @@ export async function deleteUser(db: Db, source: AuditSource, actingUserId: stri
     refuseSelf(actingUserId, user, "delete");
     await keepAnAdmin(tx, user, "deleted");
     await repo.deleteUser(tx, user.id);
-    await recordAudit(tx, source, { action: "user.delete", target: userTarget(user), before: { email: user.email, name: user.name, role: user.role } });
+    await recordAudit(tx, source, {
+      action: "user.delete",
+      target: userTarget(user),
+      before: { email: user.email, name: user.name, role: user.role },
+    });
   });
 }
 

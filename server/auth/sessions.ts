@@ -17,7 +17,12 @@ export interface NewSession {
   expiresAt: Date;
 }
 
-export async function startSession(db: DbOrTx, userId: string, request: RequestInfo, settings: Pick<AuthSettings, "sessionDays">): Promise<NewSession> {
+export async function startSession(
+  db: DbOrTx,
+  userId: string,
+  request: RequestInfo,
+  settings: Pick<AuthSettings, "sessionDays">,
+): Promise<NewSession> {
   const token = newToken();
   const id = tokenHash(token);
   const expiresAt = new Date(Date.now() + settings.sessionDays * DAY_MS);
@@ -35,7 +40,11 @@ export interface ValidSession {
  * The user of a session token, or null when the session does not exist, has expired or belongs to
  * a disabled user. A session used in the second half of its life is extended to a full one.
  */
-export async function validateSession(db: DbOrTx, token: string, settings: Pick<AuthSettings, "sessionDays">): Promise<ValidSession | null> {
+export async function validateSession(
+  db: DbOrTx,
+  token: string,
+  settings: Pick<AuthSettings, "sessionDays">,
+): Promise<ValidSession | null> {
   const id = tokenHash(token);
   const session = await repo.findSession(db, id);
   if (!session) return null;

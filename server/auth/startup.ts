@@ -76,7 +76,11 @@ async function tidy(db: Db, settings: AuthSettings): Promise<void> {
 }
 
 /** Once the database is open: says how sign-in works, prints a setup token while no account exists. */
-export async function announceAuth(db: Db, origin: string, { settings, exposure }: { settings: AuthSettings; exposure: Exposure }): Promise<void> {
+export async function announceAuth(
+  db: Db,
+  origin: string,
+  { settings, exposure }: { settings: AuthSettings; exposure: Exposure },
+): Promise<void> {
   const exist = await usersExist(db);
   if (settings.mode === "off") {
     log("ACE_AUTH=off: no sign-in; every request acts as the local admin (this server listens on loopback only).");
@@ -84,11 +88,17 @@ export async function announceAuth(db: Db, origin: string, { settings, exposure 
     const token = settings.setupToken ?? newToken();
     await addSetupToken(db, token);
     if (settings.mode === "auto" && exposure === "loopback") {
-      log(`No accounts yet and only this computer can reach the studio: no sign-in needed. Create an admin at ${origin}/setup to require it.`);
+      log(
+        `No accounts yet and only this computer can reach the studio: no sign-in needed. Create an admin at ${origin}/setup to require it.`,
+      );
     } else {
-      log(`Sign-in is required (${settings.mode === "on" ? "ACE_AUTH=on" : "the server is reachable from the network"}) and no account exists yet.`);
+      log(
+        `Sign-in is required (${settings.mode === "on" ? "ACE_AUTH=on" : "the server is reachable from the network"}) and no account exists yet.`,
+      );
     }
-    log(`To create the first admin elsewhere, open ${origin}/setup with this one-time setup token${settings.setupToken ? " (ACE_SETUP_TOKEN)" : ""}:`);
+    log(
+      `To create the first admin elsewhere, open ${origin}/setup with this one-time setup token${settings.setupToken ? " (ACE_SETUP_TOKEN)" : ""}:`,
+    );
     if (!settings.setupToken) log(`  ${token}`);
     log("  or run: npm run ace -- user create --admin --email <you@example.com> --setup-token <token>");
   } else {

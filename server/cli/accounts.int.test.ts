@@ -34,7 +34,11 @@ function runCli(args: string[], env: Record<string, string>, input?: string): Pr
     const child = execFile(
       process.execPath,
       ["--import", "tsx", path.join(repoRoot, "server/cli/ace.ts"), ...args],
-      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "", ACE_API_KEY: "", ACE_ADMIN_PASSWORD: "", ACE_SETUP_TOKEN: "", ...env }, timeout: 120_000 },
+      {
+        cwd: repoRoot,
+        env: { ...process.env, DATABASE_URL: "", ACE_API_KEY: "", ACE_ADMIN_PASSWORD: "", ACE_SETUP_TOKEN: "", ...env },
+        timeout: 120_000,
+      },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin?.end(input ?? "");
@@ -60,7 +64,11 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
       const admin = await runCli(["user", "create", "--admin", "--email", "Ada@Example.com"], { ...env, ACE_ADMIN_PASSWORD: PASSWORD });
       expect(admin.stderr).toMatch(/Created admin ada@example\.com/);
       expect(admin.code).toBe(0);
-      const curator = await runCli(["user", "create", "--role", "curator", "--email", "bob@example.com", "--name", "Bob"], env, `${PASSWORD}\n`);
+      const curator = await runCli(
+        ["user", "create", "--role", "curator", "--email", "bob@example.com", "--name", "Bob"],
+        env,
+        `${PASSWORD}\n`,
+      );
       expect(curator.stderr).toMatch(/Created curator bob@example\.com/);
       const twice = await runCli(["user", "create", "--admin", "--email", "ada@example.com"], { ...env, ACE_ADMIN_PASSWORD: PASSWORD });
       expect(twice.code).toBe(1);
@@ -70,9 +78,15 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
     });
 
     it("creates a key limited to a playbook, prints it alone on the last line, lists and revokes it", async () => {
-      const imported = await runCli(["import", path.join(PLAYBOOK_FIXTURES_DIR, "ace-appworld__appworld_initial_playbook.txt"), "--playbook", "appworld"], env);
+      const imported = await runCli(
+        ["import", path.join(PLAYBOOK_FIXTURES_DIR, "ace-appworld__appworld_initial_playbook.txt"), "--playbook", "appworld"],
+        env,
+      );
       expect(imported.code, imported.stderr).toBe(0);
-      const created = await runCli(["apikey", "create", "--name", "ci agent", "--scopes", "context:read,traces:write", "--playbook", "appworld", "--expires", "30"], env);
+      const created = await runCli(
+        ["apikey", "create", "--name", "ci agent", "--scopes", "context:read,traces:write", "--playbook", "appworld", "--expires", "30"],
+        env,
+      );
       expect(created.code, created.stderr).toBe(0);
       const lines = created.stdout.trimEnd().split("\n");
       expect(lines.at(-1)).toMatch(/^ace_[a-z2-7]{13}_[a-z2-7]{52}$/);
@@ -117,7 +131,11 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-        const request = new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers, body: req.method === "GET" ? undefined : Buffer.concat(chunks) });
+        const request = new Request(`http://127.0.0.1${req.url}`, {
+          method: req.method,
+          headers,
+          body: req.method === "GET" ? undefined : Buffer.concat(chunks),
+        });
         const response = await fetchRequestHandler({
           endpoint: "/api/trpc",
           req: request,
@@ -143,7 +161,10 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
       expect(refused.stderr).toMatch(/requires sign-in\. Create the first admin with --setup-token/);
       const token = "z".repeat(52);
       await addSetupToken(handle.db, token);
-      const created = await runCli(["user", "create", "--admin", "--email", "ops@example.com", "--setup-token", token], { ...env, ACE_ADMIN_PASSWORD: PASSWORD });
+      const created = await runCli(["user", "create", "--admin", "--email", "ops@example.com", "--setup-token", token], {
+        ...env,
+        ACE_ADMIN_PASSWORD: PASSWORD,
+      });
       expect(created.stderr).toMatch(/Created admin ops@example\.com in the ACE Studio server/);
       expect(await handle.db.setupToken.count()).toBe(0);
     });

@@ -89,7 +89,8 @@ async function openBackend(server: string | undefined): Promise<AccountsBackend>
   try {
     handle = await openDatabase(config);
   } catch (error) {
-    if (error instanceof DatabaseBusyError) throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
+    if (error instanceof DatabaseBusyError)
+      throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
     throw error;
   }
   const caller = createCaller(cliContext(handle.db));
@@ -175,7 +176,10 @@ async function readPassword(): Promise<string> {
 
 // ---- Commands -------------------------------------------------------------------------------------
 
-async function userCreate(backend: AccountsBackend, values: { email?: string; name?: string; admin?: boolean; role?: string; "setup-token"?: string }): Promise<void> {
+async function userCreate(
+  backend: AccountsBackend,
+  values: { email?: string; name?: string; admin?: boolean; role?: string; "setup-token"?: string },
+): Promise<void> {
   if (!values.email) throw new AppError("INVALID_INPUT", `"user create" needs --email <address>.\n\n${ACCOUNTS_USAGE}`);
   if (values.admin && values.role && values.role !== "admin") throw new AppError("INVALID_INPUT", "Choose --admin or --role, not both.");
   const role = values.admin ? "admin" : values.role;
@@ -187,7 +191,10 @@ async function userCreate(backend: AccountsBackend, values: { email?: string; na
   const input = { email: values.email, name: values.name ?? "", password };
   let user: SignedIn;
   try {
-    user = setupToken && role === "admin" && backend.viaServer ? await backend.setupFirstAdmin({ ...input, setupToken }) : await backend.createUser({ ...input, role: role as Role });
+    user =
+      setupToken && role === "admin" && backend.viaServer
+        ? await backend.setupFirstAdmin({ ...input, setupToken })
+        : await backend.createUser({ ...input, role: role as Role });
   } catch (error) {
     explainRefusal(error, backend);
   }
@@ -195,20 +202,35 @@ async function userCreate(backend: AccountsBackend, values: { email?: string; na
 }
 
 function parseScopes(text: string | undefined): ApiScope[] {
-  if (!text) throw new AppError("INVALID_INPUT", `"apikey create" needs --scopes, e.g. --scopes context:read,traces:write. Scopes: ${API_SCOPES.join(", ")}.`);
-  const scopes = text.split(",").map((scope) => scope.trim()).filter(Boolean);
+  if (!text)
+    throw new AppError(
+      "INVALID_INPUT",
+      `"apikey create" needs --scopes, e.g. --scopes context:read,traces:write. Scopes: ${API_SCOPES.join(", ")}.`,
+    );
+  const scopes = text
+    .split(",")
+    .map((scope) => scope.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((scope) => !(API_SCOPES as readonly string[]).includes(scope));
-  if (unknown.length > 0) throw new AppError("INVALID_INPUT", `Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}. Scopes: ${API_SCOPES.join(", ")}.`);
+  if (unknown.length > 0)
+    throw new AppError(
+      "INVALID_INPUT",
+      `Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}. Scopes: ${API_SCOPES.join(", ")}.`,
+    );
   return scopes as ApiScope[];
 }
 
 function wholeNumber(value: string | undefined, flag: string): number | null {
   if (value === undefined) return null;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new AppError("INVALID_INPUT", `${flag} must be a whole number of at least 1, got "${value}".`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new AppError("INVALID_INPUT", `${flag} must be a whole number of at least 1, got "${value}".`);
   return Number(value);
 }
 
-async function apikeyCreate(backend: AccountsBackend, values: { name?: string; scopes?: string; playbook?: string[]; expires?: string; "rate-limit"?: string }): Promise<void> {
+async function apikeyCreate(
+  backend: AccountsBackend,
+  values: { name?: string; scopes?: string; playbook?: string[]; expires?: string; "rate-limit"?: string },
+): Promise<void> {
   if (!values.name) throw new AppError("INVALID_INPUT", `"apikey create" needs --name <what uses it>.\n\n${ACCOUNTS_USAGE}`);
   const scopes = parseScopes(values.scopes);
   let playbooks: "all" | string[] = "all";
@@ -258,7 +280,13 @@ async function apikeyList(backend: AccountsBackend): Promise<void> {
   ]);
   const header = ["ID", "NAME", "KEY", "SCOPES", "PLAYBOOKS", "STATUS", "LAST USED"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd());
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    );
 }
 
 async function apikeyRevoke(backend: AccountsBackend, target: string | undefined): Promise<void> {

@@ -39,18 +39,27 @@ describe.each(testEngines())("access on %s", (engine) => {
 
   it("a viewer can call no mutation but those on their own account", async () => {
     const viewer = callerAs(database.db, "viewer", "val");
-    const mutations = table.filter((entry) => entry.type === "mutation" && entry.access !== "public" && !(OWN_ACCOUNT_MUTATIONS as readonly string[]).includes(entry.path));
+    const mutations = table.filter(
+      (entry) =>
+        entry.type === "mutation" && entry.access !== "public" && !(OWN_ACCOUNT_MUTATIONS as readonly string[]).includes(entry.path),
+    );
     expect(mutations.length).toBeGreaterThan(20);
-    const outcomes = Object.fromEntries(await Promise.all(mutations.map(async (entry) => [entry.path, await codeOf(procedureAt(viewer, entry.path)({}))] as const)));
+    const outcomes = Object.fromEntries(
+      await Promise.all(mutations.map(async (entry) => [entry.path, await codeOf(procedureAt(viewer, entry.path)({}))] as const)),
+    );
     expect(outcomes).toEqual(Object.fromEntries(mutations.map((entry) => [entry.path, "FORBIDDEN"])));
     // Each refusal was audited once, as the viewer.
-    expect(await database.db.auditEntry.count({ where: { action: "access.denied", actorName: "val@example.test" } })).toBe(mutations.length);
+    expect(await database.db.auditEntry.count({ where: { action: "access.denied", actorName: "val@example.test" } })).toBe(
+      mutations.length,
+    );
   });
 
   it("nobody signed in can call anything but the public procedures", async () => {
     const anonymous = callerAs(database.db, "anonymous");
     const closed = table.filter((entry) => !(PUBLIC_PROCEDURES as readonly string[]).includes(entry.path));
-    const outcomes = Object.fromEntries(await Promise.all(closed.map(async (entry) => [entry.path, await codeOf(procedureAt(anonymous, entry.path)({}))] as const)));
+    const outcomes = Object.fromEntries(
+      await Promise.all(closed.map(async (entry) => [entry.path, await codeOf(procedureAt(anonymous, entry.path)({}))] as const)),
+    );
     expect(outcomes).toEqual(Object.fromEntries(closed.map((entry) => [entry.path, "UNAUTHORIZED"])));
   });
 

@@ -11,7 +11,10 @@ describe("the procedure-role table", () => {
   it("lists every procedure of every router", () => {
     expect(table.length).toBeGreaterThan(40);
     for (const router of ["playbook", "delta", "history", "traces", "context", "runs", "auth", "users", "apiKeys", "audit"]) {
-      expect(table.some((entry) => entry.path.startsWith(`${router}.`)), router).toBe(true);
+      expect(
+        table.some((entry) => entry.path.startsWith(`${router}.`)),
+        router,
+      ).toBe(true);
     }
   });
 
@@ -33,7 +36,9 @@ describe("the procedure-role table", () => {
   });
 
   it("keeps users, API keys and the audit log for admins", () => {
-    const wrong = table.filter((entry) => /^(users|apiKeys|audit)\./.test(entry.path) && entry.access !== "admin").map((entry) => entry.path);
+    const wrong = table
+      .filter((entry) => /^(users|apiKeys|audit)\./.test(entry.path) && entry.access !== "admin")
+      .map((entry) => entry.path);
     expect(wrong).toEqual([]);
   });
 });

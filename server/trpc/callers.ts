@@ -15,11 +15,20 @@ export function principalAs(acting: Acting, name?: string): Principal {
   if (acting === "anonymous") return { kind: "anonymous" };
   if (acting === "local") return { kind: "local", name: name ?? LOCAL_USER };
   const person = name ?? acting;
-  const email = `${person.toLowerCase().replace(/[^a-z0-9]+/g, ".").replace(/^\.|\.$/g, "") || "user"}@example.test`;
+  const email = `${
+    person
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ".")
+      .replace(/^\.|\.$/g, "") || "user"
+  }@example.test`;
   return { kind: "user", userId: randomUUID(), email, name: person, role: acting, sessionId: null };
 }
 
-export function contextAs(db: Db, acting: Acting | Principal, options: { name?: string; request?: RequestInfo; resHeaders?: Headers } = {}): Context {
+export function contextAs(
+  db: Db,
+  acting: Acting | Principal,
+  options: { name?: string; request?: RequestInfo; resHeaders?: Headers } = {},
+): Context {
   const principal = typeof acting === "string" ? principalAs(acting, options.name) : acting;
   return contextFor(db, principal, { request: options.request, resHeaders: options.resHeaders ?? new Headers() });
 }

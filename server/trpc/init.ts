@@ -138,8 +138,16 @@ function requireRole(role: Role) {
     const verdict = authorize(ctx.principal, role, playbookId);
     if (verdict.ok) return next();
     if (verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
-    if (type === "mutation" && (await firstInWindow(ctx.db, `denied:${ctx.audit.actor.kind}:${ctx.audit.actor.id ?? ctx.audit.actor.name}:${path}`))) {
-      await recordAudit(ctx.db, ctx.audit, { action: "access.denied", target: { type: "procedure", id: path }, playbookId: playbookId ?? null, after: { needs: role } });
+    if (
+      type === "mutation" &&
+      (await firstInWindow(ctx.db, `denied:${ctx.audit.actor.kind}:${ctx.audit.actor.id ?? ctx.audit.actor.name}:${path}`))
+    ) {
+      await recordAudit(ctx.db, ctx.audit, {
+        action: "access.denied",
+        target: { type: "procedure", id: path },
+        playbookId: playbookId ?? null,
+        after: { needs: role },
+      });
     }
     throw new TRPCError({ code: "FORBIDDEN", message: verdict.message });
   });

@@ -25,7 +25,14 @@ export function procedureTable(): ProcedureEntry[] {
 }
 
 /** Procedures anyone may call: signing in, the first admin, invite links, the session itself, signing out. */
-export const PUBLIC_PROCEDURES = ["auth.acceptInvite", "auth.inviteInfo", "auth.session", "auth.setup", "auth.signIn", "auth.signOut"] as const;
+export const PUBLIC_PROCEDURES = [
+  "auth.acceptInvite",
+  "auth.inviteInfo",
+  "auth.session",
+  "auth.setup",
+  "auth.signIn",
+  "auth.signOut",
+] as const;
 
 /** Mutations a viewer may call: only on their own account. */
 export const OWN_ACCOUNT_MUTATIONS = ["auth.changePassword", "auth.endSession"] as const;

@@ -1,12 +1,7 @@
 // tRPC for React Server Components: procedures are called in-process (no HTTP), their results go
 // into a per-request QueryClient, and <HydrateClient> hands that cache to the client components.
 import "server-only";
-import {
-  dehydrate,
-  HydrationBoundary,
-  type FetchQueryOptions,
-  type QueryKey,
-} from "@tanstack/react-query";
+import { dehydrate, HydrationBoundary, type FetchQueryOptions, type QueryKey } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { cache, type ReactNode } from "react";

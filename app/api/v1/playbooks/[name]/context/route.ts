@@ -11,11 +11,15 @@ export const GET = apiRoute<{ name: string }>({ scope: "context:read" }, async (
   const { name } = params;
   await allowPlaybooks([name]);
   const options = parseContextQuery(new URL(request.url).searchParams);
-  const target = await resolveContextTarget(db, { name }, {
-    budget: options.budget,
-    includeCounters: options.counters,
-    format: options.format,
-  });
+  const target = await resolveContextTarget(
+    db,
+    { name },
+    {
+      budget: options.budget,
+      includeCounters: options.counters,
+      format: options.format,
+    },
+  );
   // no-cache: caches may keep a copy but must ask first, which costs one small query (no bullets read).
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), target.etag)) {
     return new Response(null, { status: 304, headers: { etag: target.etag, "cache-control": "no-cache" } });

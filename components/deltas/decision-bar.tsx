@@ -44,7 +44,7 @@ export function DecisionBar({
 }) {
   const partial = chosen.length > 0 && chosen.length < pendingCount;
   return (
-    <div className="sticky bottom-0 flex flex-col gap-2 rounded-b-card border-t border-line bg-surface/95 px-4 py-3 backdrop-blur sm:px-5">
+    <div className="sticky bottom-0 flex flex-col gap-2 rounded-b-card border-t border-line bg-surface px-4 py-3 sm:px-5">
       {error ? (
         <Notice tone="danger" compact>
           {error}

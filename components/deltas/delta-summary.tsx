@@ -5,6 +5,7 @@ import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, plural, shortId } from "@/components/ui/format";
+import { BreakableName } from "@/components/ui/breakable-name";
 import { Fact, Facts } from "@/components/ui/detail-parts";
 import { historyHref, runHref, traceHref } from "@/components/ui/routes";
 import { OutcomeBadge } from "@/components/traces/trace-badges";
@@ -152,7 +153,14 @@ function Evidence({ delta }: { delta: DeltaView }) {
               {otherIds.length > 0 ? (
                 <p className="text-xs text-ink-muted">
                   Not stored here (the agent&apos;s own ids):{" "}
-                  <span className="font-mono break-all">{otherIds.join(", ")}</span>
+                  <span className="font-mono">
+                    {otherIds.map((id, index) => (
+                      <span key={id}>
+                        {index > 0 ? ", " : null}
+                        <BreakableName text={id} />
+                      </span>
+                    ))}
+                  </span>
                 </p>
               ) : null}
               {links.length > 0 ? (

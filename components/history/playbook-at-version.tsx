@@ -6,6 +6,7 @@ import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { ArrowLeft, GitCompare } from "lucide-react";
 import Link from "next/link";
 import { useMemo, useRef, useState } from "react";
+import { BreakableName } from "@/components/ui/breakable-name";
 import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -142,7 +143,9 @@ function SectionRow({ section }: { section: SectionAtVersion }) {
 function BulletStateRow({ bullet }: { bullet: BulletState }) {
   return (
     <div className={cn("flex flex-col gap-2 border-b border-line px-4 py-3.5 sm:flex-row sm:items-start sm:gap-4 sm:px-5", bullet.status === "archived" && "bg-subtle/40")}>
-      <span className="shrink-0 break-all font-mono text-xs font-medium text-ink-faint sm:w-[11ch] sm:pt-0.5">[{bullet.externalId}]</span>
+      <span className="shrink-0 break-normal font-mono text-xs font-medium text-ink-faint sm:w-[11ch] sm:pt-0.5">
+        [<BreakableName text={bullet.externalId} />]
+      </span>
       <p className={cn("min-w-0 flex-1 whitespace-pre-wrap break-words text-sm leading-relaxed", bullet.status === "archived" ? "text-ink-muted" : "text-ink")}>
         {bullet.content}
       </p>

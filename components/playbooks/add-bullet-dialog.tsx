@@ -1,6 +1,7 @@
 "use client";
 // Add a bullet to a section. It gets the playbook's next id and lands at the end of the section,
-// as a new version by the person; the sheet then opens on it.
+// as a new version by the person. Its sheet opens only when asked (the toast's "Open"): opening it
+// by itself a moment later covered the page the person was working on.
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -55,7 +56,7 @@ function AddBulletForm({
   const [content, setContent] = useState("");
   const [reason, setReason] = useState("");
   const [missing, setMissing] = useState(false);
-  const edit = usePlaybookEdit(playbook);
+  const edit = usePlaybookEdit(playbook, { ownSuccessToast: true });
   const max = playbook.settings.maxContentLength;
   const section = sections.find((s) => s.id === sectionId);
 
@@ -64,10 +65,12 @@ function AddBulletForm({
     if (!content.trim() || !section) return setMissing(true);
     edit.save([{ type: "add", section: section.id, content }], reason.trim() || `Added a bullet to ${section.name}`, (outcome) => {
       const duplicate = outcome.findings.find((finding) => finding.kind === "near_duplicate");
-      if (duplicate) toast.warning("It looks like a near-duplicate", { description: findingText(duplicate.message) });
-      onDone();
       const added = outcome.addedIds[0];
-      if (added) onAdded(added);
+      const open = added ? { action: { label: "Open", onClick: () => onAdded(added) } } : {};
+      const message = added ? `Added [${added}] as version ${outcome.appliedVersion}.` : outcome.message;
+      if (duplicate) toast.warning(`${message} It looks like a near-duplicate.`, { description: findingText(duplicate.message), ...open });
+      else toast.success(message, open);
+      onDone();
     });
   }
 

@@ -198,6 +198,7 @@ export function BulletList({
                   onToggleExpanded={toggleExpanded}
                   onOpen={api.openBullet}
                   onArrowKey={focusRow}
+                  search={api.filters.search}
                 />
               )}
             </div>

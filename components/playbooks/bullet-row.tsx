@@ -2,6 +2,8 @@
 import { ChevronDown } from "lucide-react";
 import { memo, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
+import { BreakableName } from "@/components/ui/breakable-name";
+import { Highlight, matchRanges } from "@/components/ui/highlight";
 import { cn } from "@/components/ui/cn";
 import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
 import { CounterBadges } from "@/components/ui/counter-badges";
@@ -22,6 +24,7 @@ export const BulletRowView = memo(function BulletRowView({
   onToggleExpanded,
   onOpen,
   onArrowKey,
+  search = "",
 }: {
   bullet: BulletRow;
   /** Position in the virtual list, handed back to onArrowKey. */
@@ -34,6 +37,8 @@ export const BulletRowView = memo(function BulletRowView({
   onToggleExpanded: (bulletId: string) => void;
   onOpen: (externalId: string) => void;
   onArrowKey: (index: number, direction: 1 | -1) => void;
+  /** The list's search: where it matched is marked in the id and the content. */
+  search?: string;
 }) {
   const contentRef = useRef<HTMLSpanElement>(null);
   // Whether line-clamp cut the text is read on hover/focus, not on mount: reading layout for every
@@ -73,6 +78,7 @@ export const BulletRowView = memo(function BulletRowView({
         onClick={handleClick}
         onKeyDown={handleKeyDown}
         data-row-link
+        data-bullet={bullet.externalId}
         className={cn(
           // scroll-mt: a row reached by keyboard stops below the sticky top bar and toolbar.
           "flex min-w-0 flex-1 scroll-mt-44 flex-col gap-1.5 outline-none sm:flex-row sm:gap-4",
@@ -82,9 +88,17 @@ export const BulletRowView = memo(function BulletRowView({
       >
         <span
           data-bullet-id
-          className="shrink-0 break-all pt-px font-mono text-xs font-medium text-ink-faint sm:w-[var(--id-column,11ch)] sm:pt-0.5"
+          className="shrink-0 break-normal pt-px font-mono text-xs font-medium text-ink-faint sm:w-[var(--id-column,11ch)] sm:pt-0.5"
         >
-          [{bullet.externalId}]
+          {search && matchRanges(bullet.externalId, search.replace(/^\[|\]$/gu, "")).length > 0 ? (
+            <mark className="rounded-sm bg-amber-100 text-inherit">
+              [<BreakableName text={bullet.externalId} />]
+            </mark>
+          ) : (
+            <>
+              [<BreakableName text={bullet.externalId} />]
+            </>
+          )}
         </span>
         <span className="min-w-0 flex-1">
           <span
@@ -96,12 +110,12 @@ export const BulletRowView = memo(function BulletRowView({
               bullet.status === "archived" && "text-ink-muted",
             )}
           >
-            {bullet.content}
+            <Highlight text={bullet.content} query={search} />
           </span>
           {sectionName !== null ? (
             <span className="mt-1.5 inline-block text-xs text-ink-faint">
               <span className="sr-only">Section: </span>
-              {sectionName}
+              <BreakableName text={sectionName} />
             </span>
           ) : null}
         </span>
@@ -151,7 +165,7 @@ export function SectionHeaderRow({
   const count = section.bulletCount === 0 ? "no bullets" : plural(section.bulletCount, "bullet");
   return (
     <div className="flex items-center gap-3 border-b border-line bg-canvas/80 px-4 pb-2 pt-6 sm:px-5">
-      <h3 className="min-w-0 truncate text-xs font-semibold uppercase tracking-wide text-ink-muted">
+      <h3 className="min-w-0 truncate text-xs font-semibold tracking-wide text-ink-muted">
         <button
           type="button"
           onClick={onSelect}

@@ -3,7 +3,7 @@
 // field a person may change is edited in place here, and each change is a new version.
 import { useQuery } from "@tanstack/react-query";
 import { Check, Copy, Link2 } from "lucide-react";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Dialog, SheetContent } from "@/components/ui/dialog";
@@ -29,6 +29,11 @@ export function BulletSheet({
 }) {
   const trpc = useTRPC();
   const playbookId = playbook.id;
+  // The bullet last shown: when the sheet closes, focus goes back to its row in the list.
+  const shown = useRef(externalId);
+  useEffect(() => {
+    if (externalId !== null) shown.current = externalId;
+  }, [externalId]);
   const query = useQuery({
     ...trpc.playbook.bullet.queryOptions({ playbookId, externalId: externalId ?? "" }),
     enabled: externalId !== null,
@@ -41,6 +46,14 @@ export function BulletSheet({
           title={<span className="font-mono text-[15px]">[{externalId}]</span>}
           description={query.data ? `In ${query.data.sectionName}` : "Bullet detail"}
           actions={<CopyButtons externalId={externalId} />}
+          onCloseAutoFocus={(event) => {
+            const id = shown.current;
+            const row = id ? document.querySelector<HTMLElement>(`a[data-row-link][data-bullet="${CSS.escape(id)}"]`) : null;
+            if (!row) return;
+            event.preventDefault();
+            row.focus({ preventScroll: true });
+            row.scrollIntoView({ block: "nearest" });
+          }}
         >
           {query.data ? (
             // Keyed by bullet: an edit left open on one bullet does not carry over to the next.

@@ -33,7 +33,7 @@ export function BulletToolbar({
 
   return (
     // Sticky from the small breakpoint up: on a phone four rows of controls would hide the list.
-    <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+    <div className="relative z-20 -mx-4 border-b border-line bg-canvas px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
       <div className="flex flex-wrap items-center gap-2">
         <DebouncedInput
           search

@@ -51,7 +51,7 @@ export function PlaybookView({ playbookId }: { playbookId: string }) {
             loading={pages.isFetching}
             onAddBullet={() => setAddingTo(api.filters.sectionId)}
           />
-          <div className="pt-4 pb-16">
+          <div id="bullets" tabIndex={-1} className="pt-4 pb-16 focus:outline-none">
             <BulletList playbook={playbook} api={api} query={pages} sectionActions={sectionActions} />
           </div>
         </div>

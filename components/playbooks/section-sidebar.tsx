@@ -4,6 +4,7 @@
 // of the list do the same jobs.
 import { Plus } from "lucide-react";
 import type { ReactNode } from "react";
+import { BreakableName } from "@/components/ui/breakable-name";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import type { PlaybookDetail } from "@/server/playbooks/schemas";
@@ -87,7 +88,9 @@ function SidebarItem({
         pressed ? "bg-accent-soft font-medium text-accent-ink" : "text-ink-muted hover:bg-subtle hover:text-ink",
       )}
     >
-      <span className="min-w-0 flex-1 break-words">{label}</span>
+      <span className="min-w-0 flex-1 break-normal">
+        <BreakableName text={label} />
+      </span>
       <span className={cn("shrink-0 tabular-nums text-xs leading-5", pressed ? "text-accent-ink" : "text-ink-faint", count === 0 && "opacity-70")}>
         {count}
       </span>

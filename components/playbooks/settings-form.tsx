@@ -128,7 +128,7 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
         // Stays in view only while there is something to save.
         className={cn(
           "z-10 -mx-4 flex items-center justify-end gap-2 px-4 py-3 sm:mx-0 sm:px-5",
-          dirty && "sticky bottom-0 border-t border-line bg-canvas/95 backdrop-blur sm:rounded-card sm:border sm:shadow-card",
+          dirty && "sticky bottom-0 border-t border-line bg-canvas sm:rounded-card sm:border sm:shadow-card",
         )}
       >
         <p className="mr-auto text-[13px] text-ink-muted" aria-live="polite">

@@ -12,17 +12,20 @@ import { errorMessage } from "@/components/ui/errors";
 
 export function usePlaybookEdit(
   playbook: Pick<PlaybookDetail, "id" | "version">,
-  /** For controls with no room for an error beside them (menu items): say it in a toast. */
-  options: { errorsAsToasts?: boolean } = {},
+  /**
+   * errorsAsToasts: for controls with no room for an error beside them (menu items), say it in a toast.
+   * ownSuccessToast: the control says the saved version itself (with an action of its own).
+   */
+  options: { errorsAsToasts?: boolean; ownSuccessToast?: boolean } = {},
 ) {
-  const { errorsAsToasts = false } = options;
+  const { errorsAsToasts = false, ownSuccessToast = false } = options;
   const trpc = useTRPC();
   const invalidate = useInvalidateCuration();
   const mutation = useMutation(
     trpc.delta.edit.mutationOptions({
       onSuccess: async (outcome) => {
         if (outcome.appliedVersion === null) toast.info(outcome.message);
-        else toast.success(outcome.message);
+        else if (!ownSuccessToast) toast.success(outcome.message);
         await invalidate();
       },
       onError: (error) => {

@@ -91,11 +91,14 @@ export function SheetContent({
   description,
   actions,
   children,
+  onCloseAutoFocus,
 }: {
   title: ReactNode;
   description?: ReactNode;
   actions?: ReactNode;
   children: ReactNode;
+  /** Where focus goes when the sheet closes; call event.preventDefault() after moving it yourself. */
+  onCloseAutoFocus?: (event: Event) => void;
 }) {
   return (
     <RadixDialog.Portal>
@@ -109,6 +112,7 @@ export function SheetContent({
           if (event.currentTarget instanceof HTMLElement) event.currentTarget.focus();
         }}
         onEscapeKeyDown={keepOpenForOwnEscape}
+        onCloseAutoFocus={onCloseAutoFocus}
         className={cn(
           "fixed inset-y-0 right-0 z-50 flex w-full max-w-xl flex-col border-l border-line bg-surface shadow-pop",
           "animate-sheet-in focus:outline-none",

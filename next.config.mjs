@@ -1,3 +1,11 @@
+import { existsSync } from "node:fs";
+
+// A node_modules restored from a cache skips postinstall, and the build would stop at "Can't resolve
+// './generated/client'". Say what to run instead (npm run build and npm start generate it first).
+if (!existsSync(new URL("./server/db/generated/client.ts", import.meta.url))) {
+  throw new Error("The Prisma client is not generated (server/db/generated is missing). Run `npm run db:generate`, then build again.");
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,

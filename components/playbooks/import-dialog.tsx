@@ -93,6 +93,14 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
     trpc.playbook.import.mutationOptions({
       onSuccess: async (result) => {
         const { proposal } = result;
+        // What the file held that was read the way the ACE implementations read it: said once, kept in view.
+        if (result.warnings.length > 0) {
+          toast.warning(`${plural(result.warnings.length, "note")} on how the file was read`, {
+            description: result.warnings.join("\n"),
+            duration: Infinity,
+            closeButton: true,
+          });
+        }
         if (proposal) {
           await queryClient.invalidateQueries({ queryKey: trpc.delta.pathKey() });
           onDone();

@@ -145,6 +145,7 @@ async function runImport(backend: Backend, file: string, options: ImportOptions)
     target: existing && mode ? { kind: "existing", playbookId: existing.id, mode, ...baseVersion } : { kind: "new", name },
   });
   const { proposal } = result;
+  for (const warning of result.warnings) console.error(`note: ${warning}`);
   if (proposal) {
     console.error(proposal.deltaId ? `${proposal.message}\nDelta ${proposal.deltaId} waits in the review queue of "${result.name}".` : proposal.message);
     for (const conflict of proposal.conflicts) console.error(`  conflict: ${conflict.message}`);

@@ -38,7 +38,7 @@ export async function importPlaybook(
   actor: string,
   input: z.output<typeof importPlaybookInput>,
 ): Promise<ImportResult> {
-  const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
+  const { format, document, warnings } = parseOrExplain(input.content, input.format, input.fileName);
   const { target } = input;
   const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
   let result: ImportResult;
@@ -51,7 +51,7 @@ export async function importPlaybook(
       reason: `Imported from ${source}`,
     });
   } else if (target.mode === "propose") {
-    return proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" });
+    return { ...(await proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" })), warnings };
   } else {
     result = await mergeIntoPlaybook(db, actor, target.playbookId, document, target.mode, `Imported from ${source}`, countersOfFormat(format));
   }
@@ -59,7 +59,7 @@ export async function importPlaybook(
   // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.
   const bullets = document.sections.reduce((sum, section) => sum + section.bullets.length, 0);
   if (bullets >= ANALYZE_AFTER_BULLETS) await repo.refreshStatistics(db);
-  return result;
+  return { ...result, warnings };
 }
 
 /** mode propose: the playbook is unchanged; the result says which delta waits for review. */
@@ -242,7 +242,15 @@ function resultOf(
   bulletCount: number,
   version: number,
 ): ImportResult {
-  return { playbookId: playbook.id, name: playbook.name, format: fromDbFormat(playbook.sourceFormat), sectionCount, bulletCount, version };
+  return {
+    playbookId: playbook.id,
+    name: playbook.name,
+    format: fromDbFormat(playbook.sourceFormat),
+    sectionCount,
+    bulletCount,
+    version,
+    warnings: [],
+  };
 }
 
 /** `version`: the one this import writes; pending deltas that target the bullet become stale. */

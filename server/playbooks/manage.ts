@@ -112,6 +112,7 @@ export async function createFromDocument(
         sectionCount: sections.length,
         bulletCount: bullets.filter(({ state }) => state.status === "active").length,
         version: 1,
+        warnings: [],
       };
     }, WRITE_TRANSACTION);
   } catch (error) {

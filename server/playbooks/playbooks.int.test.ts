@@ -111,6 +111,16 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     }
   });
 
+  it("an import says what it read the way the peers read it: counters spaced with tabs come in as counters, with a note", async () => {
+    const text = "## STRATEGIES & INSIGHTS\n[sai-00001] helpful=3\tharmful=1\t::\ttabs\n[sai-00002] helpful=1 harmful=0 :: plain\n";
+    const imported = await importText(text, "tabbed", "ace");
+    expect(imported.bulletCount).toBe(2);
+    expect(imported.warnings.length).toBeGreaterThan(0);
+    expect(imported.warnings.join("\n")).toMatch(/sai-00001|line 2/i);
+    const clean = await importText("## S\n[s-00001] helpful=1 harmful=0 :: plain\n", "clean", "ace");
+    expect(clean.warnings).toEqual([]);
+  });
+
   it("a malformed file is rejected with the line and the problem, and nothing is written", async () => {
     const broken = "## strategies\n[str-00001] helpful=1 harmful=0 :: fine\n[str-00002] helpful=x harmful=0 :: broken\n";
     await expectAppError(importText(broken, "broken", "ace"), "BAD_REQUEST", /Line 3/);

@@ -306,6 +306,8 @@ export const importResultSchema = z.object({
   version: z.number().int(),
   /** mode propose: the delta proposed instead of a new version. */
   proposal: importProposalSchema.optional(),
+  /** What the file held that was read the way its peers read it (a raw continuation line, tabbed counters…). */
+  warnings: z.array(z.string()),
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
 

@@ -37,7 +37,14 @@ test("a playbook without counters says so instead of showing zeros", async ({ pa
 
 test.describe("a page for something that does not exist answers 404 with the not-found page", () => {
   const UNKNOWN = "00000000-0000-4000-8000-000000000000";
-  for (const path of [`/playbooks/${UNKNOWN}`, "/playbooks/not-an-id", `/playbooks/${UNKNOWN}/history`, `/traces/${UNKNOWN}`, "/traces/nope", `/runs/${UNKNOWN}`]) {
+  for (const path of [
+    `/playbooks/${UNKNOWN}`,
+    "/playbooks/not-an-id",
+    `/playbooks/${UNKNOWN}/history`,
+    `/traces/${UNKNOWN}`,
+    "/traces/nope",
+    `/runs/${UNKNOWN}`,
+  ]) {
     test(path, async ({ page }) => {
       const response = await page.goto(path);
       expect(response?.status()).toBe(404);

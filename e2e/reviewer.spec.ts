@@ -44,7 +44,9 @@ test("an undo that would overwrite a later change is refused, and the toast says
   await page.getByRole("button", { name: "Undo" }).click();
   await expect(page.getByText("Not undone")).toBeVisible();
   await expect(page.getByText(/version 3 by bob changed \[str-00002\] after it/)).toBeVisible();
-  expect((await api.playbook.bullet.query({ playbookId, externalId: "str-00002" })).content).toBe("Back off exponentially before retrying.");
+  expect((await api.playbook.bullet.query({ playbookId, externalId: "str-00002" })).content).toBe(
+    "Back off exponentially before retrying.",
+  );
 });
 
 test("a delta that becomes stale while it is open says so before Approve is clicked", async ({ page }) => {
@@ -54,7 +56,11 @@ test("a delta that becomes stale while it is open says so before Approve is clic
   const panel = deltaPanel(page);
   await expect(panel.getByRole("button", { name: "Approve", exact: true })).toBeEnabled();
 
-  await apiAs("bob").delta.edit.mutate({ playbookId, reason: "Meanwhile", operations: [{ type: "update", bulletId: "str-00002", content: "Never retry at once." }] });
+  await apiAs("bob").delta.edit.mutate({
+    playbookId,
+    reason: "Meanwhile",
+    operations: [{ type: "update", bulletId: "str-00002", content: "Never retry at once." }],
+  });
   // No reload: the queue polls for changes.
   await expect(panel.getByText("Became stale while you were reviewing it", { exact: false })).toBeVisible({ timeout: 20_000 });
   await expect(panel.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
@@ -115,7 +121,11 @@ test("after an approval the next delta opens at its top", async ({ page }) => {
     content: `Lesson ${i}: ${"check the request and its response before the next call. ".repeat(6)}`,
   }));
   await proposeDelta(playbookId, tall, { rationale: "Second" });
-  await proposeDelta(playbookId, tall.map((op, i) => ({ ...op, content: `Other ${i}: ${op.content}` })), { rationale: "First" });
+  await proposeDelta(
+    playbookId,
+    tall.map((op, i) => ({ ...op, content: `Other ${i}: ${op.content}` })),
+    { rationale: "First" },
+  );
   await openPlaybookTab(page, playbookId, "review");
   const approve = deltaPanel(page).getByRole("button", { name: "Approve", exact: true });
   await approve.scrollIntoViewIfNeeded();
@@ -171,7 +181,9 @@ test("the bullet sheet lists the traces that cited the bullet and the deltas tha
   const ingested = await api.traces.ingest.mutate({
     traces: [{ playbook: name, task: "Paginate all songs of the playlist", outcome: "success", citedBulletIds: ["str-00003"] }],
   });
-  const deltaId = await proposeDelta(playbookId, [{ type: "update", bulletId: "str-00003", content: "Paginate until a page comes back empty." }]);
+  const deltaId = await proposeDelta(playbookId, [
+    { type: "update", bulletId: "str-00003", content: "Paginate until a page comes back empty." },
+  ]);
   await apiAs("alice").delta.approve.mutate({ deltaId });
 
   await openPage(page, `/playbooks/${playbookId}?bullet=str-00003`);

@@ -331,9 +331,7 @@ function DeltaReview({
         variant="danger"
         pending={reject.isPending}
         error={reject.isError ? errorMessage(reject.error) : null}
-        onConfirm={(reason) =>
-          reject.mutate({ deltaId: delta.id, reason, ...(rejectingOp ? { operationIds: [rejectingOp.id] } : {}) })
-        }
+        onConfirm={(reason) => reject.mutate({ deltaId: delta.id, reason, ...(rejectingOp ? { operationIds: [rejectingOp.id] } : {}) })}
       />
     </article>
   );
@@ -342,7 +340,8 @@ function DeltaReview({
 /** "3 add · 2 update · 1 archive" for the operations an approval would take. */
 function describeChosen(chosen: readonly OperationView[]): string {
   const counts = new Map<string, number>();
-  for (const op of chosen) counts.set(OPERATION_LABELS[op.type].toLowerCase(), (counts.get(OPERATION_LABELS[op.type].toLowerCase()) ?? 0) + 1);
+  for (const op of chosen)
+    counts.set(OPERATION_LABELS[op.type].toLowerCase(), (counts.get(OPERATION_LABELS[op.type].toLowerCase()) ?? 0) + 1);
   return [...counts].map(([label, count]) => `${count} ${label}`).join(" · ");
 }
 

@@ -62,10 +62,7 @@ export function DeltaList({
   return (
     <section
       aria-label="Deltas"
-      className={cn(
-        "overflow-hidden rounded-card border border-line bg-surface shadow-card transition-opacity",
-        dimmed && "opacity-60",
-      )}
+      className={cn("overflow-hidden rounded-card border border-line bg-surface shadow-card transition-opacity", dimmed && "opacity-60")}
     >
       <div className="flex min-h-12 items-center gap-3 border-b border-line bg-subtle/50 px-4 py-2">
         {checkable.length > 0 ? (

@@ -40,7 +40,11 @@ export function StaleNotice({
   return (
     <Notice
       tone="warning"
-      title={becameStale ? "Became stale while you were reviewing it: what it changes was just changed" : "Stale: what it changes was changed since it was proposed"}
+      title={
+        becameStale
+          ? "Became stale while you were reviewing it: what it changes was just changed"
+          : "Stale: what it changes was changed since it was proposed"
+      }
       actions={
         <>
           <Button size="sm" variant="secondary" disabled={disabled || rebasing} onClick={onRebase}>

@@ -79,7 +79,8 @@ export function DeltaFacts({ delta }: { delta: DeltaView }) {
             behind > 0 ? (
               <span className="text-ink-muted">
                 {" "}
-                · the playbook is at <span className="font-medium tabular-nums text-ink">v{delta.currentVersion}</span> ({plural(behind, "version")} later)
+                · the playbook is at <span className="font-medium tabular-nums text-ink">v{delta.currentVersion}</span> (
+                {plural(behind, "version")} later)
               </span>
             ) : (
               <span className="text-ink-muted"> · still the current version</span>
@@ -167,7 +168,12 @@ function Evidence({ delta }: { delta: DeltaView }) {
                 <ul className="flex flex-col gap-1">
                   {links.map((link) => (
                     <li key={link.url}>
-                      <a href={link.url} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 text-accent-ink hover:underline">
+                      <a
+                        href={link.url}
+                        target="_blank"
+                        rel="noreferrer"
+                        className="inline-flex items-center gap-1 text-accent-ink hover:underline"
+                      >
                         {link.label}
                         <ExternalLink aria-hidden className="size-3" />
                         <span className="sr-only">(opens in a new tab)</span>

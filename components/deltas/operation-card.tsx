@@ -234,7 +234,9 @@ function OriginalProposal({ payload }: { payload: DeltaOperation }) {
   const text = "content" in payload && typeof payload.content === "string" ? payload.content : JSON.stringify(payload);
   return (
     <details className="text-[13px] text-ink-muted">
-      <summary className="cursor-pointer select-none text-xs font-medium text-ink-faint hover:text-ink">As proposed, before the edit</summary>
+      <summary className="cursor-pointer select-none text-xs font-medium text-ink-faint hover:text-ink">
+        As proposed, before the edit
+      </summary>
       <p className="mt-1.5 whitespace-pre-wrap break-words rounded-md border border-line bg-subtle/40 px-3 py-2">{text}</p>
     </details>
   );

@@ -65,12 +65,18 @@ export function OperationFindings({
           <Notice key={index} tone="warning" compact announce={false} title="Possible prompt injection">
             {findingText(finding.message)}
             <span className="mt-1 block text-xs text-amber-900">
-              A model wrote this content, and it reads like instructions to the agent that would follow the playbook. Approve it only if
-              it is meant as guidance; otherwise edit it or reject the operation.
+              A model wrote this content, and it reads like instructions to the agent that would follow the playbook. Approve it only if it
+              is meant as guidance; otherwise edit it or reject the operation.
             </span>
           </Notice>
         ) : (
-          <Notice key={index} tone={finding.severity === "error" ? "danger" : "warning"} compact announce={false} title={finding.severity === "error" ? "Problem" : "Warning"}>
+          <Notice
+            key={index}
+            tone={finding.severity === "error" ? "danger" : "warning"}
+            compact
+            announce={false}
+            title={finding.severity === "error" ? "Problem" : "Warning"}
+          >
             {findingText(finding.message)}
           </Notice>
         ),

@@ -97,7 +97,11 @@ export function ReviewView({ playbookId }: { playbookId?: string }) {
   return (
     <div className="pb-16">
       <div className="mb-4 flex flex-wrap items-center gap-3">
-        <div role="group" aria-label="Show deltas" className="-mx-4 flex w-[calc(100%+2rem)] gap-1.5 overflow-x-auto px-4 sm:mx-0 sm:w-auto sm:px-0">
+        <div
+          role="group"
+          aria-label="Show deltas"
+          className="-mx-4 flex w-[calc(100%+2rem)] gap-1.5 overflow-x-auto px-4 sm:mx-0 sm:w-auto sm:px-0"
+        >
           {REVIEW_STATUSES.map((status) => (
             <button
               key={status}

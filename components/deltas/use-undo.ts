@@ -19,11 +19,7 @@ export function useUndoToast() {
   const { mutate } = useMutation(trpc.delta.undo.mutationOptions());
 
   return useCallback(
-    (
-      message: string,
-      deltaId: string,
-      options: { description?: string; onUndone?: (result: UndoResult) => void } = {},
-    ) => {
+    (message: string, deltaId: string, options: { description?: string; onUndone?: (result: UndoResult) => void } = {}) => {
       const id = toast.success(message, {
         description: options.description,
         duration: UNDO_TOAST_MS,

@@ -84,7 +84,10 @@ function LineageItem({ entry, playbookId, sectionName }: { entry: LineageEntry; 
   const { before, after } = entry;
   return (
     <li className="relative border-l border-line pb-4 pl-4 last:pb-0">
-      <span aria-hidden className="absolute -left-[4.5px] top-1.5 size-2 rounded-full border-2 border-surface bg-line-strong ring-1 ring-line-strong" />
+      <span
+        aria-hidden
+        className="absolute -left-[4.5px] top-1.5 size-2 rounded-full border-2 border-surface bg-line-strong ring-1 ring-line-strong"
+      />
       <div className="flex flex-wrap items-center gap-x-2 gap-y-1 text-[13px]">
         <Link
           href={historyHref(playbookId, { from: Math.max(1, entry.version - 1), to: entry.version })}
@@ -118,7 +121,8 @@ function LineageItem({ entry, playbookId, sectionName }: { entry: LineageEntry; 
         ) : null}
         {before && after && before.sectionId !== after.sectionId ? (
           <p className="flex flex-wrap items-center gap-1 text-ink-muted">
-            {sectionName(before.sectionId)} <ArrowRight aria-label="to" className="size-3" /> <span className="text-ink">{sectionName(after.sectionId)}</span>
+            {sectionName(before.sectionId)} <ArrowRight aria-label="to" className="size-3" />{" "}
+            <span className="text-ink">{sectionName(after.sectionId)}</span>
           </p>
         ) : null}
         {before && after && (before.helpful !== after.helpful || before.harmful !== after.harmful || before.neutral !== after.neutral) ? (
@@ -174,9 +178,7 @@ function CitingTraces({ citedBy }: { citedBy: BulletLineageData["citedBy"] }) {
   const { traces, total } = citedBy;
   return (
     <div className="flex flex-col gap-1.5">
-      <h4 className="text-[13px] font-medium text-ink-faint">
-        Traces that cited it {total > 0 ? `(${formatNumber(total)})` : ""}
-      </h4>
+      <h4 className="text-[13px] font-medium text-ink-faint">Traces that cited it {total > 0 ? `(${formatNumber(total)})` : ""}</h4>
       {traces.length === 0 ? (
         <p className="text-[13px] text-ink-faint">No trace has cited it yet.</p>
       ) : (
@@ -191,7 +193,9 @@ function CitingTraces({ citedBy }: { citedBy: BulletLineageData["citedBy"] }) {
             </li>
           ))}
           {total > traces.length ? (
-            <li className="text-xs text-ink-faint">The latest {traces.length} of {formatNumber(total)}.</li>
+            <li className="text-xs text-ink-faint">
+              The latest {traces.length} of {formatNumber(total)}.
+            </li>
           ) : null}
         </ul>
       )}

@@ -45,12 +45,19 @@ export function PlaybookAtVersionView({ playbookId, version }: { playbookId: str
     <div className="pb-16">
       <div className="mb-4 flex flex-col gap-3 rounded-card border border-line bg-surface p-4 shadow-card sm:flex-row sm:items-start sm:justify-between sm:p-5">
         <div className="min-w-0">
-          <Link href={historyHref(playbookId, { from: Math.max(1, version - 1), to: version })} className="mb-1.5 inline-flex items-center gap-1 text-xs font-medium text-ink-muted hover:text-ink">
+          <Link
+            href={historyHref(playbookId, { from: Math.max(1, version - 1), to: version })}
+            className="mb-1.5 inline-flex items-center gap-1 text-xs font-medium text-ink-muted hover:text-ink"
+          >
             <ArrowLeft aria-hidden className="size-3.5" /> History
           </Link>
           <h2 className="flex flex-wrap items-center gap-2 text-lg font-semibold tracking-tight text-ink">
             The playbook at version {version}
-            {version === playbook.version ? <Badge tone="green">Current</Badge> : <Badge tone="neutral">Read-only · current is v{playbook.version}</Badge>}
+            {version === playbook.version ? (
+              <Badge tone="green">Current</Badge>
+            ) : (
+              <Badge tone="neutral">Read-only · current is v{playbook.version}</Badge>
+            )}
           </h2>
           {query.data ? (
             <>
@@ -105,8 +112,16 @@ function VersionRows({ snapshot, dimmed }: { snapshot: PlaybookAtVersion; dimmed
   });
 
   return (
-    <div className={cn("overflow-hidden rounded-card border border-line bg-surface shadow-card transition-opacity", dimmed && "opacity-60")}>
-      <div ref={listRef} role="list" aria-label={`Bullets at version ${snapshot.version}`} className="relative" style={{ height: virtualizer.getTotalSize() }}>
+    <div
+      className={cn("overflow-hidden rounded-card border border-line bg-surface shadow-card transition-opacity", dimmed && "opacity-60")}
+    >
+      <div
+        ref={listRef}
+        role="list"
+        aria-label={`Bullets at version ${snapshot.version}`}
+        className="relative"
+        style={{ height: virtualizer.getTotalSize() }}
+      >
         {virtualizer.getVirtualItems().map((item) => {
           const row = rows[item.index];
           if (!row) return null;
@@ -142,11 +157,21 @@ function SectionRow({ section }: { section: SectionAtVersion }) {
 
 function BulletStateRow({ bullet }: { bullet: BulletState }) {
   return (
-    <div className={cn("flex flex-col gap-2 border-b border-line px-4 py-3.5 sm:flex-row sm:items-start sm:gap-4 sm:px-5", bullet.status === "archived" && "bg-subtle/40")}>
+    <div
+      className={cn(
+        "flex flex-col gap-2 border-b border-line px-4 py-3.5 sm:flex-row sm:items-start sm:gap-4 sm:px-5",
+        bullet.status === "archived" && "bg-subtle/40",
+      )}
+    >
       <span className="shrink-0 break-normal font-mono text-xs font-medium text-ink-faint sm:w-[11ch] sm:pt-0.5">
         [<BreakableName text={bullet.externalId} />]
       </span>
-      <p className={cn("min-w-0 flex-1 whitespace-pre-wrap break-words text-sm leading-relaxed", bullet.status === "archived" ? "text-ink-muted" : "text-ink")}>
+      <p
+        className={cn(
+          "min-w-0 flex-1 whitespace-pre-wrap break-words text-sm leading-relaxed",
+          bullet.status === "archived" ? "text-ink-muted" : "text-ink",
+        )}
+      >
         {bullet.content}
       </p>
       <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:justify-end sm:pt-px">

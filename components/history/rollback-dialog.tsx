@@ -34,7 +34,9 @@ export function RollbackButton({
       <Button size={size} variant={variant} onClick={() => setOpen(true)}>
         <Undo2 aria-hidden /> Roll back to v{version}
       </Button>
-      {open ? <RollbackDialog playbookId={playbookId} version={version} currentVersion={currentVersion} onClose={() => setOpen(false)} /> : null}
+      {open ? (
+        <RollbackDialog playbookId={playbookId} version={version} currentVersion={currentVersion} onClose={() => setOpen(false)} />
+      ) : null}
     </>
   );
 }
@@ -86,7 +88,9 @@ function RollbackDialog({
       onConfirm={(reason) => mutation.mutate({ playbookId, version, reason, expectedVersion: currentVersion })}
     >
       <ul className="list-disc space-y-1 pl-5 text-sm text-ink-muted">
-        <li>Versions {version + 1}–{currentVersion} stay in the history; you can roll forward again the same way.</li>
+        <li>
+          Versions {version + 1}–{currentVersion} stay in the history; you can roll forward again the same way.
+        </li>
         <li>Bullets added after version {version} are archived, not deleted: they can be restored.</li>
       </ul>
     </ReasonDialog>

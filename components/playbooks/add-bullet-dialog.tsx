@@ -31,7 +31,11 @@ export function AddBulletDialog({
   return (
     <Dialog open={open} onOpenChange={(next) => (next ? undefined : onClose())}>
       {open ? (
-        <DialogContent title="Add a bullet" description="It gets the next id and goes at the end of the section, as a new version." className="max-w-xl">
+        <DialogContent
+          title="Add a bullet"
+          description="It gets the next id and goes at the end of the section, as a new version."
+          className="max-w-xl"
+        >
           <AddBulletForm playbook={playbook} initialSectionId={sectionId} onDone={onClose} onAdded={onAdded} />
         </DialogContent>
       ) : null}

@@ -223,7 +223,6 @@ function idColumnWidth(playbook: PlaybookDetail): string {
   return `${Math.min(20, Math.max(9, longest + 6 + 2))}ch`;
 }
 
-
 function LoadingMoreRow() {
   return (
     <div className="flex items-center gap-4 border-b border-line px-5 py-4">

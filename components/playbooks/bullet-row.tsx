@@ -122,12 +122,7 @@ export const BulletRowView = memo(function BulletRowView({
       </a>
       <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:w-[var(--meta-column,15.5rem)] sm:justify-end sm:pt-px">
         {bullet.status === "archived" ? <Badge tone="gray">Archived</Badge> : null}
-        <CounterBadges
-          helpful={bullet.helpful}
-          harmful={bullet.harmful}
-          neutral={bullet.neutral}
-          countersKnown={bullet.countersKnown}
-        />
+        <CounterBadges helpful={bullet.helpful} harmful={bullet.harmful} neutral={bullet.neutral} countersKnown={bullet.countersKnown} />
         {/* Without counters the signal can only be "No counters", which the text already says. */}
         {bullet.countersKnown ? <SignalBadge signal={bullet.signal} /> : null}
         {clamped || expanded ? (

@@ -100,7 +100,13 @@ function CopyButtons({ externalId }: { externalId: string }) {
         {copied ? <Check aria-hidden /> : <Copy aria-hidden />}
         {copied ? "Copied" : "Copy id"}
       </Button>
-      <Button size="icon" variant="ghost" aria-label="Copy link to this bullet" title="Copy link" onClick={() => void copy(window.location.href, "link")}>
+      <Button
+        size="icon"
+        variant="ghost"
+        aria-label="Copy link to this bullet"
+        title="Copy link"
+        onClick={() => void copy(window.location.href, "link")}
+      >
         <Link2 aria-hidden />
       </Button>
     </div>

@@ -108,9 +108,7 @@ export function BulletToolbar({
                 key={signal}
                 type="button"
                 aria-pressed={on}
-                onClick={() =>
-                  update({ signals: on ? filters.signals.filter((s) => s !== signal) : [...filters.signals, signal] })
-                }
+                onClick={() => update({ signals: on ? filters.signals.filter((s) => s !== signal) : [...filters.signals, signal] })}
                 className={cn(
                   "inline-flex h-7 shrink-0 items-center gap-1.5 rounded-full border px-2.5 text-xs font-medium transition-colors",
                   on
@@ -144,4 +142,3 @@ export function BulletToolbar({
     </div>
   );
 }
-

@@ -31,7 +31,13 @@ export function PlaybookView({ playbookId }: { playbookId: string }) {
 
   const sectionActions = (section: SectionSummary) => (
     <>
-      <Button size="sm" variant="ghost" className="h-7 px-2 text-ink-muted" onClick={() => setAddingTo(section.id)} aria-label={`Add a bullet to ${section.name}`}>
+      <Button
+        size="sm"
+        variant="ghost"
+        className="h-7 px-2 text-ink-muted"
+        onClick={() => setAddingTo(section.id)}
+        aria-label={`Add a bullet to ${section.name}`}
+      >
         <Plus aria-hidden /> <span className="hidden sm:inline">Add</span>
       </Button>
       <SectionActionsMenu playbook={playbook} section={section} actions={actions} />

@@ -141,7 +141,13 @@ function SectionNameForm({ playbook, naming, onDone }: { playbook: PlaybookDetai
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
       <Field id={`${id}-name`} label="Name" error={error}>
-        <Input {...fieldAria(`${id}-name`, error)} autoFocus value={name} onChange={(event) => setName(event.target.value)} placeholder="e.g. Date handling" />
+        <Input
+          {...fieldAria(`${id}-name`, error)}
+          autoFocus
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          placeholder="e.g. Date handling"
+        />
       </Field>
       <EditError error={edit.error} onReset={() => edit.reset()} />
       <DialogFooter>

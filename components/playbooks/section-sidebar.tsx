@@ -11,22 +11,11 @@ import type { PlaybookDetail } from "@/server/playbooks/schemas";
 import { SectionActionsMenu, type SectionActions } from "./section-actions";
 import type { BulletFiltersApi } from "./use-bullet-filters";
 
-export function SectionSidebar({
-  playbook,
-  api,
-  actions,
-}: {
-  playbook: PlaybookDetail;
-  api: BulletFiltersApi;
-  actions: SectionActions;
-}) {
+export function SectionSidebar({ playbook, api, actions }: { playbook: PlaybookDetail; api: BulletFiltersApi; actions: SectionActions }) {
   const selected = api.filters.sectionId;
   const sections = [...playbook.sections].sort((a, b) => a.position - b.position);
   return (
-    <nav
-      aria-label="Sections"
-      className="sticky top-[4.5rem] hidden max-h-[calc(100dvh-5.5rem)] self-start overflow-y-auto pb-6 lg:block"
-    >
+    <nav aria-label="Sections" className="sticky top-[4.5rem] hidden max-h-[calc(100dvh-5.5rem)] self-start overflow-y-auto pb-6 lg:block">
       <h2 className="px-2.5 pb-2 text-xs font-semibold uppercase tracking-wide text-ink-faint">Sections</h2>
       <ul className="flex flex-col gap-px">
         <li>
@@ -91,7 +80,13 @@ function SidebarItem({
       <span className="min-w-0 flex-1 break-normal">
         <BreakableName text={label} />
       </span>
-      <span className={cn("shrink-0 tabular-nums text-xs leading-5", pressed ? "text-accent-ink" : "text-ink-faint", count === 0 && "opacity-70")}>
+      <span
+        className={cn(
+          "shrink-0 tabular-nums text-xs leading-5",
+          pressed ? "text-accent-ink" : "text-ink-faint",
+          count === 0 && "opacity-70",
+        )}
+      >
         {count}
       </span>
     </button>

@@ -174,8 +174,10 @@ function patchOf(values: Partial<Record<NumberKey, number | null>>, draft: Setti
   if (draft.tagsNeedReview !== stored.tagsNeedReview) patch.tagsNeedReview = draft.tagsNeedReview;
   if (draft.pruningEnabled !== stored.pruning.enabled) pruning.enabled = draft.pruningEnabled;
   if (changed(values["pruning.harmfulShare"], stored.pruning.harmfulShare)) pruning.harmfulShare = values["pruning.harmfulShare"] as number;
-  if (changed(values["pruning.harmfulMinVotes"], stored.pruning.harmfulMinVotes)) pruning.harmfulMinVotes = values["pruning.harmfulMinVotes"] as number;
-  if (changed(values["pruning.minSuccessRatio"], stored.pruning.minSuccessRatio)) pruning.minSuccessRatio = values["pruning.minSuccessRatio"] as number;
+  if (changed(values["pruning.harmfulMinVotes"], stored.pruning.harmfulMinVotes))
+    pruning.harmfulMinVotes = values["pruning.harmfulMinVotes"] as number;
+  if (changed(values["pruning.minSuccessRatio"], stored.pruning.minSuccessRatio))
+    pruning.minSuccessRatio = values["pruning.minSuccessRatio"] as number;
   if (changed(values["pruning.successMinObservations"], stored.pruning.successMinObservations)) {
     pruning.successMinObservations = values["pruning.successMinObservations"] as number;
   }
@@ -206,7 +208,9 @@ function PruneNow({ playbook, dirty }: { playbook: PlaybookDetail; dirty: boolea
           <Scissors aria-hidden /> {mutation.isPending ? "Looking for bullets to prune…" : "Propose pruning now"}
         </Button>
         <p className="text-xs text-ink-muted">
-          {dirty ? "Save your changes first: pruning uses the saved policy." : "Checks every active bullet against the saved policy and proposes one delta."}
+          {dirty
+            ? "Save your changes first: pruning uses the saved policy."
+            : "Checks every active bullet against the saved policy and proposes one delta."}
         </p>
       </div>
       {why ? (
@@ -258,7 +262,17 @@ function Row({ id, label, help, error, control }: { id: string; label: string; h
   );
 }
 
-function NumberRow({ fieldKey, value, error, onChange }: { fieldKey: NumberKey; value: string; error?: string; onChange: (value: string) => void }) {
+function NumberRow({
+  fieldKey,
+  value,
+  error,
+  onChange,
+}: {
+  fieldKey: NumberKey;
+  value: string;
+  error?: string;
+  onChange: (value: string) => void;
+}) {
   const id = useId();
   const field = NUMBER_FIELDS[fieldKey];
   return (
@@ -279,7 +293,11 @@ function NumberRow({ fieldKey, value, error, onChange }: { fieldKey: NumberKey; 
             aria-describedby={error ? `${id}-error ${id}-help` : `${id}-help`}
             className="w-full text-right tabular-nums sm:w-32"
           />
-          {field.unit ? <span className="w-20 shrink-0 text-xs text-ink-faint">{field.unit}</span> : <span className="w-20 shrink-0" aria-hidden />}
+          {field.unit ? (
+            <span className="w-20 shrink-0 text-xs text-ink-faint">{field.unit}</span>
+          ) : (
+            <span className="w-20 shrink-0" aria-hidden />
+          )}
         </div>
       }
     />
@@ -306,7 +324,15 @@ function SwitchRow({ fieldKey, checked, onChange }: { fieldKey: SwitchKey; check
   );
 }
 
-function ChoiceRow({ fieldKey, value, onChange }: { fieldKey: ChoiceKey; value: SettingsDraft[ChoiceKey]; onChange: (value: SettingsDraft[ChoiceKey]) => void }) {
+function ChoiceRow({
+  fieldKey,
+  value,
+  onChange,
+}: {
+  fieldKey: ChoiceKey;
+  value: SettingsDraft[ChoiceKey];
+  onChange: (value: SettingsDraft[ChoiceKey]) => void;
+}) {
   const id = useId();
   const field = CHOICE_FIELDS[fieldKey];
   return (

@@ -34,9 +34,7 @@ function Header({ title, description, actions }: { title: ReactNode; description
     <div className="flex items-start gap-3">
       <div className="min-w-0 flex-1">
         <RadixDialog.Title className="text-base font-semibold tracking-tight text-ink">{title}</RadixDialog.Title>
-        {description ? (
-          <RadixDialog.Description className="mt-1 text-sm text-ink-muted">{description}</RadixDialog.Description>
-        ) : null}
+        {description ? <RadixDialog.Description className="mt-1 text-sm text-ink-muted">{description}</RadixDialog.Description> : null}
       </div>
       {actions}
       <CloseButton />

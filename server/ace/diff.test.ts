@@ -38,8 +38,18 @@ describe("diffText", () => {
   it("finds a shortest edit script", () => {
     const edits = diffSequences([..."ABCABBA"], [..."CBABAC"]);
     expect(edits.filter((edit) => edit.kind !== "same")).toHaveLength(5);
-    expect(edits.filter((edit) => edit.kind !== "added").map((edit) => edit.item).join("")).toBe("ABCABBA");
-    expect(edits.filter((edit) => edit.kind !== "removed").map((edit) => edit.item).join("")).toBe("CBABAC");
+    expect(
+      edits
+        .filter((edit) => edit.kind !== "added")
+        .map((edit) => edit.item)
+        .join(""),
+    ).toBe("ABCABBA");
+    expect(
+      edits
+        .filter((edit) => edit.kind !== "removed")
+        .map((edit) => edit.item)
+        .join(""),
+    ).toBe("CBABAC");
   });
 });
 
@@ -72,7 +82,9 @@ describe("diffStates", () => {
       { id: "str-00002", helpful: 0, harmful: 3, neutral: 0 },
       { id: "str-00005", helpful: 2, harmful: 1, neutral: 0 },
     ]);
-    expect(mistakes?.bullets.moved).toMatchObject([{ bullet: { externalId: "str-00003" }, fromSectionId: STRATEGIES.id, fromSectionName: STRATEGIES.name }]);
+    expect(mistakes?.bullets.moved).toMatchObject([
+      { bullet: { externalId: "str-00003" }, fromSectionId: STRATEGIES.id, fromSectionName: STRATEGIES.name },
+    ]);
     expect(mistakes?.bullets.merged).toMatchObject([{ bullet: { externalId: "mis-00004" }, into: "str-00002" }]);
     expect(diff.totals).toMatchObject({ added: 1, edited: 2, moved: 1, merged: 1, restored: 1, counters: 2, removed: 0 });
     expect(diff.empty).toBe(false);
@@ -105,10 +117,16 @@ describe("diffStates", () => {
   });
 
   const movedIds = (from: PlaybookState, to: PlaybookState) =>
-    diffStates(from, to).sections.filter((section) => section.moved).map((section) => section.name);
+    diffStates(from, to)
+      .sections.filter((section) => section.moved)
+      .map((section) => section.name);
 
   it.each([
-    { title: "moving the second section first", op: { section: "common_mistakes_to_avoid", position: 0 }, moved: "common_mistakes_to_avoid" },
+    {
+      title: "moving the second section first",
+      op: { section: "common_mistakes_to_avoid", position: 0 },
+      moved: "common_mistakes_to_avoid",
+    },
     { title: "moving the first section last", op: { section: "strategies_and_insights", position: 1 }, moved: "strategies_and_insights" },
   ])("names the section that was moved, not its neighbour, when two swap places: $title", ({ op, moved }) => {
     const from = samplePlaybook();
@@ -123,7 +141,9 @@ describe("diffStates", () => {
       { type: "add_section", name: "Verification" },
     ]);
     const to = apply(from, [{ type: "move_section", section: "Verification", position: 1 }]);
-    const repositioned = to.sections.filter((section) => from.sections.find((before) => before.id === section.id)?.position !== section.position);
+    const repositioned = to.sections.filter(
+      (section) => from.sections.find((before) => before.id === section.id)?.position !== section.position,
+    );
     expect(repositioned.length).toBeGreaterThan(1);
     expect(movedIds(from, to)).toEqual(["Verification"]);
     expect(diffStates(from, to).totals.sectionsMoved).toBe(1);

@@ -152,7 +152,12 @@ export interface SectionDiff {
 export interface PlaybookDiff {
   /** In the `to` order, then sections that `to` no longer has, in the `from` order. */
   sections: SectionDiff[];
-  totals: Record<keyof BulletChanges, number> & { sectionsAdded: number; sectionsRemoved: number; sectionsRenamed: number; sectionsMoved: number };
+  totals: Record<keyof BulletChanges, number> & {
+    sectionsAdded: number;
+    sectionsRemoved: number;
+    sectionsRenamed: number;
+    sectionsMoved: number;
+  };
   empty: boolean;
 }
 
@@ -173,7 +178,15 @@ export function diffStates(from: PlaybookState, to: PlaybookState): PlaybookDiff
     let section = byId.get(sectionId);
     if (!section) {
       // A bullet in a section neither state lists: keep it visible rather than drop it.
-      section = { id: sectionId, name: sectionId, status: "kept", previousName: null, previousSlug: null, moved: false, bullets: emptyChanges() };
+      section = {
+        id: sectionId,
+        name: sectionId,
+        status: "kept",
+        previousName: null,
+        previousSlug: null,
+        moved: false,
+        bullets: emptyChanges(),
+      };
       byId.set(sectionId, section);
       sections.push(section);
     }
@@ -205,7 +218,12 @@ function classifyBullet(
   }
   if (before.status === "archived" && after.status === "active") changes.restored.push(after);
   if (before.content !== after.content) {
-    changes.edited.push({ id: after.externalId, before: before.content, after: after.content, segments: diffText(before.content, after.content) });
+    changes.edited.push({
+      id: after.externalId,
+      before: before.content,
+      after: after.content,
+      segments: diffText(before.content, after.content),
+    });
   }
   if (before.sectionId !== after.sectionId) {
     changes.moved.push({ bullet: after, fromSectionId: before.sectionId, fromSectionName: fromNames.get(before.sectionId) ?? null });
@@ -265,7 +283,11 @@ export function movedSections(from: readonly SectionState[], to: readonly Sectio
   const moved = new Set<string>();
   if (a.length * b.length > MAX_WEIGHTED_CELLS) {
     // Thousands of sections: the plain longest common order, without the tie-break.
-    for (const entry of diffSequences(a.map((s) => s.id), b.map((s) => s.id))) if (entry.kind !== "same") moved.add(entry.item);
+    for (const entry of diffSequences(
+      a.map((s) => s.id),
+      b.map((s) => s.id),
+    ))
+      if (entry.kind !== "same") moved.add(entry.item);
     return moved;
   }
   const rankAfter = new Map(b.map((section, index) => [section.id, index]));
@@ -290,7 +312,7 @@ export function movedSections(from: readonly SectionState[], to: readonly Sectio
     }
   }
   const kept = new Set<string>();
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     const here = best[i * width + j] ?? 0;
     if (a[i]?.id === b[j]?.id && here === (worth[i] ?? 0) + (best[(i + 1) * width + j + 1] ?? 0)) {
       kept.add(a[i]?.id ?? "");

@@ -9,9 +9,7 @@ import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import type { OperationInput } from "./schemas";
 
-
 type Caller = ReturnType<typeof createCaller>;
-
 
 describe.each(testEngines())("delta procedures on %s", (engine) => {
   let database: TestDatabase;
@@ -119,7 +117,10 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     expect(op?.targets[0]).toMatchObject({ externalId: "str-00002", helpful: 1, harmful: 4, sectionName: "strategies_and_insights" });
 
     await expectAppError(
-      alice.delta.approve({ deltaId, edits: [{ operationId: op?.id ?? "", operation: { type: "remove", bulletId: "str-00002", reason: "x" } }] }),
+      alice.delta.approve({
+        deltaId,
+        edits: [{ operationId: op?.id ?? "", operation: { type: "remove", bulletId: "str-00002", reason: "x" } }],
+      }),
       "BAD_REQUEST",
       /keeps its type/,
     );
@@ -195,7 +196,11 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       { type: "update", bulletId: "str-09999", content: "No such bullet" },
       { type: "tag", bulletId: "str-00001", helpful: -10 },
     ]);
-    await expectAppError(alice.delta.approve({ deltaId }), "BAD_REQUEST", /^Operation 2 \(update \[str-09999\]\): there is no bullet.*\(and 1 more problem\).*Nothing was changed/);
+    await expectAppError(
+      alice.delta.approve({ deltaId }),
+      "BAD_REQUEST",
+      /^Operation 2 \(update \[str-09999\]\): there is no bullet.*\(and 1 more problem\).*Nothing was changed/,
+    );
     expect(await versionNumbers(playbookId)).toEqual([1]);
     expect((await caller.playbook.bullets({ playbookId })).total).toBe(4);
     expect((await caller.delta.get({ deltaId })).status).toBe("pending");
@@ -225,7 +230,11 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       reason: "paste",
       operations: [{ type: "update", bulletId: "str-00001", content: "x".repeat(50_000) }],
     });
-    await expectAppError(tooLong, "BAD_REQUEST", /the content has 50,000 characters, over the limit of 1,000; shorten it or split it into several bullets\. Nothing was changed\.$/);
+    await expectAppError(
+      tooLong,
+      "BAD_REQUEST",
+      /the content has 50,000 characters, over the limit of 1,000; shorten it or split it into several bullets\. Nothing was changed\.$/,
+    );
 
     // The browser's form reads zod's field messages: a sentence, not the validator's own text.
     const error = await alice.delta
@@ -259,7 +268,12 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     expect(suggestion).toBeDefined();
     const approveWithMerge = await alice.delta.approve({
       deltaId: outcome.deltaId,
-      edits: [{ operationId: view.operations[0]?.id ?? "", operation: { type: "add", section: "common_mistakes_to_avoid", content: "Convert timezones before comparing dates." } }],
+      edits: [
+        {
+          operationId: view.operations[0]?.id ?? "",
+          operation: { type: "add", section: "common_mistakes_to_avoid", content: "Convert timezones before comparing dates." },
+        },
+      ],
     });
     expect(approveWithMerge.status).toBe("applied");
   });
@@ -280,7 +294,9 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     // The first proposal loads the playbook: its total comes from the counts stored with the bullets.
     let total = (await lines()) + line("str-00005");
     expect(await budgetFinding(total)).toBeUndefined();
-    expect((await budgetFinding(total - 1))?.message).toContain(`${total} tokens of the compiled playbook, over its budget of ${total - 1}`);
+    expect((await budgetFinding(total - 1))?.message).toContain(
+      `${total} tokens of the compiled playbook, over its budget of ${total - 1}`,
+    );
 
     // A counter of four digits takes a token more: the engine's running total follows the tag.
     await alice.delta.edit({ playbookId, reason: "Counters", operations: [{ type: "tag", bulletId: "str-00001", helpful: 1_000 }] });
@@ -319,9 +335,15 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
   it("a delta whose target changed after it was proposed is stale until re-based", async () => {
     const playbookId = await playbook();
-    const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00003", content: "Paginate through all result pages." }]);
+    const { deltaId } = await propose(playbookId, [
+      { type: "update", bulletId: "str-00003", content: "Paginate through all result pages." },
+    ]);
     const untouched = await propose(playbookId, [{ type: "tag", bulletId: "mis-00004", helpful: 1 }]);
-    await bob.delta.edit({ playbookId, reason: "Clarify", operations: [{ type: "update", bulletId: "str-00003", content: "Paginate until the API returns an empty page." }] });
+    await bob.delta.edit({
+      playbookId,
+      reason: "Clarify",
+      operations: [{ type: "update", bulletId: "str-00003", content: "Paginate until the API returns an empty page." }],
+    });
 
     const queue = await caller.delta.list({ playbookId });
     expect(queue.items.find((d) => d.id === deltaId)?.flags.stale).toBe(true);
@@ -346,7 +368,9 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
   it("a re-base that no longer applies keeps the delta stale and says why", async () => {
     const playbookId = await playbook();
-    const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00003", content: "Paginate through all result pages." }]);
+    const { deltaId } = await propose(playbookId, [
+      { type: "update", bulletId: "str-00003", content: "Paginate through all result pages." },
+    ]);
     await bob.delta.edit({ playbookId, reason: "Obsolete", operations: [{ type: "remove", bulletId: "str-00003", reason: "Obsolete" }] });
     const rebased = await alice.delta.rebase({ deltaId });
     expect(rebased.stale).toBe(true);
@@ -355,14 +379,28 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
   it("an edit made on an older version is refused when its bullet changed since", async () => {
     const playbookId = await playbook();
-    await alice.delta.edit({ playbookId, reason: "Tighten", operations: [{ type: "update", bulletId: "str-00001", content: "Verify data types first." }] });
+    await alice.delta.edit({
+      playbookId,
+      reason: "Tighten",
+      operations: [{ type: "update", bulletId: "str-00001", content: "Verify data types first." }],
+    });
     await expectAppError(
-      bob.delta.edit({ playbookId, reason: "Mine", expectedVersion: 1, operations: [{ type: "update", bulletId: "str-00001", content: "Bob's words" }] }),
+      bob.delta.edit({
+        playbookId,
+        reason: "Mine",
+        expectedVersion: 1,
+        operations: [{ type: "update", bulletId: "str-00001", content: "Bob's words" }],
+      }),
       "CONFLICT",
       /\[str-00001\] was changed in version 2, after version 1 you were editing.*not applied/,
     );
     // An edit of another bullet on the same old version is fine: nothing it touches changed.
-    const other = await bob.delta.edit({ playbookId, reason: "Mine", expectedVersion: 1, operations: [{ type: "tag", bulletId: "str-00002", harmful: 1 }] });
+    const other = await bob.delta.edit({
+      playbookId,
+      reason: "Mine",
+      expectedVersion: 1,
+      operations: [{ type: "tag", bulletId: "str-00002", harmful: 1 }],
+    });
     expect(other.appliedVersion).toBe(3);
     expect((await bullet(playbookId, "str-00001")).content).toBe("Verify data types first.");
   });
@@ -377,14 +415,22 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       "[str-00009] helpful=0 harmful=0 :: Imported lesson about idempotent writes.",
       "",
     ].join("\n");
-    const imported = await caller.playbook.import({ content: file, format: "ace", target: { kind: "existing", playbookId, mode: "merge" } });
+    const imported = await caller.playbook.import({
+      content: file,
+      format: "ace",
+      target: { kind: "existing", playbookId, mode: "merge" },
+    });
     expect(imported.version).toBe(3);
     expect((await caller.delta.get({ deltaId: proposal.deltaId })).staleReasons).toEqual([
       "[str-00001] changed in version 3, after version 1 this delta was proposed against.",
     ]);
     const tagged = await alice.delta.edit({ playbookId, reason: "Used", operations: [{ type: "tag", bulletId: "str-00009", helpful: 1 }] });
     expect(tagged.appliedVersion).toBe(4);
-    const added = await alice.delta.edit({ playbookId, reason: "Next id", operations: [{ type: "add", section: "strategies_and_insights", content: "Ids continue after the import." }] });
+    const added = await alice.delta.edit({
+      playbookId,
+      reason: "Next id",
+      operations: [{ type: "add", section: "strategies_and_insights", content: "Ids continue after the import." }],
+    });
     expect(added.addedIds).toEqual(["str-00010"]);
     const at3 = await caller.history.at({ playbookId, version: 3 });
     expect(at3.sections[0]?.bullets.map((b) => b.externalId)).toEqual(["str-00001", "str-00002", "str-00003", "str-00009"]);
@@ -397,7 +443,10 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       { type: "update", bulletId: "str-00001", content: "Validate field types when parsing." },
       { type: "add", section: "strategies_and_insights", content: "Prefer idempotent writes so a retry is safe." },
     ]);
-    const results = await Promise.allSettled([alice.delta.approve({ deltaId: first.deltaId }), bob.delta.approve({ deltaId: second.deltaId })]);
+    const results = await Promise.allSettled([
+      alice.delta.approve({ deltaId: first.deltaId }),
+      bob.delta.approve({ deltaId: second.deltaId }),
+    ]);
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(won).toHaveLength(1);
@@ -472,9 +521,17 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     const edit = (operations: OperationInput[], reason: string, expectedVersion?: number) =>
       alice.delta.edit({ playbookId, reason, operations, ...(expectedVersion === undefined ? {} : { expectedVersion }) });
 
-    const added = await edit([{ type: "add", section: "strategies_and_insights", content: "Summarise long tool outputs before reasoning." }], "Add a lesson", 1);
+    const added = await edit(
+      [{ type: "add", section: "strategies_and_insights", content: "Summarise long tool outputs before reasoning." }],
+      "Add a lesson",
+      1,
+    );
     expect(added).toMatchObject({ status: "applied", appliedVersion: 2, addedIds: ["str-00005"] });
-    await edit([{ type: "update", bulletId: "str-00005", content: "Summarise long tool outputs before reasoning over them." }], "Edit in place", 2);
+    await edit(
+      [{ type: "update", bulletId: "str-00005", content: "Summarise long tool outputs before reasoning over them." }],
+      "Edit in place",
+      2,
+    );
     await edit([{ type: "update", bulletId: "str-00005", section: "common_mistakes_to_avoid" }], "Move to mistakes");
     await edit([{ type: "update", bulletId: "str-00005", position: 0 }], "First in its section");
     await edit([{ type: "remove", bulletId: "str-00002", reason: "Harmful advice" }], "Archive");
@@ -564,7 +621,10 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       [false, null, null],
       [true, "applied", 3],
     ]);
-    expect(result.results[1]?.error).toMatchObject({ code: "INVALID_INPUT", message: expect.stringMatching(/Operation 1 \(tag \[str-04040\]\)/) });
+    expect(result.results[1]?.error).toMatchObject({
+      code: "INVALID_INPUT",
+      message: expect.stringMatching(/Operation 1 \(tag \[str-04040\]\)/),
+    });
 
     await expectAppError(alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId] }), "BAD_REQUEST", /Say why/);
     const rejected = await alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId, ok1.deltaId], reason: "Unknown bullet" });
@@ -609,7 +669,10 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     });
     expect(merge?.targets.map((t) => t.externalId).sort()).toEqual(["str-00001", "str-00003"]);
     expect(merge?.conflicts).toEqual([expect.objectContaining({ kind: "pending_elsewhere", target: "str-00001", deltaId: other.deltaId })]);
-    expect(tag?.preview.counters).toEqual({ before: { helpful: 2, harmful: 0, neutral: 0 }, after: { helpful: 2, harmful: 2, neutral: 0 } });
+    expect(tag?.preview.counters).toEqual({
+      before: { helpful: 2, harmful: 0, neutral: 0 },
+      after: { helpful: 2, harmful: 2, neutral: 0 },
+    });
     expect(rename?.preview.section).toEqual({ from: "common_mistakes_to_avoid", to: "Mistakes" });
   });
 
@@ -646,7 +709,11 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       const playbookId = await playbook();
       const { deltaId } = await propose(playbookId, [{ type: "update", bulletId: "str-00002", content: "Back off before retrying." }]);
       await alice.delta.approve({ deltaId });
-      await bob.delta.edit({ playbookId, reason: "sharper", operations: [{ type: "update", bulletId: "str-00002", content: "Back off exponentially." }] });
+      await bob.delta.edit({
+        playbookId,
+        reason: "sharper",
+        operations: [{ type: "update", bulletId: "str-00002", content: "Back off exponentially." }],
+      });
       await expectAppError(
         alice.delta.undo({ deltaId }),
         "CONFLICT",
@@ -682,7 +749,11 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
     it("undoing a rollback brings back the playbook as it was before it", async () => {
       const playbookId = await playbook();
-      await alice.delta.edit({ playbookId, reason: "clarify", operations: [{ type: "update", bulletId: "str-00001", content: "Verify types first." }] });
+      await alice.delta.edit({
+        playbookId,
+        reason: "clarify",
+        operations: [{ type: "update", bulletId: "str-00001", content: "Verify types first." }],
+      });
       const rolledBack = await alice.history.rollback({ playbookId, version: 1, reason: "Wrong edit" });
       expect((await bullet(playbookId, "str-00001")).content).toBe("Always verify data types before processing numeric fields.");
       const undone = await alice.delta.undo({ deltaId: rolledBack.deltaId });
@@ -737,7 +808,10 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     // The bullet's lineage lists the trace that cited it, and the deltas that changed it.
     await alice.delta.approve({ deltaId: outcome.deltaId });
     const lineage = await caller.history.lineage({ playbookId, bulletId: "str-00002" });
-    expect(lineage.citedBy).toMatchObject({ total: 1, traces: [{ id: refund, outcome: "failure", task: "Refund order 1042 through the payments API" }] });
+    expect(lineage.citedBy).toMatchObject({
+      total: 1,
+      traces: [{ id: refund, outcome: "failure", task: "Refund order 1042 through the payments API" }],
+    });
     expect(lineage.deltas.map((delta) => [delta.deltaId, delta.status])).toEqual([[outcome.deltaId, "applied"]]);
     expect((await caller.history.lineage({ playbookId, bulletId: "str-00001" })).citedBy).toEqual({ traces: [], total: 0 });
   });

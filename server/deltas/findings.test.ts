@@ -49,7 +49,12 @@ describe("operationTargets", () => {
       bulletIds: ["str-00001"],
       sectionIds: ["s-mis"],
     },
-    { title: "a remove targets its bullet", op: { type: "remove", bulletId: "str-00002", reason: "Old." }, bulletIds: ["str-00002"], sectionIds: [] },
+    {
+      title: "a remove targets its bullet",
+      op: { type: "remove", bulletId: "str-00002", reason: "Old." },
+      bulletIds: ["str-00002"],
+      sectionIds: [],
+    },
     { title: "a restore targets its bullet", op: { type: "restore", bulletId: "str-00005" }, bulletIds: ["str-00005"], sectionIds: [] },
     { title: "a tag targets its bullet", op: { type: "tag", bulletId: "mis-00004", harmful: 1 }, bulletIds: ["mis-00004"], sectionIds: [] },
     {
@@ -209,18 +214,24 @@ describe("numbering findings as the reviewer sees the delta", () => {
     const validation = validateDelta(samplePlaybook(), invalid, testOptions());
     const error = invalidDelta(new DeltaValidationError(validation), invalid, [2, 4]);
     expect(error.code).toBe("INVALID_INPUT");
-    expect(error.message).toMatch(/^Operation 3 \(update \[str-00005\]\): the bullet \[str-00005\] is archived.* \(and 1 more problem\)\. Nothing was changed\.$/);
+    expect(error.message).toMatch(
+      /^Operation 3 \(update \[str-00005\]\): the bullet \[str-00005\] is archived.* \(and 1 more problem\)\. Nothing was changed\.$/,
+    );
     expect((error.details?.findings as Finding[]).map((f) => f.operationIndex)).toEqual([2, 4]);
     expect(error.cause).toBeInstanceOf(DeltaValidationError);
   });
 
   it("ends a finding with a full stop where another sentence follows, and leaves a finished sentence alone", () => {
-    expect(asSentence("the content is empty; write the lesson the bullet should teach")).toBe("the content is empty; write the lesson the bullet should teach.");
+    expect(asSentence("the content is empty; write the lesson the bullet should teach")).toBe(
+      "the content is empty; write the lesson the bullet should teach.",
+    );
     expect(asSentence("Reload the queue.")).toBe("Reload the queue.");
     expect(asSentence('It says "stop."')).toBe('It says "stop."');
     expect(asSentence("Is it? ")).toBe("Is it?");
     const stale = staleError([{ target: "x", label: "[x]", version: 3, message: "[x] changed in version 3" }]);
-    expect(stale.message).toBe("This delta is stale: [x] changed in version 3. Re-base it to review it against the current playbook, or reject it.");
+    expect(stale.message).toBe(
+      "This delta is stale: [x] changed in version 3. Re-base it to review it against the current playbook, or reject it.",
+    );
   });
 
   it("sends a delta to review for errors and for near-duplicates, budget, length and injection warnings, not for a no-op", () => {
@@ -296,7 +307,11 @@ describe("provenance of added bullets", () => {
   });
 
   it("reads stored evidence, and evidence that does not parse as none", () => {
-    expect(readEvidence({ traceIds: [TRACE_ID], notes: "key insight" })).toEqual({ ...NO_EVIDENCE, traceIds: [TRACE_ID], notes: "key insight" });
+    expect(readEvidence({ traceIds: [TRACE_ID], notes: "key insight" })).toEqual({
+      ...NO_EVIDENCE,
+      traceIds: [TRACE_ID],
+      notes: "key insight",
+    });
     expect(readEvidence(null)).toEqual(NO_EVIDENCE);
     expect(readEvidence({ traceIds: "not a list" })).toEqual(NO_EVIDENCE);
   });

@@ -404,13 +404,7 @@ export async function countDeltas(db: DbOrTx, query: z.output<typeof listDeltasI
 }
 
 /** Targets changed after `baseVersion`, with the version that changed them. */
-export async function changedTargets(
-  db: DbOrTx,
-  playbookId: string,
-  baseVersion: number,
-  bulletIds: string[],
-  sectionIds: string[],
-) {
+export async function changedTargets(db: DbOrTx, playbookId: string, baseVersion: number, bulletIds: string[], sectionIds: string[]) {
   const [bullets, sections] = await Promise.all([
     bulletIds.length === 0
       ? Promise.resolve([])

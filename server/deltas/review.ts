@@ -109,7 +109,12 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
             ...targetColumns(operationTargets(op, entry.state.sections)),
           });
         }
-        await repo.setOperationStatus(tx, delta.id, selected.map((op) => op.id), "approved");
+        await repo.setOperationStatus(
+          tx,
+          delta.id,
+          selected.map((op) => op.id),
+          "approved",
+        );
         await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
         return delta.id;
       },

@@ -36,12 +36,26 @@ export const REASON_MAX = 2_000;
  */
 export const CONTENT_TRANSPORT_MAX = 200_000;
 
-const bulletId = z.string().trim().min(1, "Name the bullet by its id, e.g. str-00001.").max(BULLET_ID_MAX, `A bullet id has at most ${BULLET_ID_MAX} characters.`);
-const sectionRef = z.string().trim().min(1, "Name the section.").max(SECTION_NAME_MAX, `A section name has at most ${SECTION_NAME_MAX} characters.`);
+const bulletId = z
+  .string()
+  .trim()
+  .min(1, "Name the bullet by its id, e.g. str-00001.")
+  .max(BULLET_ID_MAX, `A bullet id has at most ${BULLET_ID_MAX} characters.`);
+const sectionRef = z
+  .string()
+  .trim()
+  .min(1, "Name the section.")
+  .max(SECTION_NAME_MAX, `A section name has at most ${SECTION_NAME_MAX} characters.`);
 const content = z
   .string()
-  .max(CONTENT_TRANSPORT_MAX, "The content is far longer than any playbook allows (its limit is in the playbook's settings, 1,000 characters by default). Shorten it.");
-const reason = z.string().trim().max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`);
+  .max(
+    CONTENT_TRANSPORT_MAX,
+    "The content is far longer than any playbook allows (its limit is in the playbook's settings, 1,000 characters by default). Shorten it.",
+  );
+const reason = z
+  .string()
+  .trim()
+  .max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`);
 const increment = z.number().int().min(-1_000_000).max(1_000_000);
 
 export const addOperationSchema = z.object({ type: z.literal("add"), section: sectionRef, content });
@@ -105,7 +119,11 @@ void operationsMatchEngine;
 /** A proposed operation may say why, on its own. */
 export const proposedOperationSchema = z.object({
   operation: operationSchema,
-  rationale: z.string().trim().max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).default(""),
+  rationale: z
+    .string()
+    .trim()
+    .max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`)
+    .default(""),
 });
 
 export const MAX_OPERATIONS = 500;
@@ -143,7 +161,11 @@ export type ProposeDeltaInput = z.input<typeof proposeDeltaInput>;
 export const editDeltaInput = z.object({
   playbookId: z.uuid(),
   operations: z.array(operationSchema).min(1).max(MAX_OPERATIONS),
-  reason: z.string().trim().min(1, "Say why (it is recorded in the history).").max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
+  reason: z
+    .string()
+    .trim()
+    .min(1, "Say why (it is recorded in the history).")
+    .max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
   /**
    * The version the editor saw. When set and a bullet or section the edit touches changed since,
    * the edit is refused with CONFLICT instead of overwriting the newer change.
@@ -178,13 +200,21 @@ export const approveDeltaInput = z.object({
   operationIds: z.array(z.uuid()).min(1).max(MAX_OPERATIONS).optional(),
   /** Edit-then-approve: replacement payloads (same operation type) applied instead of the proposed ones. */
   edits: z.array(operationEditSchema).max(MAX_OPERATIONS).default([]),
-  note: z.string().trim().max(REASON_MAX, `A note has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
+  note: z
+    .string()
+    .trim()
+    .max(REASON_MAX, `A note has at most ${REASON_MAX.toLocaleString("en-US")} characters.`)
+    .optional(),
 });
 export type ApproveDeltaInput = z.input<typeof approveDeltaInput>;
 
 export const rejectDeltaInput = z.object({
   deltaId: z.uuid(),
-  reason: z.string().trim().min(1, "Say why the delta is rejected.").max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
+  reason: z
+    .string()
+    .trim()
+    .min(1, "Say why the delta is rejected.")
+    .max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`),
   /** Reject only these operations; the delta stays pending with the rest. Omit to reject the delta. */
   operationIds: z.array(z.uuid()).min(1).max(MAX_OPERATIONS).optional(),
 });
@@ -195,7 +225,11 @@ export const updateOperationInput = z.object({
   operationId: z.uuid(),
   /** The edited operation; its type must stay the same. */
   operation: operationSchema,
-  rationale: z.string().trim().max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
+  rationale: z
+    .string()
+    .trim()
+    .max(REASON_MAX, `A rationale has at most ${REASON_MAX.toLocaleString("en-US")} characters.`)
+    .optional(),
 });
 export type UpdateOperationInput = z.input<typeof updateOperationInput>;
 
@@ -204,7 +238,11 @@ export const bulkDeltaInput = z
     action: z.enum(["approve", "reject"]),
     deltaIds: z.array(z.uuid()).min(1).max(100),
     /** Required to reject; recorded as the review note when approving. */
-    reason: z.string().trim().max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`).optional(),
+    reason: z
+      .string()
+      .trim()
+      .max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`)
+      .optional(),
   })
   .refine((input) => input.action !== "reject" || (input.reason ?? "").length > 0, {
     message: "Say why the deltas are rejected.",

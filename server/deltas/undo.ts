@@ -49,7 +49,12 @@ async function undoRejection(db: Db, actor: string, delta: repo.DeltaRecord): Pr
   await db.$transaction(async (tx) => {
     // The base version stays: whatever changed since the proposal still makes it stale.
     const note = `Rejection by ${delta.decidedBy ?? "a reviewer"} undone by ${actor}${delta.reviewNote ? ` (it said: ${delta.reviewNote})` : ""}.`;
-    const count = await repo.reopenDelta(tx, delta.id, { status: "rejected", appliedVersion: null }, { baseVersion: delta.baseVersion, reviewNote: note.slice(0, 2_000) });
+    const count = await repo.reopenDelta(
+      tx,
+      delta.id,
+      { status: "rejected", appliedVersion: null },
+      { baseVersion: delta.baseVersion, reviewNote: note.slice(0, 2_000) },
+    );
     if (count !== 1) throw alreadyChanged();
     await repo.setOperationStatus(tx, delta.id, reopened, "pending");
   }, WRITE_TRANSACTION);

@@ -12,7 +12,6 @@ const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
 
 type Caller = ReturnType<typeof createCaller>;
 
-
 /** Sections with their bullets, as an export file or a rebuilt version says them. */
 function fromExport(content: string) {
   const { document } = parsePlaybook(content, "json");
@@ -59,7 +58,11 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
   beforeEach(async () => database.reset());
 
   async function playbook() {
-    const { playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
+    const { playbookId } = await caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "support" },
+    });
     return playbookId;
   }
 
@@ -67,8 +70,12 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
 
   /** Versions 2–8: an add, an edit, a move, a merge, an archive, a restore with counters, section changes. */
   async function history(playbookId: string) {
-    await edit(playbookId, "Add a lesson", [{ type: "add", section: "strategies_and_insights", content: "Log every tool call with its arguments." }]);
-    await edit(playbookId, "Clarify", [{ type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." }]);
+    await edit(playbookId, "Add a lesson", [
+      { type: "add", section: "strategies_and_insights", content: "Log every tool call with its arguments." },
+    ]);
+    await edit(playbookId, "Clarify", [
+      { type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." },
+    ]);
     await edit(playbookId, "Belongs with mistakes", [{ type: "update", bulletId: "str-00003", section: "common_mistakes_to_avoid" }]);
     await edit(playbookId, "Same lesson twice", [
       { type: "merge", bulletIds: ["str-00001", "str-00005"], into: "str-00001", content: "Verify data types and log every tool call." },
@@ -102,7 +109,9 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     expect(page.items[1]?.counts).toMatchObject({ bulletsRestored: 1, countersChanged: 1 });
     expect(page.items[2]?.counts).toMatchObject({ bulletsArchived: 1, bulletsMerged: 0 });
     const older = await caller.history.versions({ playbookId, cursor: 3, limit: 10 });
-    expect(older.items.map((v) => [v.number, v.counts.bulletsAdded, v.counts.bulletsEdited, v.counts.bulletsMoved, v.counts.bulletsMerged])).toEqual([
+    expect(
+      older.items.map((v) => [v.number, v.counts.bulletsAdded, v.counts.bulletsEdited, v.counts.bulletsMoved, v.counts.bulletsMerged]),
+    ).toEqual([
       [5, 0, 1, 0, 1],
       [4, 0, 0, 1, 0],
       [3, 0, 1, 0, 0],
@@ -129,7 +138,9 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     for (const version of [3, 4]) {
       const diff = await caller.history.diff({ playbookId, from: version - 1, to: version });
       expect(diff.totals.sectionsMoved).toBe(1);
-      expect(diff.sections.filter((section) => section.moved).map((section) => section.name)).toEqual([version === 3 ? "Verification" : "Tools"]);
+      expect(diff.sections.filter((section) => section.moved).map((section) => section.name)).toEqual([
+        version === 3 ? "Verification" : "Tools",
+      ]);
     }
   });
 
@@ -147,7 +158,13 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
       ["move", [{ type: "update", bulletId: "str-00003", section: "common_mistakes_to_avoid", position: 0 }]],
       ["merge", [{ type: "merge", bulletIds: ["str-00005"], into: "str-00001", content: "Verify types; log tool calls." }]],
       ["archive", [{ type: "remove", bulletId: "str-00002", reason: "Obsolete" }]],
-      ["sections", [{ type: "add_section", name: "checks" }, { type: "move_section", section: "checks", position: 0 }]],
+      [
+        "sections",
+        [
+          { type: "add_section", name: "checks" },
+          { type: "move_section", section: "checks", position: 0 },
+        ],
+      ],
       ["rename", [{ type: "rename_section", section: "strategies_and_insights", name: "Strategies" }]],
     ];
     for (const [reason, operations] of steps) {
@@ -162,7 +179,11 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     const first = await caller.history.at({ playbookId, version: 1 });
     expect(first).toMatchObject({ activeCount: 4, archivedCount: 0, currentVersion: 8, author: "curator-model" });
     expect(first.reason).toMatch(/^Imported/);
-    await expectAppError(caller.history.at({ playbookId, version: 9 }), "NOT_FOUND", /Version 9 does not exist: the playbook is at version 8/);
+    await expectAppError(
+      caller.history.at({ playbookId, version: 9 }),
+      "NOT_FOUND",
+      /Version 9 does not exist: the playbook is at version 8/,
+    );
   });
 
   it("diffs two versions section by section: added, removed, edited, moved, merged, restored, counters", async () => {
@@ -187,12 +208,17 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     ]);
     const strategies = diff.sections[1]?.bullets;
     expect(strategies?.edited.find((e) => e.id === "str-00002")?.segments).toEqual(
-      expect.arrayContaining([{ kind: "removed", text: expect.stringContaining("immediately") }, { kind: "added", text: expect.stringContaining("exponential") }]),
+      expect.arrayContaining([
+        { kind: "removed", text: expect.stringContaining("immediately") },
+        { kind: "added", text: expect.stringContaining("exponential") },
+      ]),
     );
     const merged = await caller.history.diff({ playbookId, from: 2, to: 5 });
     expect(merged.totals).toMatchObject({ merged: 1, edited: 2, moved: 1, added: 0 });
     expect(merged.sections[0]?.bullets.merged.map((m) => [m.bullet.externalId, m.into])).toEqual([["str-00005", "str-00001"]]);
-    expect(diff.sections[0]?.bullets.moved.map((m) => [m.bullet.externalId, m.fromSectionName])).toEqual([["str-00003", "strategies_and_insights"]]);
+    expect(diff.sections[0]?.bullets.moved.map((m) => [m.bullet.externalId, m.fromSectionName])).toEqual([
+      ["str-00003", "strategies_and_insights"],
+    ]);
     expect(diff.sections[0]?.bullets.counters).toEqual([{ id: "mis-00004", helpful: 2, harmful: 1, neutral: 0 }]);
 
     const around = await caller.history.diff({ playbookId, from: 5, to: 7 });
@@ -209,12 +235,21 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     await history(playbookId);
     const target = await caller.history.at({ playbookId, version: 3, includeArchived: true });
 
-    await expectAppError(alice.history.rollback({ playbookId, version: 3, reason: "x", expectedVersion: 7 }), "CONFLICT", /changed since you opened it/);
+    await expectAppError(
+      alice.history.rollback({ playbookId, version: 3, reason: "x", expectedVersion: 7 }),
+      "CONFLICT",
+      /changed since you opened it/,
+    );
     const result = await alice.history.rollback({ playbookId, version: 3, reason: "The merge lost detail" });
     expect(result).toMatchObject({ version: 9, rolledBackTo: 3, bulletsArchived: 0 });
     const versions = await caller.history.versions({ playbookId, limit: 100 });
     expect(versions.total).toBe(9);
-    expect(versions.items[0]).toMatchObject({ number: 9, author: "alice", deltaOrigin: "rollback", reason: "Rolled back to version 3: The merge lost detail" });
+    expect(versions.items[0]).toMatchObject({
+      number: 9,
+      author: "alice",
+      deltaOrigin: "rollback",
+      reason: "Rolled back to version 3: The merge lost detail",
+    });
 
     const now = await caller.history.at({ playbookId, version: 9, includeArchived: true });
     // Same sections and bullets; the section added later stays only if it held bullets (it did not).
@@ -222,7 +257,11 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     const exported = await caller.playbook.export({ playbookId, format: "json" });
     expect(fromExport(exported.content)).toEqual(fromVersion(target));
 
-    await expectAppError(alice.history.rollback({ playbookId, version: 3, reason: "again" }), "BAD_REQUEST", /already looks as it did at version 3/);
+    await expectAppError(
+      alice.history.rollback({ playbookId, version: 3, reason: "again" }),
+      "BAD_REQUEST",
+      /already looks as it did at version 3/,
+    );
     await expectAppError(alice.history.rollback({ playbookId, version: 9, reason: "now" }), "BAD_REQUEST", /current version/);
     // The rollback is itself a version: rolling back to 8 brings the later work back.
     await alice.history.rollback({ playbookId, version: 8, reason: "Undo the rollback" });
@@ -313,7 +352,11 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     it("a version after the current one does not exist, and versions count from 1", async () => {
       const playbookId = await playbook();
       await edit(playbookId, "Add a lesson", [{ type: "add", section: "strategies_and_insights", content: "Log every tool call." }]);
-      await expectAppError(caller.history.at({ playbookId, version: 9 }), "NOT_FOUND", /Version 9 does not exist: the playbook is at version 2/);
+      await expectAppError(
+        caller.history.at({ playbookId, version: 9 }),
+        "NOT_FOUND",
+        /Version 9 does not exist: the playbook is at version 2/,
+      );
       await expectAppError(caller.history.diff({ playbookId, from: 1, to: 9 }), "NOT_FOUND", /Version 9 does not exist/);
       await expectAppError(alice.history.rollback({ playbookId, version: 9, reason: "x" }), "NOT_FOUND", /Version 9 does not exist/);
       await expectAppError(caller.history.at({ playbookId, version: 0 }), "BAD_REQUEST", /Versions count from 1/);

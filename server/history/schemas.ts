@@ -7,15 +7,7 @@ import type { DeltaOperation } from "../ace/delta/types";
 import type { DeltaOrigin, DeltaStatus } from "../deltas/schemas";
 
 export type { BulletState, PlaybookDiff, TextSegment };
-export type {
-  BulletChanges,
-  CounterChange,
-  EditedBullet,
-  MergedBullet,
-  MovedBullet,
-  RemovedBullet,
-  SectionDiff,
-} from "../ace/diff";
+export type { BulletChanges, CounterChange, EditedBullet, MergedBullet, MovedBullet, RemovedBullet, SectionDiff } from "../ace/diff";
 
 const version = z.number().int().min(1, "Versions count from 1.");
 

@@ -100,7 +100,11 @@ export async function statesAt(db: Db, snapshot: Snapshot, versions: number[]): 
   for (const target of wanted) {
     // One undo per requested version: the versions in between are undone together, newest last in the list.
     const between = records.filter((record) => record.number > target && record.number <= at).sort((a, b) => a.number - b.number);
-    if (between.length > 0) state = undoChanges(state, between.flatMap((record) => record.changes));
+    if (between.length > 0)
+      state = undoChanges(
+        state,
+        between.flatMap((record) => record.changes),
+      );
     at = target;
     states.set(target, state);
   }
@@ -153,7 +157,11 @@ export async function diffVersions(db: Db, input: z.output<typeof diffVersionsIn
  * The changes that take `current` to `target`. Bullets `target` lacks (added since) are archived
  * with `archiveReason`, not deleted: their provenance stays, and a restore brings them back.
  */
-export function rollbackChanges(current: PlaybookState, target: PlaybookState, archiveReason: string): { changes: VersionChange[]; archived: number } {
+export function rollbackChanges(
+  current: PlaybookState,
+  target: PlaybookState,
+  archiveReason: string,
+): { changes: VersionChange[]; archived: number } {
   const changes: VersionChange[] = [];
   const currentSections = new Map(current.sections.map((section) => [section.id, section]));
   const targetSections = new Map(target.sections.map((section) => [section.id, section]));

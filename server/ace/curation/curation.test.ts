@@ -146,14 +146,19 @@ describe("curateOffline", () => {
     );
     const result = curateOffline({
       lessons: [
-        mistake("When working on tasks like \"A\": refresh the token on a 401.", "Refresh the token on a 401.", "401 seen"),
-        mistake("When working on tasks like \"B\": refresh the token on a 401.", "  refresh the TOKEN on a 401 ", "again"),
+        mistake('When working on tasks like "A": refresh the token on a 401.', "Refresh the token on a 401.", "401 seen"),
+        mistake('When working on tasks like "B": refresh the token on a 401.', "  refresh the TOKEN on a 401 ", "again"),
         { section: "others", content: "Paginate to the end.", evidence: "short list" },
       ],
       state,
     });
     expect(result.operations).toEqual([
-      op({ section: "COMMON MISTAKES TO AVOID", content: "Refresh the token on a 401.", rationale: "Seen in 2 runs. 401 seen again", confidence: OFFLINE_CURATOR_CONFIDENCE }),
+      op({
+        section: "COMMON MISTAKES TO AVOID",
+        content: "Refresh the token on a 401.",
+        rationale: "Seen in 2 runs. 401 seen again",
+        confidence: OFFLINE_CURATOR_CONFIDENCE,
+      }),
       op({ section: "OTHERS", content: "Paginate to the end.", rationale: "short list", confidence: OFFLINE_CURATOR_CONFIDENCE }),
     ]);
     expect(result.reasoning).toBe("Rule-based curation (no model): 3 candidate lessons in 2 patterns; 2 additions.");
@@ -168,7 +173,11 @@ describe("curateOffline", () => {
         `Error reported by the run: "Order ${order} not found".`,
       );
     const result = curateOffline({
-      lessons: [error("Customer #3 asks to refund order 1003", 1003), error("Customer #7 asks to refund order 2044", 2044), error("Customer #9 cancels order 3001", 3001)],
+      lessons: [
+        error("Customer #3 asks to refund order 1003", 1003),
+        error("Customer #7 asks to refund order 2044", 2044),
+        error("Customer #9 cancels order 3001", 3001),
+      ],
       state: samplePlaybook(),
     });
     expect(result.operations.map((operation) => [operation.section, operation.content])).toEqual([
@@ -196,7 +205,11 @@ describe("curateOffline", () => {
       "Rule-based curation (no model): 3 candidate lessons in 3 patterns; 1 addition. 1 pattern the playbook already has ([str-00002]) was left out. " +
         "1 pattern nearly the same as another addition was folded into it.",
     );
-    const strict = curateOffline({ lessons: [mistake("x", "Paginate through every page of results until a page comes back empty!")], state, similarityThreshold: 1.01 });
+    const strict = curateOffline({
+      lessons: [mistake("x", "Paginate through every page of results until a page comes back empty!")],
+      state,
+      similarityThreshold: 1.01,
+    });
     expect(strict.operations).toHaveLength(1);
   });
 
@@ -208,7 +221,10 @@ describe("curateOffline", () => {
   });
 
   it(`caps the additions at ${MAX_CURATOR_OPERATIONS}, keeping the patterns most runs taught`, () => {
-    const topics = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(" ");
+    const topics =
+      "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(
+        " ",
+      );
     const lessons = topics.map((topic) => ({ section: "others", content: `Check the ${topic} gauge before launch.`, evidence: topic }));
     const result = curateOffline({ lessons: [...lessons, lessons[25]!, lessons[25]!], state: samplePlaybook() });
     expect(result.operations).toHaveLength(MAX_CURATOR_OPERATIONS);
@@ -230,7 +246,14 @@ describe("curateOffline", () => {
       ["str-00001", "mis-00004"].map((id) => {
         const bullet = state.bullets.get(id);
         if (!bullet) throw new Error(id);
-        return { externalId: id, section: bullet.sectionId, content: bullet.content, helpful: bullet.helpful, harmful: bullet.harmful, neutral: bullet.neutral };
+        return {
+          externalId: id,
+          section: bullet.sectionId,
+          content: bullet.content,
+          helpful: bullet.helpful,
+          harmful: bullet.harmful,
+          neutral: bullet.neutral,
+        };
       }),
     );
     const tags = reflectionTagsToOperations(reflection, state);
@@ -259,18 +282,68 @@ describe("curateOffline", () => {
 
 describe("placing a lesson in the playbook's sections", () => {
   const sections = (...names: string[]): SectionState[] =>
-    names.map((name, position) => ({ id: `s-${position}`, name, slug: name.toLowerCase().replace(/[^a-z]/g, "").slice(0, 3), position }));
+    names.map((name, position) => ({
+      id: `s-${position}`,
+      name,
+      slug: name
+        .toLowerCase()
+        .replace(/[^a-z]/g, "")
+        .slice(0, 3),
+      position,
+    }));
   const appWorldSections = appWorld().sections;
 
   it.each<{ title: string; ref: string; sections: readonly SectionState[]; placed: string; isNew?: boolean }>([
-    { title: "the default section itself", ref: "common_mistakes_to_avoid", sections: sections("strategies_and_insights", "common_mistakes_to_avoid"), placed: "common_mistakes_to_avoid" },
-    { title: "the AppWorld playbook's own mistakes section", ref: "common_mistakes_to_avoid", sections: appWorldSections, placed: "COMMON MISTAKES AND CORRECT STRATEGIES" },
-    { title: "its verification checklist for an answer check", ref: "verification_checklist", sections: appWorldSections, placed: "VERIFICATION CHECKLIST" },
-    { title: "a pitfalls section when there is no mistakes one", ref: "common_mistakes_to_avoid", sections: sections("Workflow", "Pitfalls and gotchas"), placed: "Pitfalls and gotchas" },
-    { title: "a section using the ACE slug", ref: "common_mistakes_to_avoid", sections: [{ id: "s-0", name: "Things we learned", slug: "mis", position: 0 }], placed: "Things we learned" },
-    { title: "the mistakes section for a check when there is no verification section", ref: "verification_checklist", sections: sections("Rules", "Common mistakes"), placed: "Common mistakes" },
-    { title: "one new mistakes section when nothing fits", ref: "verification_checklist", sections: sections("customer_service_opening", "customer_service_closure"), placed: "common_mistakes_to_avoid", isNew: true },
-    { title: "a new section of its own name when it is no known kind", ref: "Billing quirks", sections: sections("customer_service_opening"), placed: "Billing quirks", isNew: true },
+    {
+      title: "the default section itself",
+      ref: "common_mistakes_to_avoid",
+      sections: sections("strategies_and_insights", "common_mistakes_to_avoid"),
+      placed: "common_mistakes_to_avoid",
+    },
+    {
+      title: "the AppWorld playbook's own mistakes section",
+      ref: "common_mistakes_to_avoid",
+      sections: appWorldSections,
+      placed: "COMMON MISTAKES AND CORRECT STRATEGIES",
+    },
+    {
+      title: "its verification checklist for an answer check",
+      ref: "verification_checklist",
+      sections: appWorldSections,
+      placed: "VERIFICATION CHECKLIST",
+    },
+    {
+      title: "a pitfalls section when there is no mistakes one",
+      ref: "common_mistakes_to_avoid",
+      sections: sections("Workflow", "Pitfalls and gotchas"),
+      placed: "Pitfalls and gotchas",
+    },
+    {
+      title: "a section using the ACE slug",
+      ref: "common_mistakes_to_avoid",
+      sections: [{ id: "s-0", name: "Things we learned", slug: "mis", position: 0 }],
+      placed: "Things we learned",
+    },
+    {
+      title: "the mistakes section for a check when there is no verification section",
+      ref: "verification_checklist",
+      sections: sections("Rules", "Common mistakes"),
+      placed: "Common mistakes",
+    },
+    {
+      title: "one new mistakes section when nothing fits",
+      ref: "verification_checklist",
+      sections: sections("customer_service_opening", "customer_service_closure"),
+      placed: "common_mistakes_to_avoid",
+      isNew: true,
+    },
+    {
+      title: "a new section of its own name when it is no known kind",
+      ref: "Billing quirks",
+      sections: sections("customer_service_opening"),
+      placed: "Billing quirks",
+      isNew: true,
+    },
   ])("finds $title", ({ ref, sections: known, placed, isNew = false }) => {
     const target = placeLesson(ref, known);
     expect(target.kind === "existing" ? target.section.name : target.name).toBe(placed);
@@ -288,29 +361,38 @@ describe("the offline curator on the demo playbooks (figures in the commit that 
     const adds = delta.operations.filter((operation) => operation.type === "add");
     return { lessons, delta, validation, adds, next: applyDelta(state, delta.operations, testOptions({ similarityThreshold: 2 })).state };
   }
-  const taskDetails = (traces: readonly ReflectorTrace[]) => new Set(traces.flatMap((trace) => trace.task.match(/\d+(?:\.\d+)?|#\d+|[a-z]+_[0-9a-f]{6,}/gu) ?? []));
+  const taskDetails = (traces: readonly ReflectorTrace[]) =>
+    new Set(traces.flatMap((trace) => trace.task.match(/\d+(?:\.\d+)?|#\d+|[a-z]+_[0-9a-f]{6,}/gu) ?? []));
 
   it.each([
     { demo: CUSTOMER_SERVICE_TRACES, patterns: 5, sections: { common_mistakes_to_avoid: 5 }, newSections: ["common_mistakes_to_avoid"] },
-    { demo: APPWORLD_TRACES, patterns: 6, sections: { "COMMON MISTAKES AND CORRECT STRATEGIES": 3, "VERIFICATION CHECKLIST": 3 }, newSections: [] },
-  ])("$demo.playbook: one general lesson per pattern, in its own sections, none a near-duplicate, none again the next day", ({ demo, patterns, sections, newSections }) => {
-    const state = demoPlaybook(demo.playbook);
-    const day = curateDay(state, demo.first);
-    expect(day.adds).toHaveLength(patterns);
-    const placed: Record<string, number> = {};
-    for (const add of day.adds) if (add.type === "add") placed[add.section] = (placed[add.section] ?? 0) + 1;
-    expect(placed).toEqual(sections);
-    expect(day.delta.operations.flatMap((operation) => (operation.type === "add_section" ? [operation.name] : []))).toEqual(newSections);
-    expect(day.validation.findings.filter((finding) => finding.kind === "near_duplicate")).toEqual([]);
-    const details = taskDetails(demo.first);
-    for (const add of day.adds) {
-      if (add.type !== "add") continue;
-      expect(add.content).not.toMatch(/tasks like/u);
-      for (const detail of details) expect(add.content).not.toContain(detail);
-    }
-    const next = curateDay(day.next, demo.second);
-    expect(next.adds).toEqual([]);
-  });
+    {
+      demo: APPWORLD_TRACES,
+      patterns: 6,
+      sections: { "COMMON MISTAKES AND CORRECT STRATEGIES": 3, "VERIFICATION CHECKLIST": 3 },
+      newSections: [],
+    },
+  ])(
+    "$demo.playbook: one general lesson per pattern, in its own sections, none a near-duplicate, none again the next day",
+    ({ demo, patterns, sections, newSections }) => {
+      const state = demoPlaybook(demo.playbook);
+      const day = curateDay(state, demo.first);
+      expect(day.adds).toHaveLength(patterns);
+      const placed: Record<string, number> = {};
+      for (const add of day.adds) if (add.type === "add") placed[add.section] = (placed[add.section] ?? 0) + 1;
+      expect(placed).toEqual(sections);
+      expect(day.delta.operations.flatMap((operation) => (operation.type === "add_section" ? [operation.name] : []))).toEqual(newSections);
+      expect(day.validation.findings.filter((finding) => finding.kind === "near_duplicate")).toEqual([]);
+      const details = taskDetails(demo.first);
+      for (const add of day.adds) {
+        if (add.type !== "add") continue;
+        expect(add.content).not.toMatch(/tasks like/u);
+        for (const detail of details) expect(add.content).not.toContain(detail);
+      }
+      const next = curateDay(day.next, demo.second);
+      expect(next.adds).toEqual([]);
+    },
+  );
 });
 
 describe("curatorOperationsToDelta", () => {
@@ -321,7 +403,12 @@ describe("curatorOperationsToDelta", () => {
         op({ type: "ADD", section: "strategies_and_insights", content: "Retry idempotent calls once on a timeout." }),
         op({ type: "UPDATE", bulletIds: ["str-00002"], content: "Paginate until a page comes back empty or short." }),
         op({ type: "REMOVE", bulletIds: ["mis-00004"], rationale: "Contradicted by three runs." }),
-        op({ type: "MERGE", bulletIds: ["str-00001", "str-00003"], content: "Read the docs; use cents for money.", rationale: "Same theme." }),
+        op({
+          type: "MERGE",
+          bulletIds: ["str-00001", "str-00003"],
+          content: "Read the docs; use cents for money.",
+          rationale: "Same theme.",
+        }),
       ),
       state,
     );
@@ -330,7 +417,13 @@ describe("curatorOperationsToDelta", () => {
       { type: "add", section: "strategies_and_insights", content: "Retry idempotent calls once on a timeout." },
       { type: "update", bulletId: "str-00002", content: "Paginate until a page comes back empty or short." },
       { type: "remove", bulletId: "mis-00004", reason: "Contradicted by three runs." },
-      { type: "merge", bulletIds: ["str-00001", "str-00003"], into: "str-00001", content: "Read the docs; use cents for money.", reason: "Same theme." },
+      {
+        type: "merge",
+        bulletIds: ["str-00001", "str-00003"],
+        into: "str-00001",
+        content: "Read the docs; use cents for money.",
+        reason: "Same theme.",
+      },
     ]);
     expect(validateDelta(state, delta.operations, testOptions()).ok).toBe(true);
   });
@@ -417,7 +510,10 @@ describe("curatorOperationsToDelta", () => {
       ),
       samplePlaybook(),
     );
-    expect(delta.operations).toEqual([{ type: "add_section", name: "others" }, { type: "add", section: "others", content: "Ignore empty rows when parsing CSV." }]);
+    expect(delta.operations).toEqual([
+      { type: "add_section", name: "others" },
+      { type: "add", section: "others", content: "Ignore empty rows when parsing CSV." },
+    ]);
     expect(delta.problems[0]).toBe('Operation 1 (ADD to "others") was dropped: it has no content.');
     expect(delta.problems[1]).toMatch(/^Operation 2 \(ADD to "others"\) was dropped: its content looks like a prompt injection/);
     expect(delta.problems[2]).toMatch(/^Operation 3 \(UPDATE \[str-00001\]\) was dropped: its content looks like a prompt injection/);
@@ -473,6 +569,8 @@ describe("reflectionTagsToOperations", () => {
   });
 
   it("returns nothing when no tagged bullet is in the playbook", () => {
-    expect(reflectionTagsToOperations({ bulletTags: [{ id: "x-00001", tag: "helpful", justification: "" }] }, samplePlaybook())).toEqual([]);
+    expect(reflectionTagsToOperations({ bulletTags: [{ id: "x-00001", tag: "helpful", justification: "" }] }, samplePlaybook())).toEqual(
+      [],
+    );
   });
 });

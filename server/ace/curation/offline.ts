@@ -41,7 +41,12 @@ interface Pattern {
  * an earlier addition of this delta that says nearly the same. Patterns taught by more runs come
  * first; at most MAX_CURATOR_OPERATIONS are proposed. Each goes to the section placeLesson finds.
  */
-export function curateOffline({ lessons, state, similarityThreshold = DEFAULT_SIMILARITY_THRESHOLD, similarity }: OfflineCurationInput): CuratorOutput {
+export function curateOffline({
+  lessons,
+  state,
+  similarityThreshold = DEFAULT_SIMILARITY_THRESHOLD,
+  similarity,
+}: OfflineCurationInput): CuratorOutput {
   const patterns = new Map<string, Pattern>();
   for (const [index, lesson] of lessons.entries()) {
     const content = generalLesson(lesson).slice(0, CURATOR_LIMITS.content);
@@ -102,8 +107,12 @@ function reasoningOf(lessons: number, patterns: number, added: number, covered: 
     const ids = [...new Set(covered)].map((id) => `[${id}]`).join(", ");
     parts.push(`${count(covered.length, "pattern")} the playbook already has (${ids}) ${covered.length === 1 ? "was" : "were"} left out.`);
   }
-  if (folded > 0) parts.push(`${count(folded, "pattern")} nearly the same as another addition ${folded === 1 ? "was" : "were"} folded into it.`);
-  if (chosen > added) parts.push(`${count(chosen - added, "pattern")} over the limit of ${MAX_CURATOR_OPERATIONS} additions per run ${chosen - added === 1 ? "was" : "were"} left out.`);
+  if (folded > 0)
+    parts.push(`${count(folded, "pattern")} nearly the same as another addition ${folded === 1 ? "was" : "were"} folded into it.`);
+  if (chosen > added)
+    parts.push(
+      `${count(chosen - added, "pattern")} over the limit of ${MAX_CURATOR_OPERATIONS} additions per run ${chosen - added === 1 ? "was" : "were"} left out.`,
+    );
   return parts.join(" ");
 }
 
@@ -112,5 +121,10 @@ function count(n: number, noun: string): string {
 }
 
 function lessonKey(content: string): string {
-  return content.normalize("NFKC").toLowerCase().replace(/\s+/gu, " ").replace(/[\s.!;:,]+$/u, "").trim();
+  return content
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/\s+/gu, " ")
+    .replace(/[\s.!;:,]+$/u, "")
+    .trim();
 }

@@ -67,7 +67,13 @@ export function nameWords(name: string): string[] {
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .split(" ")
     .filter((word) => word !== "" && !FILLER.has(word))
-    .map((word) => (word.endsWith("ies") && word.length > 4 ? `${word.slice(0, -3)}y` : word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word));
+    .map((word) =>
+      word.endsWith("ies") && word.length > 4
+        ? `${word.slice(0, -3)}y`
+        : word.length > 3 && word.endsWith("s") && !word.endsWith("ss")
+          ? word.slice(0, -1)
+          : word,
+    );
 }
 
 function kindOf(name: string): (typeof SECTION_KINDS)[number] | undefined {
@@ -101,7 +107,8 @@ export function placeLesson(ref: string, sections: readonly SectionState[]): Add
     let bestScore = 0;
     for (const section of sections) {
       const words = nameWords(section.name);
-      const vocabulary = words.filter((word) => current.words.includes(word)).length + (section.slug.toLowerCase() === current.slug ? 3 : 0);
+      const vocabulary =
+        words.filter((word) => current.words.includes(word)).length + (section.slug.toLowerCase() === current.slug ? 3 : 0);
       if (vocabulary === 0) continue;
       const shared = first ? words.filter((word) => refWords.has(word)).length : 0;
       const score = vocabulary + 2 * shared;

@@ -12,7 +12,12 @@ import type { ReflectorTrace } from "../reflection/trace";
 
 /** A parsed playbook as the engine's state, sections s-0, s-1, … in file order. */
 export function stateOfDocument(doc: PlaybookDocument): PlaybookState {
-  const sections: SectionState[] = doc.sections.map((section, index) => ({ id: `s-${index}`, name: section.name, slug: section.slug, position: index }));
+  const sections: SectionState[] = doc.sections.map((section, index) => ({
+    id: `s-${index}`,
+    name: section.name,
+    slug: section.slug,
+    position: index,
+  }));
   const bullets: BulletState[] = doc.sections.flatMap((section, sectionIndex) =>
     section.bullets.map((bullet, position) => ({
       externalId: bullet.id,
@@ -39,7 +44,14 @@ export function demoPlaybook(file: "customer-service.kayba.json" | "appworld-ini
 }
 
 function failure(task: string, feedback: ReflectorTrace["feedback"], output = "", citedBulletIds: string[] = []): ReflectorTrace {
-  return { task, reasoning: citedBulletIds.map((id) => `Following [${id}].`).join(" "), output, outcome: "failure", feedback, citedBulletIds };
+  return {
+    task,
+    reasoning: citedBulletIds.map((id) => `Following [${id}].`).join(" "),
+    output,
+    outcome: "failure",
+    feedback,
+    citedBulletIds,
+  };
 }
 
 export interface DemoTraces {
@@ -52,7 +64,9 @@ export interface DemoTraces {
 export const CUSTOMER_SERVICE_TRACES: DemoTraces = {
   playbook: "customer-service.kayba.json",
   first: [
-    failure("Customer #3 asks to refund order 1003. They paid by card.", { errors: ["Order 1003 not found"] }, "", ["customer_service_context-00005"]),
+    failure("Customer #3 asks to refund order 1003. They paid by card.", { errors: ["Order 1003 not found"] }, "", [
+      "customer_service_context-00005",
+    ]),
     failure("Customer #7 asks to refund order 2044 after a late delivery.", { errors: ["Order 2044 not found"] }),
     failure("Customer #15 wants a refund for order 3310, which arrived broken.", { errors: ["Order 3310 not found"] }),
     failure("Customer #12 wants to change the delivery address of order 5521.", { errors: ["HTTP 429 Too Many Requests"] }),
@@ -61,7 +75,9 @@ export const CUSTOMER_SERVICE_TRACES: DemoTraces = {
     failure("Customer #6 asks how much was refunded for order 3002.", { groundTruth: "17.25" }, "17.3"),
     failure("Customer #2 asks for the total of their last 3 orders.", { groundTruth: "118.20" }, "About 118"),
     failure("Customer #5 asks to cancel subscription sub_8f3a91c2.", { errors: ["Subscription sub_8f3a91c2 is already cancelled"] }),
-    failure("Customer #11 asks to cancel subscription sub_77b2e4d0 before renewal.", { errors: ["Subscription sub_77b2e4d0 is already cancelled"] }),
+    failure("Customer #11 asks to cancel subscription sub_77b2e4d0 before renewal.", {
+      errors: ["Subscription sub_77b2e4d0 is already cancelled"],
+    }),
     failure("Customer #1 asks to change their e-mail to ann@example.com.", { errors: ["Invalid email address: ann@example"] }),
   ],
   second: [
@@ -77,7 +93,9 @@ export const APPWORLD_TRACES: DemoTraces = {
   first: [
     failure("How many songs are in my Spotify library?", { groundTruth: "37" }, "20", ["psw-00007"]),
     failure("What is the total of my Venmo payments in March?", { groundTruth: "245.10" }, "245.1"),
-    failure("Like every song in my 'Road trip' playlist on Spotify.", { errors: ["401 Unauthorized: access_token expired"] }, "", ["shr-00005"]),
+    failure("Like every song in my 'Road trip' playlist on Spotify.", { errors: ["401 Unauthorized: access_token expired"] }, "", [
+      "shr-00005",
+    ]),
     failure("Send $20 to Bob via Venmo with the note 'pizza'.", { errors: ["401 Unauthorized: access_token expired"] }),
     failure("Add 'Milk' to my shopping list note in SimpleNote.", { errors: ["KeyError: 'note_id'"] }),
     failure("Delete the note titled 'Old ideas' in SimpleNote.", { errors: ["KeyError: 'note_id'"] }),

@@ -43,9 +43,7 @@ describe("add", () => {
   it("appends a bullet at the end of its section with the next number of the playbook's one counter", () => {
     const result = apply([{ type: "add", section: "strategies_and_insights", content: "Cache the access token per user." }]);
     expect(result.addedIds).toEqual(["str-00006"]);
-    expect(get(result.state, "str-00006")).toEqual(
-      bullet("str-00006", "Cache the access token per user.", { position: 4 }),
-    );
+    expect(get(result.state, "str-00006")).toEqual(bullet("str-00006", "Cache the access token per user.", { position: 4 }));
     expect(result.state.nextIdNumber).toBe(7);
     expect(result.changes).toEqual([{ entity: "bullet", id: "str-00006", before: null, after: get(result.state, "str-00006") }]);
   });
@@ -119,7 +117,10 @@ describe("add", () => {
 describe("update", () => {
   it("replaces the content and keeps id, counters and place", () => {
     const result = apply([{ type: "update", bulletId: "str-00001", content: "Read the docs of every endpoint first." }]);
-    expect(get(result.state, "str-00001")).toEqual({ ...get(samplePlaybook(), "str-00001"), content: "Read the docs of every endpoint first." });
+    expect(get(result.state, "str-00001")).toEqual({
+      ...get(samplePlaybook(), "str-00001"),
+      content: "Read the docs of every endpoint first.",
+    });
     expect(result.changes).toHaveLength(1);
   });
 
@@ -227,7 +228,11 @@ describe("merge", () => {
       status: "active",
     });
     for (const id of ["str-00002", "mis-00004"]) {
-      expect(get(result.state, id)).toMatchObject({ status: "archived", mergedInto: "str-00001", archivedReason: "Merged into [str-00001]" });
+      expect(get(result.state, id)).toMatchObject({
+        status: "archived",
+        mergedInto: "str-00001",
+        archivedReason: "Merged into [str-00001]",
+      });
     }
     expect(result.changes.map((change) => change.id)).toEqual(["str-00001", "str-00002", "mis-00004"]);
   });
@@ -597,7 +602,11 @@ describe("near-duplicates", () => {
       { kind: "near_duplicate", matchedBulletId: "str-00002", suggestion: { into: "str-00002" } },
       { kind: "near_duplicate", relatedOperationIndex: 0 },
     ]);
-    const ids = findings.flatMap((finding) => [finding.matchedBulletId, finding.suggestion?.into, ...(finding.suggestion?.bulletIds ?? [])]);
+    const ids = findings.flatMap((finding) => [
+      finding.matchedBulletId,
+      finding.suggestion?.into,
+      ...(finding.suggestion?.bulletIds ?? []),
+    ]);
     expect(ids.filter((id) => id !== undefined && !samplePlaybook().bullets.has(id))).toEqual([]);
   });
 

@@ -319,9 +319,7 @@ function checkMerge(ctx: OperationContext, op: MergeOperation): Apply | null {
 }
 
 /** A merged bullet has seen every use of the bullets it absorbs; its counters are known if any of theirs were. */
-export function sumCounters(
-  bullets: readonly BulletState[],
-): Pick<BulletState, "helpful" | "harmful" | "neutral" | "countersKnown"> {
+export function sumCounters(bullets: readonly BulletState[]): Pick<BulletState, "helpful" | "harmful" | "neutral" | "countersKnown"> {
   return {
     helpful: bullets.reduce((sum, bullet) => sum + bullet.helpful, 0),
     harmful: bullets.reduce((sum, bullet) => sum + bullet.harmful, 0),

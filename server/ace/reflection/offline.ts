@@ -4,7 +4,15 @@
 import { DEFAULT_SECTIONS } from "../ids";
 import { ANSWER_FORM_LESSON, ANSWER_VALUE_LESSON, errorLesson, FAILING_TESTS_LESSON } from "./lessons";
 import { REFLECTION_LIMITS, type BulletTag, type Reflection } from "./schema";
-import { distinctErrors, groundTruthOf, knownCitations, normalizeAnswer, type CitedBullet, type ReflectorTrace, type TraceOutcome } from "./trace";
+import {
+  distinctErrors,
+  groundTruthOf,
+  knownCitations,
+  normalizeAnswer,
+  type CitedBullet,
+  type ReflectorTrace,
+  type TraceOutcome,
+} from "./trace";
 
 /** A lesson the offline reflector proposes; the curator turns it into an add operation. */
 export interface CandidateLesson {
@@ -111,9 +119,7 @@ export function reflectOffline(trace: ReflectorTrace, citedBullets: readonly Cit
     reasoning: clip(reasoning.filter(Boolean).join(" "), REFLECTION_LIMITS.reasoning),
     errorIdentification: clip(errorIdentification(trace, errors, wrongAnswer, failingTests), REFLECTION_LIMITS.field),
     rootCause: clip(
-      lessons.length > 0
-        ? "Not determined: a rule-based reflection sees the feedback signals, not the reasoning behind them."
-        : "",
+      lessons.length > 0 ? "Not determined: a rule-based reflection sees the feedback signals, not the reasoning behind them." : "",
       REFLECTION_LIMITS.field,
     ),
     correctApproach: clip(lessons.map((lesson) => lesson.content).join(" "), REFLECTION_LIMITS.field),

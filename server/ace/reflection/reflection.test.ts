@@ -177,7 +177,12 @@ describe("buildReflectorMessages", () => {
         task: words(400),
         reasoning: words(2000),
         output: words(1000),
-        feedback: { groundTruth: words(400), errors: Array.from({ length: 30 }, (_, i) => `${i} ${words(80)}`), testResults: words(600), notes: words(400) },
+        feedback: {
+          groundTruth: words(400),
+          errors: Array.from({ length: 30 }, (_, i) => `${i} ${words(80)}`),
+          testResults: words(600),
+          notes: words(400),
+        },
         citedBulletIds: many.map((bullet) => bullet.externalId),
       }),
       citedBullets: many,
@@ -235,10 +240,7 @@ describe("reflectOffline", () => {
   });
 
   it("turns a wrong answer against the ground truth into a lesson about the expected answer form", () => {
-    const result = reflectOffline(
-      trace({ outcome: "failure", output: "3600", feedback: { groundTruth: "36.00" } }),
-      BULLETS,
-    );
+    const result = reflectOffline(trace({ outcome: "failure", output: "3600", feedback: { groundTruth: "36.00" } }), BULLETS);
     expect(result.lessons).toEqual([
       {
         section: OFFLINE_CHECK_SECTION,
@@ -270,7 +272,9 @@ describe("reflectOffline", () => {
       trace({
         task: "Book a table for two at the cheapest restaurant.\nUse the booking app.",
         outcome: "failure",
-        feedback: { errors: ["401 Unauthorized: access token expired", "  401 unauthorized: ACCESS TOKEN EXPIRED ", "KeyError: 'page_index'"] },
+        feedback: {
+          errors: ["401 Unauthorized: access token expired", "  401 unauthorized: ACCESS TOKEN EXPIRED ", "KeyError: 'page_index'"],
+        },
       }),
       BULLETS,
     );
@@ -282,7 +286,7 @@ describe("reflectOffline", () => {
     expect(result.lessons[0]?.evidence).toBe('Error reported by the run: "401 Unauthorized: access token expired".');
     expect(result.lessons.map((lesson) => lesson.general)).toEqual([
       'Anticipate and handle the error "401 Unauthorized: access token expired" instead of repeating the step that caused it.',
-      'Anticipate and handle the error "KeyError: \'page_index\'" instead of repeating the step that caused it.',
+      "Anticipate and handle the error \"KeyError: 'page_index'\" instead of repeating the step that caused it.",
     ]);
   });
 
@@ -291,7 +295,9 @@ describe("reflectOffline", () => {
       trace({ task: "Customer #3 asks to refund order 1003.", outcome: "failure", feedback: { errors: ["Order 1003 not found"] } }),
       BULLETS,
     );
-    expect(result.lessons[0]?.general).toBe('Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.');
+    expect(result.lessons[0]?.general).toBe(
+      'Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.',
+    );
   });
 
   it("caps error lessons", () => {
@@ -372,15 +378,19 @@ describe("general lessons", () => {
   it("brings lessons stored before they had a general form into one, without the task", () => {
     expect(
       generalLesson({
-        content: 'When working on tasks like "Customer #3 asks to refund order 1003": anticipate and handle the error "Order 1003 not found" instead of repeating the step that caused it.',
+        content:
+          'When working on tasks like "Customer #3 asks to refund order 1003": anticipate and handle the error "Order 1003 not found" instead of repeating the step that caused it.',
       }),
     ).toBe('Anticipate and handle the error "Order <n> not found" instead of repeating the step that caused it.');
     expect(
       generalLesson({
-        content: 'When working on tasks like "Customer #9 asks how much was refunded": give the answer as a number with 2 decimal places, like "42.50"; check the final answer\'s form and value against the task before finishing.',
+        content:
+          'When working on tasks like "Customer #9 asks how much was refunded": give the answer as a number with 2 decimal places, like "42.50"; check the final answer\'s form and value against the task before finishing.',
       }),
     ).toBe(ANSWER_FORM_LESSON);
-    expect(generalLesson({ content: 'In this kind of task: run the tests before finishing; a previous attempt failed with "x".' })).toBe(FAILING_TESTS_LESSON);
+    expect(generalLesson({ content: 'In this kind of task: run the tests before finishing; a previous attempt failed with "x".' })).toBe(
+      FAILING_TESTS_LESSON,
+    );
     expect(generalLesson({ content: "ignored", general: "Retry order 55 once." })).toBe("Retry order <n> once.");
   });
 });

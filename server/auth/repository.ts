@@ -131,10 +131,6 @@ export async function takeInvite(tx: DbOrTx, id: string): Promise<boolean> {
   return (await tx.invite.deleteMany({ where: { id } })).count === 1;
 }
 
-export async function deleteInvitesOfUser(tx: DbOrTx, userId: string): Promise<void> {
-  await tx.invite.deleteMany({ where: { userId } });
-}
-
 // ---- Setup tokens --------------------------------------------------------------------------------
 
 export async function addSetupToken(db: DbOrTx, id: string): Promise<void> {

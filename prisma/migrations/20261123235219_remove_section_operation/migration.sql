@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "OperationType" ADD VALUE 'remove_section';

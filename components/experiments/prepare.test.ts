@@ -18,7 +18,7 @@ function variant(key: string, success: number, failure: number, extra: Partial<V
     unknown: 0,
     successRate: decided === 0 ? null : success / decided,
     ci95: decided === 0 ? null : [Math.max(0, success / decided - 0.05), Math.min(1, success / decided + 0.05)],
-    maxDecidedTracesPerUnit: 1,
+    unitsWithSeveralDecidedTraces: 0,
     meanCostUsd: 0.01,
     meanTokens: 1_000,
     meanDurationMs: 5_000,
@@ -39,7 +39,12 @@ const POWER = {
   powerAtPlannedMde: null,
 };
 
-function guardrail(metric: GuardrailResult["metric"], difference: number | null, pValue: number | null, extra: Partial<GuardrailResult> = {}): GuardrailResult {
+function guardrail(
+  metric: GuardrailResult["metric"],
+  difference: number | null,
+  pValue: number | null,
+  extra: Partial<GuardrailResult> = {},
+): GuardrailResult {
   return {
     metric,
     control: { n: 100, mean: 10 },
@@ -80,8 +85,26 @@ describe("resultGroups", () => {
     });
     expect(groups.map((group) => group.metric)).toEqual(["successRate"]);
     const [control, b] = groups[0]!.rows;
-    expect(control).toMatchObject({ variant: "A", isControl: true, value: 0.4, n: 100, difference: null, ci95: null, verdict: "none", significant: false });
-    expect(b).toMatchObject({ variant: "B", isControl: false, value: 0.5, difference: 0.1, pValue: 0.01, adjustedPValue: 0.02, chanceToBeatControl: 0.99, verdict: "better" });
+    expect(control).toMatchObject({
+      variant: "A",
+      isControl: true,
+      value: 0.4,
+      n: 100,
+      difference: null,
+      ci95: null,
+      verdict: "none",
+      significant: false,
+    });
+    expect(b).toMatchObject({
+      variant: "B",
+      isControl: false,
+      value: 0.5,
+      difference: 0.1,
+      pValue: 0.01,
+      adjustedPValue: 0.02,
+      chanceToBeatControl: 0.99,
+      verdict: "better",
+    });
     expect(b!.ci95).toEqual([0.08, 0.12000000000000001]);
   });
 
@@ -118,13 +141,26 @@ describe("resultGroups", () => {
     const groups = resultGroups({
       control: "A",
       variants: [variant("A", 50, 50), variant("B", 55, 45)],
-      comparisons: [comparison("B", 0.05, { guardrails: [guardrail("costUsd", 2, 0.001), guardrail("durationMs", -3, 0.01), guardrail("tokens", 1, 0.4)] })],
+      comparisons: [
+        comparison("B", 0.05, {
+          guardrails: [guardrail("costUsd", 2, 0.001), guardrail("durationMs", -3, 0.01), guardrail("tokens", 1, 0.4)],
+        }),
+      ],
     });
     expect(groups.map((group) => group.metric)).toEqual(["successRate", "costUsd", "durationMs", "tokens"]);
     const cost = groups[1]!;
     expect(cost.meta.better).toBe("lower");
     expect(cost.rows[0]).toMatchObject({ isControl: true, value: 10, n: 100, difference: null, verdict: "none" });
-    expect(cost.rows[1]).toMatchObject({ value: 12, n: 90, difference: 2, relativeUplift: 0.2, pValue: 0.001, adjustedPValue: null, verdict: "worse", significant: true });
+    expect(cost.rows[1]).toMatchObject({
+      value: 12,
+      n: 90,
+      difference: 2,
+      relativeUplift: 0.2,
+      pValue: 0.001,
+      adjustedPValue: null,
+      verdict: "worse",
+      significant: true,
+    });
     expect(groups[2]!.rows[1]!.verdict).toBe("better");
     expect(groups[3]!.rows[1]!.verdict).toBe("inconclusive");
     // Differences of 2 ± 1 → scale 3 × 1.1 = 3.3 → 5.
@@ -138,10 +174,15 @@ describe("headline", () => {
     expect(h).toMatchObject({ kind: "winner", variant: "C", difference: 0.06, adjustedPValue: 0.02 });
   });
   it("names a significantly worse variant when nothing wins", () => {
-    expect(headline({ comparisons: [comparison("B", -0.04), comparison("C", 0.01, { significant: false })] })).toMatchObject({ kind: "loser", variant: "B" });
+    expect(headline({ comparisons: [comparison("B", -0.04), comparison("C", 0.01, { significant: false })] })).toMatchObject({
+      kind: "loser",
+      variant: "B",
+    });
   });
   it("says who leads when nothing is significant", () => {
-    expect(headline({ comparisons: [comparison("B", -0.01, { significant: false }), comparison("C", 0.01, { significant: false })] })).toEqual({
+    expect(
+      headline({ comparisons: [comparison("B", -0.01, { significant: false }), comparison("C", 0.01, { significant: false })] }),
+    ).toEqual({
       kind: "leading",
       variant: "C",
       difference: 0.01,
@@ -154,12 +195,19 @@ describe("headline", () => {
 
 describe("alarms and paired panels", () => {
   it("lists guardrails significantly worse per variant", () => {
-    const alarms = guardrailAlarms({ comparisons: [comparison("B", 0.01, { guardrails: [guardrail("costUsd", 2, 0.001), guardrail("tokens", 5, 0.3)] }), comparison("C", 0.01)] });
+    const alarms = guardrailAlarms({
+      comparisons: [
+        comparison("B", 0.01, { guardrails: [guardrail("costUsd", 2, 0.001), guardrail("tokens", 5, 0.3)] }),
+        comparison("C", 0.01),
+      ],
+    });
     expect(alarms).toEqual([{ variant: "B", metrics: ["costUsd"] }]);
   });
   it("shows a paired panel only for comparisons with paired tasks", () => {
     const paired = { tasks: 30, bothSuccess: 10, onlyControl: 2, onlyVariant: 9, bothFail: 9, pValue: 0.065 };
-    expect(pairedPanels({ comparisons: [comparison("B", 0.1, { paired }), comparison("C", 0.1)] })).toEqual([{ variant: "B", control: "A", paired }]);
+    expect(pairedPanels({ comparisons: [comparison("B", 0.1, { paired }), comparison("C", 0.1)] })).toEqual([
+      { variant: "B", control: "A", paired },
+    ]);
   });
 });
 

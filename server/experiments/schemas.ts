@@ -67,8 +67,14 @@ export const variantInputSchema = z
       .min(1, "Versions count from 1.")
       .optional()
       .describe("Serve the experiment's playbook pinned at this version."),
-    latest: z.literal(true, { error: "latest is true or left out." }).optional().describe("Serve the version current at assignment (the default)."),
-    noPlaybook: z.literal(true, { error: "noPlaybook is true or left out." }).optional().describe("Serve an empty context: the agent without a playbook."),
+    latest: z
+      .literal(true, { error: "latest is true or left out." })
+      .optional()
+      .describe("Serve the version current at assignment (the default)."),
+    noPlaybook: z
+      .literal(true, { error: "noPlaybook is true or left out." })
+      .optional()
+      .describe("Serve an empty context: the agent without a playbook."),
     playbook: z.string().trim().min(1).max(120).optional().describe("Serve another playbook (its name), at its latest version."),
   })
   .superRefine((variant, ctx) => {
@@ -86,7 +92,11 @@ export type VariantInput = z.input<typeof variantInputSchema>;
 /** The checks every variant list passes: 2–10 variants, unique keys, weights all given or none, summing to 1. */
 function checkVariants(variants: readonly z.output<typeof variantInputSchema>[], ctx: z.RefinementCtx, path: (string | number)[]): void {
   if (variants.length < MIN_VARIANTS) {
-    ctx.addIssue({ code: "custom", path, message: `An experiment needs at least ${MIN_VARIANTS} variants (the first is the control); got ${variants.length}.` });
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `An experiment needs at least ${MIN_VARIANTS} variants (the first is the control); got ${variants.length}.`,
+    });
   }
   if (variants.length > MAX_VARIANTS) {
     ctx.addIssue({ code: "custom", path, message: `An experiment has at most ${MAX_VARIANTS} variants; got ${variants.length}.` });
@@ -95,7 +105,11 @@ function checkVariants(variants: readonly z.output<typeof variantInputSchema>[],
   variants.forEach((variant, index) => {
     const first = seen.get(variant.key);
     if (first !== undefined) {
-      ctx.addIssue({ code: "custom", path: [...path, index, "key"], message: `Variant key "${variant.key}" is used twice (variants ${first} and ${index}); keys are unique.` });
+      ctx.addIssue({
+        code: "custom",
+        path: [...path, index, "key"],
+        message: `Variant key "${variant.key}" is used twice (variants ${first} and ${index}); keys are unique.`,
+      });
     } else {
       seen.set(variant.key, index);
     }
@@ -103,11 +117,19 @@ function checkVariants(variants: readonly z.output<typeof variantInputSchema>[],
   const weighted = variants.filter((variant) => variant.weight !== undefined).length;
   if (weighted > 0 && weighted < variants.length) {
     const missing = variants.findIndex((variant) => variant.weight === undefined);
-    ctx.addIssue({ code: "custom", path: [...path, missing, "weight"], message: "Give every variant a weight, or none for an equal split." });
+    ctx.addIssue({
+      code: "custom",
+      path: [...path, missing, "weight"],
+      message: "Give every variant a weight, or none for an equal split.",
+    });
   } else if (weighted === variants.length && variants.length > 0) {
     const sum = variants.reduce((total, variant) => total + (variant.weight ?? 0), 0);
     if (Math.abs(sum - 1) > WEIGHT_SUM_TOLERANCE) {
-      ctx.addIssue({ code: "custom", path, message: `The variants' weights must sum to 1 (±${WEIGHT_SUM_TOLERANCE}); they sum to ${Number(sum.toFixed(6))}.` });
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: `The variants' weights must sum to 1 (±${WEIGHT_SUM_TOLERANCE}); they sum to ${Number(sum.toFixed(6))}.`,
+      });
     }
   }
 }
@@ -122,7 +144,12 @@ const coverageSchema = z
   .max(1, "coverage is at most 1.")
   .describe("Share of all units that enter the experiment; default 1.");
 
-const seedSchema = z.string().trim().min(1, "seed is empty: leave it out to use the key.").max(200).describe("Hashing seed; default: the key.");
+const seedSchema = z
+  .string()
+  .trim()
+  .min(1, "seed is empty: leave it out to use the key.")
+  .max(200)
+  .describe("Hashing seed; default: the key.");
 
 const mdeSchema = z
   .number({ error: "minimumDetectableEffect is an absolute difference in success rate, e.g. 0.05 for 5 points." })
@@ -193,7 +220,11 @@ export const assignInput = z.strictObject({ unitId: unitIdSchema });
 export const resultsInput = z.object({
   key: experimentKeySchema,
   /** Default: the current (or last) phase. Phases are never pooled. */
-  phase: z.number().int().min(1).optional(),
+  phase: z
+    .number({ error: "phase is a phase number, e.g. phase=2." })
+    .int("phase is a whole phase number, e.g. phase=2.")
+    .min(1, "Phases count from 1.")
+    .optional(),
 });
 
 export const listExperimentsInput = z
@@ -391,7 +422,10 @@ export const comparisonSchema = z.object({
   pValue: z.number().nullable().describe("per-trace: pooled two-proportion z-test; per-unit: delta-method Welch test. Two-sided."),
   adjustedPValue: z.number().nullable().describe("Holm over all comparisons with the control."),
   significant: z.boolean().describe("adjustedPValue < 0.05."),
-  chanceToBeatControl: z.number().nullable().describe("per-trace: exact Beta(1 + success, 1 + failure) posteriors; per-unit: normal approximation."),
+  chanceToBeatControl: z
+    .number()
+    .nullable()
+    .describe("per-trace: exact Beta(1 + success, 1 + failure) posteriors; per-unit: normal approximation."),
   guardrails: z.array(guardrailResultSchema),
   paired: pairedResultSchema,
   power: powerResultSchema,
@@ -420,16 +454,18 @@ export const variantResultSchema = z.object({
   unknown: count,
   successRate: z.number().nullable().describe("success ÷ (success + failure)."),
   ci95: interval.describe("Wilson score interval, 95 %."),
-  maxDecidedTracesPerUnit: count,
+  unitsWithSeveralDecidedTraces: count.describe("Units with two or more decided traces: any makes the analysis per-unit."),
   meanCostUsd: z.number().nullable(),
   meanTokens: z.number().nullable().describe("inputTokens + outputTokens per trace that reported usage."),
   meanDurationMs: z.number().nullable(),
-  byVersion: z.array(versionBreakdownSchema).describe("Traces split by the playbook version served (their playbookVersion)."),
+  byVersion: z
+    .array(versionBreakdownSchema)
+    .describe("The units' traces split by the playbook version served at their first exposure (null: not known, or no playbook)."),
 });
 export type VariantResult = z.infer<typeof variantResultSchema>;
 
 export const timelinePointSchema = z.object({
-  date: z.string().describe("UTC day, YYYY-MM-DD."),
+  date: z.string().describe("UTC day of first exposure, YYYY-MM-DD: the point counts every unit exposed by then, with all its traces."),
   variants: z.array(
     z.object({
       key: z.string(),
@@ -446,7 +482,9 @@ export const experimentResultsSchema = z.object({
   status: z.enum(EXPERIMENT_STATUSES),
   control: z.string(),
   phase: phaseViewSchema.nullable(),
-  analysis: z.enum(["per-trace", "per-unit"]).describe("per-unit when some unit has more than one decided trace (ratio metric, delta method)."),
+  analysis: z
+    .enum(["per-trace", "per-unit"])
+    .describe("per-unit when some unit has more than one decided trace (ratio metric, delta method)."),
   design: z.literal("fixed-horizon").describe("Read the p-values once the planned sample is reached; before that results are early."),
   early: z.boolean(),
   progress: z

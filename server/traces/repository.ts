@@ -33,6 +33,10 @@ export interface NewTraceRow {
   timestamp: string | null;
   experiment: string | null;
   variant: string | null;
+  /** The experiment phase the trace counts in; null outside a known, started experiment. */
+  experimentPhase: number | null;
+  unitId: string | null;
+  taskId: string | null;
   metadata: Record<string, unknown>;
 }
 
@@ -59,16 +63,17 @@ export async function insertTraces(tx: Tx, traces: NewTraceRow[]): Promise<Set<s
     const rows = traces.slice(start, start + INSERT_CHUNK);
     const written = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds",
-        outcome, feedback, "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant, metadata,
-        "timestamp", "createdAt")
+        outcome, feedback, "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant,
+        "experimentPhase", "unitId", "taskId", metadata, "timestamp", "createdAt")
       SELECT r.id, r."playbookId", r."externalId", r."playbookVersion", r.task, r.reasoning, r.output,
         COALESCE(r."citedBulletIds", '{}'), r.outcome, r.feedback, r."durationMs", r."inputTokens", r."outputTokens",
-        r."costUsd", r.model, r.experiment, r.variant, r.metadata,
+        r."costUsd", r.model, r.experiment, r.variant, r."experimentPhase", r."unitId", r."taskId", r.metadata,
         COALESCE(r."timestamp" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'), now() AT TIME ZONE 'UTC'
       FROM json_to_recordset(${jsonParameter(rows)}::json) AS r(
         id uuid, "playbookId" uuid, "externalId" text, "playbookVersion" int, task text, reasoning text, output text,
         "citedBulletIds" text[], outcome "TraceOutcome", feedback jsonb, "durationMs" int, "inputTokens" int,
-        "outputTokens" int, "costUsd" float8, model text, experiment text, variant text, metadata jsonb,
+        "outputTokens" int, "costUsd" float8, model text, experiment text, variant text, "experimentPhase" int,
+        "unitId" text, "taskId" text, metadata jsonb,
         "timestamp" timestamptz)
       ON CONFLICT ("playbookId", "externalId") DO NOTHING
       RETURNING id::text AS id`;

@@ -32,8 +32,7 @@ const count = (what: string) =>
     .min(0, `${what} cannot be negative.`)
     .max(MAX_INT, `${what} is larger than ${MAX_INT}.`);
 
-const text = (what: string, max = MAX_TRACE_TEXT) =>
-  z.string().max(max, `${what} has at most ${max.toLocaleString("en")} characters.`);
+const text = (what: string, max = MAX_TRACE_TEXT) => z.string().max(max, `${what} has at most ${max.toLocaleString("en")} characters.`);
 
 export const traceFeedbackSchema = z
   .looseObject({
@@ -63,8 +62,8 @@ export const traceUsageSchema = z.strictObject({
  * server's zone by mistake. Past runs may be back-filled; a time in the future (beyond clock skew) or
  * before 2000 is a clock error on the agent's side, refused rather than charted in the wrong place.
  */
-export const traceTimestampSchema = z
-  .iso.datetime({
+export const traceTimestampSchema = z.iso
+  .datetime({
     offset: true,
     error: "timestamp is an ISO 8601 time with a zone offset, e.g. 2026-11-01T09:30:00Z or 2026-11-01T10:30:00+01:00.",
   })
@@ -72,7 +71,8 @@ export const traceTimestampSchema = z
     message: "timestamp is before 2000-01-01: check the agent's clock, or leave timestamp out to use the time of receipt.",
   })
   .refine((value) => !(Date.parse(value) > Date.now() + MAX_TRACE_CLOCK_SKEW_MS), {
-    message: "timestamp is more than 5 minutes in the future: check the agent's clock and its zone offset, or leave timestamp out to use the time of receipt.",
+    message:
+      "timestamp is more than 5 minutes in the future: check the agent's clock and its zone offset, or leave timestamp out to use the time of receipt.",
   })
   .describe(
     "When the agent ran, ISO 8601 with a zone offset. Default: the time the server received the trace. " +
@@ -102,21 +102,39 @@ export const traceInputSchema = z.strictObject({
     .array(bulletIdSchema)
     .max(MAX_CITED_BULLETS)
     .nullish()
-    .describe("Bullets the agent used. When absent, ids cited in reasoning and output ([str-00001] or <!-- bullet_ids: [...] -->) are taken."),
+    .describe(
+      "Bullets the agent used. When absent, ids cited in reasoning and output ([str-00001] or <!-- bullet_ids: [...] -->) are taken.",
+    ),
   outcome: traceOutcomeSchema.nullish().describe("Default: unknown."),
   feedback: traceFeedbackSchema.nullish(),
   durationMs: count("durationMs").nullish(),
   timestamp: traceTimestampSchema.nullish(),
   model: z.string().trim().min(1).max(200).nullish().describe("The agent's model, e.g. gpt-4.1-mini."),
   usage: traceUsageSchema.nullish(),
-  experiment: z
+  experiment: z.string().trim().min(1).max(100).nullish().describe("Key of the experiment the variant belongs to; metrics filter by it."),
+  variant: z
     .string()
     .trim()
     .min(1)
     .max(100)
     .nullish()
-    .describe("Key of the experiment the variant belongs to; metrics filter by it."),
-  variant: z.string().trim().min(1).max(100).nullish().describe("The experiment variant the agent ran, e.g. A."),
+    .describe(
+      "The experiment variant the agent ran, e.g. A. With a known experiment it must be one of its variants; left out with a unitId, the server assigns it.",
+    ),
+  unitId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe("The experiment's unit of randomisation (agent, user, task): records its exposure, or has the server assign a variant."),
+  taskId: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .nullish()
+    .describe("The task's id across runs: traces of one task under two variants are compared in pairs (McNemar)."),
   playbookVersion: count("playbookVersion").nullish().describe("The playbook version the agent's context was compiled from."),
   metadata: z
     .record(z.string(), z.unknown())

@@ -3,6 +3,7 @@
 import { extractBulletIds } from "@/server/ace/ids";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
 import { afterTracesIngested } from "@/server/runs/triggers";
 import * as repo from "./repository";
 import {
@@ -65,7 +66,7 @@ const keyOf = (playbookId: string, externalId: string) => `${playbookId}\u0000${
  * The rows to insert, one per trace except repeats inside the batch: `firstOf[i]` is the index of the
  * first trace with the same playbook and external id (i itself for the first).
  */
-function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, string>) {
+function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, string>, experiments: TraceExperimentPlan[]) {
   const firstOfKey = new Map<string, number>();
   const firstOf: number[] = [];
   const rows: repo.NewTraceRow[] = [];
@@ -95,7 +96,11 @@ function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, str
       // Normalised to UTC here; null takes the receipt time in the insert.
       timestamp: item.timestamp ? new Date(item.timestamp).toISOString() : null,
       experiment: item.experiment ?? null,
-      variant: item.variant ?? null,
+      // As sent, or assigned by the server for a unitId without a variant (server/experiments/ingest.ts).
+      variant: experiments[index]?.variant ?? null,
+      experimentPhase: experiments[index]?.experimentPhase ?? null,
+      unitId: item.unitId ?? null,
+      taskId: item.taskId ?? null,
       metadata: item.metadata ?? {},
     });
   });
@@ -116,7 +121,8 @@ export async function ingestTraces(db: Db, items: TraceInput[], { source }: { so
     const missing = names.filter((name) => !playbooks.has(name));
     if (missing.length > 0) throw unknownPlaybooksError(items, missing);
 
-    const { rows, firstOf } = planRows(items, ids, playbooks);
+    const experiments = await planTraceExperiments(tx, items);
+    const { rows, firstOf } = planRows(items, ids, playbooks, experiments);
     const inserted = await repo.insertTraces(tx, rows);
     // Rows the insert skipped hit an external id stored before: look up the id it was stored under.
     const skipped = rows.flatMap((row) =>
@@ -145,7 +151,10 @@ export async function ingestTraces(db: Db, items: TraceInput[], { source }: { so
     // The traces are committed: a failing trigger must not make the agent think they were lost
     // (it would send them again, and traces without an external id would be stored twice).
     try {
-      await afterTracesIngested(db, [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds })));
+      await afterTracesIngested(
+        db,
+        [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds })),
+      );
     } catch (error) {
       console.error(`[traces] ${created.length} traces from ${source} were stored, but the after-ingest trigger failed:`, error);
     }

@@ -1,0 +1,43 @@
+// Thin procedures of the experiments: validate with zod, call the service.
+import { createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
+import {
+  createExperimentInput,
+  decideInput,
+  decisionResultSchema,
+  experimentDefinitionSchema,
+  experimentKeyInput,
+  listExperimentsInput,
+  resultsInput,
+  sampleSizeInput,
+  updateExperimentInput,
+} from "./schemas";
+import * as service from "./service";
+
+export const experimentRouter = createTRPCRouter({
+  /** Every experiment (or a playbook's, or by status), newest change first, with leader, significance, SRM flag and progress. */
+  list: viewerProcedure.input(listExperimentsInput).query(({ ctx, input }) => service.listExperiments(ctx.db, input)),
+
+  get: viewerProcedure.input(experimentKeyInput).query(({ ctx, input }) => service.getExperiment(ctx.db, input.key)),
+
+  results: viewerProcedure.input(resultsInput).query(({ ctx, input }) => service.experimentResults(ctx.db, input.key, input.phase)),
+
+  /** Units per variant for a baseline rate and an MDE (the calculator of /experiments/new). */
+  sampleSize: viewerProcedure.input(sampleSizeInput).query(({ input }) => service.sampleSize(input)),
+
+  create: curatorProcedure
+    .input(createExperimentInput)
+    .output(experimentDefinitionSchema)
+    .mutation(({ ctx, input }) => service.createExperiment(ctx.db, ctx, input)),
+
+  /** Only the fields sent change; `status` starts or stops; re-weighting a running experiment needs confirmNewPhase. */
+  update: curatorProcedure
+    .input(updateExperimentInput)
+    .output(experimentDefinitionSchema)
+    .mutation(({ ctx, input: { key, ...patch } }) => service.updateExperiment(ctx.db, ctx, key, patch)),
+
+  /** Ship a variant (rolling back to a pinned older version when asked) or stop. */
+  decide: curatorProcedure
+    .input(decideInput)
+    .output(decisionResultSchema)
+    .mutation(({ ctx, input }) => service.decide(ctx.db, ctx, input)),
+});

@@ -3,9 +3,23 @@
 import { z } from "zod";
 import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
 import { APP_ERROR_CODES } from "@/server/errors/app-error";
+import {
+  assignInput,
+  assignmentResultSchema,
+  createExperimentInput,
+  experimentDefinitionSchema,
+  experimentResultsSchema,
+  updateExperimentFields,
+} from "@/server/experiments/schemas";
 import { MAX_BUCKETS, metricsQueryParamsSchema, metricsResultSchema } from "@/server/metrics/schemas";
 import { MAX_PROPOSAL_BODY_BYTES, proposalRequestSchema, proposalResponseSchema } from "@/server/playbooks/schemas";
-import { ingestResultSchema, MAX_TRACE_BODY_BYTES, MAX_TRACES_PER_BATCH, traceBatchSchema, traceInputSchema } from "@/server/traces/schemas";
+import {
+  ingestResultSchema,
+  MAX_TRACE_BODY_BYTES,
+  MAX_TRACES_PER_BATCH,
+  traceBatchSchema,
+  traceInputSchema,
+} from "@/server/traces/schemas";
 
 /** JSON Schema 2020-12 is the dialect of OpenAPI 3.1 schema objects. */
 export const JSON_SCHEMA_TARGET = "draft-2020-12";
@@ -37,6 +51,14 @@ function components(entries: Record<string, z.ZodType>, io: "input" | "output"):
 }
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ref("Error") } } });
+
+const experimentKeyParameter = () => ({
+  name: "key",
+  in: "path",
+  required: true,
+  description: "The experiment's key (a slug).",
+  schema: { type: "string" },
+});
 
 function contextParameters() {
   const options = z.toJSONSchema(contextOptionsSchema, { target: JSON_SCHEMA_TARGET, io: "input" }) as {
@@ -108,6 +130,22 @@ export function buildOpenApiDocument() {
             { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
             ...contextParameters(),
             {
+              name: "experiment",
+              in: "query",
+              required: false,
+              description:
+                "With unitId: serve the context of the variant this experiment assigns to the unit (its pinned version, the latest, " +
+                "another playbook, or an empty context for noPlaybook, then with version 0), and record the unit's exposure.",
+              schema: { type: "string" },
+            },
+            {
+              name: "unitId",
+              in: "query",
+              required: false,
+              description: "The unit to assign; required with experiment.",
+              schema: { type: "string" },
+            },
+            {
               name: "If-None-Match",
               in: "header",
               required: false,
@@ -120,6 +158,15 @@ export function buildOpenApiDocument() {
               description: "The compiled context: JSON, or the text alone with format=text.",
               headers: {
                 ETag: { description: "Changes when the playbook or the options change.", schema: { type: "string" } },
+                "X-Ace-Variant": {
+                  description: "With experiment and unitId: the variant served (absent when the unit is not in it).",
+                  schema: { type: "string" },
+                },
+                "X-Ace-Experiment-Reason": {
+                  description:
+                    "With experiment and unitId, when the unit is not in it: outside_coverage, draft or stopped (the playbook's latest is served).",
+                  schema: { type: "string" },
+                },
                 "Cache-Control": { description: "no-cache: revalidate with If-None-Match.", schema: { type: "string" } },
               },
               content: {
@@ -129,6 +176,31 @@ export function buildOpenApiDocument() {
             },
             "304": { description: "Not modified: the copy with this ETag is current." },
             "400": errorResponse(`An option is invalid, e.g. a budget that is not a whole number up to ${MAX_CONTEXT_BUDGET}.`),
+            "404": errorResponse("No playbook has this name."),
+          },
+        },
+      },
+      "/api/v1/playbooks/{name}/metrics": {
+        get: {
+          operationId: "getPlaybookMetrics",
+          summary: "The playbook's metrics over time: what its Evolution charts draw",
+          description:
+            "Buckets are UTC: `from` is truncated to the start of its bucket, `to` is exclusive, and every bucket in between " +
+            "is present (empty ones with zeros; successRate and ci95 null when success + failure is 0). A bucket holds " +
+            "traces with start ≤ timestamp < start + 1 bucket; days start at 00:00 UTC, weeks on Monday. success rate = " +
+            "success ÷ (success + failure), ci95 the Wilson score interval (z = 1.959963984540054); quantiles are " +
+            "percentile_cont. `experiment` and `variant` filter the traces (outcomes and the agent's cost); `variant` " +
+            "without `experiment` matches the variant label in any experiment.",
+          parameters: [
+            { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
+            ...metricsParameters(),
+          ],
+          responses: {
+            "200": { description: "The metrics.", content: { "application/json": { schema: ref("MetricsResult") } } },
+            "400": errorResponse(
+              `A parameter is invalid (error.issues names it), \`to\` is not after \`from\`, or the range holds more than ` +
+                `${MAX_BUCKETS.toLocaleString("en")} buckets (widen the bucket).`,
+            ),
             "404": errorResponse("No playbook has this name."),
           },
         },
@@ -163,28 +235,96 @@ export function buildOpenApiDocument() {
           },
         },
       },
-      "/api/v1/playbooks/{name}/metrics": {
-        get: {
-          operationId: "getPlaybookMetrics",
-          summary: "The playbook's metrics over time: what its Evolution charts draw",
+      "/api/v1/experiments": {
+        post: {
+          operationId: "createExperiment",
+          summary: "Create an experiment (A/B test of playbook variants)",
           description:
-            "Buckets are UTC: `from` is truncated to the start of its bucket, `to` is exclusive, and every bucket in between " +
-            "is present (empty ones with zeros; successRate and ci95 null when success + failure is 0). A bucket holds " +
-            "traces with start ≤ timestamp < start + 1 bucket; days start at 00:00 UTC, weeks on Monday. success rate = " +
-            "success ÷ (success + failure), ci95 the Wilson score interval (z = 1.959963984540054); quantiles are " +
-            "percentile_cont. `experiment` and `variant` filter the traces (outcomes and the agent's cost); `variant` " +
-            "without `experiment` matches the variant label in any experiment.",
+            "2–10 variants, the first the control, whose weights sum to 1 (±0.001; none given: an equal split). A variant serves the " +
+            "playbook pinned at `playbookVersion`, its `latest` version (the default), `noPlaybook` (an empty context) or another " +
+            '`playbook`. `status: "running"` starts it at once.',
+          requestBody: { required: true, content: { "application/json": { schema: ref("CreateExperiment") } } },
+          responses: {
+            "201": { description: "Created; Location names it.", content: { "application/json": { schema: ref("ExperimentDefinition") } } },
+            "400": errorResponse(
+              "A field is invalid, e.g. weights that do not sum to 1 or a version that does not exist (the message names the field).",
+            ),
+            "409": errorResponse("An experiment with this key exists."),
+          },
+        },
+      },
+      "/api/v1/experiments/{key}": {
+        get: {
+          operationId: "getExperiment",
+          summary: "An experiment's definition, with what a GrowthBook SDK needs to assign offline",
+          description:
+            "`growthbook` is an inline experiment (key, seed, hashVersion 2, hashAttribute id, variations, weights, coverage, phase): " +
+            "run with attributes { id: unitId }, a GrowthBook SDK picks the same variant as POST …/assign.",
+          parameters: [experimentKeyParameter()],
+          responses: {
+            "200": { description: "The definition.", content: { "application/json": { schema: ref("ExperimentDefinition") } } },
+            "404": errorResponse("No experiment has this key."),
+          },
+        },
+        patch: {
+          operationId: "updateExperiment",
+          summary: "Change an experiment; status starts or stops it",
+          description:
+            "Only the fields sent change. Before the first start everything may change; after it, only names, weights, coverage, the " +
+            "hypothesis, guardrails and the plan. Changing weights or coverage of a running experiment (or restarting a stopped one) " +
+            "starts a new phase with a new seed, analysed on its own: send confirmNewPhase: true.",
+          parameters: [experimentKeyParameter()],
+          requestBody: { required: true, content: { "application/json": { schema: ref("UpdateExperiment") } } },
+          responses: {
+            "200": { description: "The new definition.", content: { "application/json": { schema: ref("ExperimentDefinition") } } },
+            "400": errorResponse(
+              "A field is invalid or the change is not allowed now (the message names the field, e.g. confirmNewPhase).",
+            ),
+            "404": errorResponse("No experiment has this key."),
+          },
+        },
+      },
+      "/api/v1/experiments/{key}/assign": {
+        post: {
+          operationId: "assignExperimentUnit",
+          summary: "The variant of a unit (an agent, a user, a task)",
+          description:
+            "GrowthBook hashing version 2 over the current phase's seed, weights and coverage. The first assignment of a unit in a " +
+            "phase records its exposure; later calls answer the same variant. variant is null, with a reason, when the unit is " +
+            "outside the coverage or the experiment is a draft or stopped.",
+          parameters: [experimentKeyParameter()],
+          requestBody: { required: true, content: { "application/json": { schema: ref("AssignRequest") } } },
+          responses: {
+            "200": { description: "The assignment.", content: { "application/json": { schema: ref("Assignment") } } },
+            "400": errorResponse("unitId is missing or invalid."),
+            "404": errorResponse("No experiment has this key."),
+          },
+        },
+      },
+      "/api/v1/experiments/{key}/results": {
+        get: {
+          operationId: "getExperimentResults",
+          summary: "An experiment's results for one phase",
+          description:
+            "Per variant: units, traces, outcomes, success rate with its Wilson interval, means of cost, tokens and duration. Per " +
+            "comparison with the control: difference with Newcombe's interval, pooled z-test p-value, Holm-adjusted p-value, chance to " +
+            "beat control, guardrails (Welch), paired McNemar and power. analysis is per-unit when a unit has several decided traces " +
+            "(delta method). srm is flagged at p < 0.001. Fixed-horizon design: early until the planned units are reached. " +
+            "`methods` names the method of every figure.",
           parameters: [
-            { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
-            ...metricsParameters(),
+            experimentKeyParameter(),
+            {
+              name: "phase",
+              in: "query",
+              required: false,
+              description: "The phase; default the current (or last) one.",
+              schema: { type: "integer", minimum: 1 },
+            },
           ],
           responses: {
-            "200": { description: "The metrics.", content: { "application/json": { schema: ref("MetricsResult") } } },
-            "400": errorResponse(
-              `A parameter is invalid (error.issues names it), \`to\` is not after \`from\`, or the range holds more than ` +
-                `${MAX_BUCKETS.toLocaleString("en")} buckets (widen the bucket).`,
-            ),
-            "404": errorResponse("No playbook has this name."),
+            "200": { description: "The results.", content: { "application/json": { schema: ref("ExperimentResults") } } },
+            "400": errorResponse("phase is not a phase number."),
+            "404": errorResponse("No experiment has this key, or it has no such phase."),
           },
         },
       },
@@ -198,13 +338,26 @@ export function buildOpenApiDocument() {
     },
     components: {
       schemas: {
-        ...components({ TraceInput: traceInputSchema, TraceBatch: traceBatchSchema, ProposalRequest: proposalRequestSchema }, "input"),
+        ...components(
+          {
+            TraceInput: traceInputSchema,
+            TraceBatch: traceBatchSchema,
+            ProposalRequest: proposalRequestSchema,
+            CreateExperiment: createExperimentInput,
+            UpdateExperiment: updateExperimentFields,
+            AssignRequest: assignInput,
+          },
+          "input",
+        ),
         ...components(
           {
             IngestResult: ingestResultSchema,
             ContextResult: contextResultSchema,
             MetricsResult: metricsResultSchema,
             ProposalResult: proposalResponseSchema,
+            ExperimentDefinition: experimentDefinitionSchema,
+            Assignment: assignmentResultSchema,
+            ExperimentResults: experimentResultsSchema,
             Error: errorBodySchema,
           },
           "output",

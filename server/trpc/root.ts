@@ -5,6 +5,7 @@ import { runRouter } from "@/server/runs/router";
 import { traceRouter } from "@/server/traces/router";
 import { contextRouter } from "@/server/context/router";
 import { metricsRouter } from "@/server/metrics/router";
+import { experimentRouter } from "@/server/experiments/router";
 import { apiKeyRouter } from "@/server/apikeys/router";
 import { auditRouter } from "@/server/audit/router";
 import { authRouter, userRouter } from "@/server/auth/router";
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   apiKeys: apiKeyRouter,
   audit: auditRouter,
   metrics: metricsRouter,
+  experiments: experimentRouter,
 });
 
 export type AppRouter = typeof appRouter;

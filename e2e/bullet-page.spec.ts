@@ -2,7 +2,7 @@
 // sheet was opened from, a skip link reaches the first bullet, search matches are marked, and a new
 // bullet does not cover the page with its sheet.
 import { expect, test, type Page } from "@playwright/test";
-import { openPage, openPlaybook, seedSmallPlaybook } from "./support";
+import { api, openPage, openPlaybook, seedSmallPlaybook } from "./support";
 
 function bulletList(page: Page) {
   return page.getByRole("list", { name: "Bullets" });
@@ -66,4 +66,17 @@ test("ids and section names wrap only at their separators, and sections read the
   const header = bulletList(page).getByRole("heading", { level: 3 }).first();
   await expect(header).toHaveText("customer_service_structure");
   await expect(header).toHaveCSS("text-transform", "none");
+});
+
+test("an empty section is deleted from its menu, as a new version", async ({ page }) => {
+  const playbookId = await seedSmallPlaybook();
+  await api.delta.edit.mutate({ playbookId, reason: "Room for checks", operations: [{ type: "add_section", name: "Verification" }] });
+  await openPlaybook(page, playbookId);
+  await page.getByRole("button", { name: "Actions for section Verification" }).first().click();
+  await page.getByRole("menuitem", { name: "Delete section" }).click();
+  await expect(page.getByText("Saved as version 3.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Actions for section Verification" })).toHaveCount(0);
+  // A section with bullets offers no deletion.
+  await page.getByRole("button", { name: "Actions for section strategies_and_insights" }).first().click();
+  await expect(page.getByRole("menuitem", { name: "Delete section" })).toHaveCount(0);
 });

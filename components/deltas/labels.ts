@@ -57,6 +57,7 @@ export const OPERATION_LABELS: Record<DeltaOperationType, string> = {
   add_section: "Add section",
   rename_section: "Rename section",
   move_section: "Move section",
+  remove_section: "Delete section",
 };
 
 /** "2 add · 1 update" from the per-type counts the list returns. */

@@ -13,7 +13,8 @@ type Op<T extends DeltaOperation["type"]> = Extract<DeltaOperation, { type: T }>
 
 /** Operation types with something to edit (a restore names only its bullet). */
 export function isEditable(operation: DeltaOperation): boolean {
-  return operation.type !== "restore";
+  // A restore or a section deletion has nothing to edit but its target: reject it and propose another.
+  return operation.type !== "restore" && operation.type !== "remove_section";
 }
 
 const KEEP = "__keep__";
@@ -65,7 +66,13 @@ export function OperationForm({
       fields = (
         <>
           <Field id={field("section")} label="Section">
-            <Select id={field("section")} value={draft.section} onValueChange={(section) => set({ section })} options={withCurrent(sectionOptions, draft.section)} className="w-full" />
+            <Select
+              id={field("section")}
+              value={draft.section}
+              onValueChange={(section) => set({ section })}
+              options={withCurrent(sectionOptions, draft.section)}
+              className="w-full"
+            />
           </Field>
           <ContentField id={field("content")} value={draft.content} onChange={(content) => set({ content })} autoFocus />
         </>
@@ -86,7 +93,12 @@ export function OperationForm({
               />
             </Field>
             <Field id={field("position")} label="Place" optional hint="1 = first">
-              <Input id={field("position")} inputMode="numeric" value={draft.position} onChange={(e) => set({ position: e.target.value })} />
+              <Input
+                id={field("position")}
+                inputMode="numeric"
+                value={draft.position}
+                onChange={(e) => set({ position: e.target.value })}
+              />
             </Field>
           </div>
         </>
@@ -150,7 +162,13 @@ export function OperationForm({
       fields = (
         <div className="grid gap-3 sm:grid-cols-2">
           <Field id={field("section")} label="Section">
-            <Select id={field("section")} value={draft.section} onValueChange={(section) => set({ section })} options={withCurrent(sectionOptions, draft.section)} className="w-full" />
+            <Select
+              id={field("section")}
+              value={draft.section}
+              onValueChange={(section) => set({ section })}
+              options={withCurrent(sectionOptions, draft.section)}
+              className="w-full"
+            />
           </Field>
           <Field id={field("name")} label="New name">
             <Input id={field("name")} autoFocus value={draft.name} onChange={(e) => set({ name: e.target.value })} />
@@ -162,10 +180,22 @@ export function OperationForm({
       fields = (
         <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_9rem]">
           <Field id={field("section")} label="Section">
-            <Select id={field("section")} value={draft.section} onValueChange={(section) => set({ section })} options={withCurrent(sectionOptions, draft.section)} className="w-full" />
+            <Select
+              id={field("section")}
+              value={draft.section}
+              onValueChange={(section) => set({ section })}
+              options={withCurrent(sectionOptions, draft.section)}
+              className="w-full"
+            />
           </Field>
           <Field id={field("position")} label="Place" hint="1 = first">
-            <Input id={field("position")} autoFocus inputMode="numeric" value={draft.position} onChange={(e) => set({ position: e.target.value })} />
+            <Input
+              id={field("position")}
+              autoFocus
+              inputMode="numeric"
+              value={draft.position}
+              onChange={(e) => set({ position: e.target.value })}
+            />
           </Field>
         </div>
       );
@@ -209,7 +239,17 @@ export function OperationForm({
   );
 }
 
-function ContentField({ id, value, onChange, autoFocus }: { id: string; value: string; onChange: (value: string) => void; autoFocus?: boolean }) {
+function ContentField({
+  id,
+  value,
+  onChange,
+  autoFocus,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  autoFocus?: boolean;
+}) {
   return (
     <Field id={id} label="Content">
       <Textarea id={id} rows={4} autoFocus={autoFocus} value={value} onChange={(e) => onChange(e.target.value)} />
@@ -283,6 +323,7 @@ function toDraft(op: DeltaOperation, current: BulletSnapshot | undefined): Draft
     case "move_section":
       return { ...EMPTY, section: op.section, position: String(op.position + 1) };
     case "restore":
+    case "remove_section":
       return EMPTY;
   }
 }
@@ -348,7 +389,11 @@ function fromDraft(op: DeltaOperation, draft: Draft, current: BulletSnapshot | u
       } satisfies Op<"tag">;
     }
     case "add_section":
-      return { type: "add_section", name: draft.name, ...(draft.slug.trim() ? { slug: draft.slug.trim() } : {}) } satisfies Op<"add_section">;
+      return {
+        type: "add_section",
+        name: draft.name,
+        ...(draft.slug.trim() ? { slug: draft.slug.trim() } : {}),
+      } satisfies Op<"add_section">;
     case "rename_section":
       return { type: "rename_section", section: draft.section, name: draft.name } satisfies Op<"rename_section">;
     case "move_section": {
@@ -358,6 +403,7 @@ function fromDraft(op: DeltaOperation, draft: Draft, current: BulletSnapshot | u
       return { type: "move_section", section: draft.section, position: position - 1 } satisfies Op<"move_section">;
     }
     case "restore":
+    case "remove_section":
       return op;
   }
 }

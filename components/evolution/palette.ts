@@ -51,6 +51,7 @@ export const OPERATION_COLORS: Record<DeltaOperationType, string> = {
   add_section: "#65a30d",
   rename_section: "#d97706",
   move_section: "#78716c",
+  remove_section: "#be123c",
 };
 
 export const ORIGIN_COLORS: Record<VersionOrigin, string> = {

@@ -1,7 +1,7 @@
 "use client";
 // Managing sections: a small menu per section (add a bullet, rename, move up or down) and the
 // dialog that names a new section or renames one. Each change is a new version by the person.
-import { ArrowDown, ArrowUp, MoreHorizontal, Pencil, Plus } from "lucide-react";
+import { ArrowDown, ArrowUp, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -76,6 +76,16 @@ export function SectionActionsMenu({
         <DropdownMenuItem disabled={index < 0 || index >= ordered.length - 1} onSelect={() => move(index + 1)}>
           <ArrowDown aria-hidden /> Move down
         </DropdownMenuItem>
+        {section.bulletCount === 0 ? (
+          <>
+            <DropdownMenuSeparator />
+            <DropdownMenuItem
+              onSelect={() => edit.save([{ type: "remove_section", section: section.id }], `Deleted the empty section ${section.name}`)}
+            >
+              <Trash2 aria-hidden /> Delete section
+            </DropdownMenuItem>
+          </>
+        ) : null}
       </DropdownMenuContent>
     </DropdownMenu>
   );

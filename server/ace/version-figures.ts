@@ -53,8 +53,8 @@ export interface ChangeFigures {
   /**
    * What the recorded changes amount to, by delta operation type, for every kind of version (a
    * delta's, an import's, a rollback's). A merge counts once per kept bullet, not as removals and an
-   * update; a bullet that only moved among its neighbours is not counted; a removed section neither
-   * (no operation removes one).
+   * update; a bullet that only moved among its neighbours is not counted; a deleted section counts as
+   * remove_section.
    */
   operations: OperationCounts;
 }
@@ -246,6 +246,7 @@ export function describeChanges(changes: readonly VersionChange[]): ChangeFigure
       if (!before && after) count("add_section");
       else if (before && after && sectionDiffers(before, after, "name")) count("rename_section");
       else if (before && after && sectionDiffers(before, after, "position")) count("move_section");
+      else if (before && !after) count("remove_section");
       continue;
     }
     const { before, after } = change;

@@ -36,6 +36,7 @@ export function operationTargets(op: DeltaOperation, sections: readonly SectionS
       return { bulletIds: [], sectionIds: [] };
     case "rename_section":
     case "move_section":
+    case "remove_section":
       return { bulletIds: [], sectionIds: section(op.section) };
   }
 }

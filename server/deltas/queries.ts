@@ -301,5 +301,7 @@ export function previewOperation(
       return preview(`Move section "${label(op.section)}" to place ${op.position + 1}`, {
         section: { from: label(op.section), to: label(op.section) },
       });
+    case "remove_section":
+      return preview(`Delete the empty section "${label(op.section)}"`, { section: { from: label(op.section), to: null } });
   }
 }

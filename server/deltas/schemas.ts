@@ -98,6 +98,8 @@ export const moveSectionOperationSchema = z.object({
   position: z.number().int().min(0),
 });
 
+export const removeSectionOperationSchema = z.object({ type: z.literal("remove_section"), section: sectionRef });
+
 export const operationSchema = z.discriminatedUnion("type", [
   addOperationSchema,
   updateOperationSchema,
@@ -108,6 +110,7 @@ export const operationSchema = z.discriminatedUnion("type", [
   addSectionOperationSchema,
   renameSectionOperationSchema,
   moveSectionOperationSchema,
+  removeSectionOperationSchema,
 ]);
 export type OperationInput = z.infer<typeof operationSchema>;
 

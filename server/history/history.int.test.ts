@@ -144,6 +144,28 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     }
   });
 
+  it("an empty section is deleted as a version of its own; the diff shows it removed and a rollback brings it back", async () => {
+    const playbookId = await playbook();
+    await edit(playbookId, "Room for checks", [{ type: "add_section", name: "Verification" }]);
+    const deleted = await edit(playbookId, "Not needed", [{ type: "remove_section", section: "Verification" }]);
+    expect(deleted.appliedVersion).toBe(3);
+    expect((await caller.playbook.get({ playbookId })).sections.map((section) => section.name)).toEqual([
+      "strategies_and_insights",
+      "common_mistakes_to_avoid",
+    ]);
+    const [latest] = (await caller.history.versions({ playbookId, limit: 1 })).items;
+    expect(latest?.counts.sectionsRemoved).toBe(1);
+    const diff = await caller.history.diff({ playbookId, from: 2, to: 3 });
+    expect(diff.sections.filter((section) => section.status === "removed").map((section) => section.name)).toEqual(["Verification"]);
+    await expectAppError(
+      edit(playbookId, "Tidy", [{ type: "remove_section", section: "common_mistakes_to_avoid" }]),
+      "BAD_REQUEST",
+      /the section still has 1 active bullet; move or archive it first\. Nothing was changed\.$/,
+    );
+    await caller.history.rollback({ playbookId, version: 2, reason: "Needed after all" });
+    expect((await caller.playbook.get({ playbookId })).sections.map((section) => section.name)).toContain("Verification");
+  });
+
   it("rebuilds the playbook as it was at every version, equal to an export taken then", async () => {
     const playbookId = await playbook();
     const exports = new Map<number, string>();

@@ -6,7 +6,8 @@
 //                  bullet or be lost depending on order)
 //   merge kept   × update of content (two contents), merge kept (two merged contents)
 //   update       × update that sets the content, or the place, to a different value
-// and per section: two renames to different names, two moves to different positions.
+// and per section: two renames to different names, two moves to different positions, and a
+// section deletion with any rename, move or deletion of the same section.
 // Allowed on purpose: tags with anything but a merge source (counts add up in any order), restore
 // before an update or merge (the "restore it first" advice), a move of a merge's kept bullet, and
 // repeats with equal values (the later one is reported as a no-op by the run, not as a contradiction).
@@ -122,6 +123,29 @@ export function findContradictions(ops: readonly DeltaOperation[]): Finding[] {
         if (reason) report(role, previous, reason);
       }
       sectionSeen.set(key, [...earlier, role]);
+    }
+  }
+  // A deleted section cannot also be renamed, moved or deleted again in the same delta.
+  const sectionOps = new Map<string, number[]>();
+  for (const [index, op] of ops.entries()) {
+    if (op.type === "remove_section" || op.type === "rename_section" || op.type === "move_section") {
+      const key = sectionKey(op.section);
+      sectionOps.set(key, [...(sectionOps.get(key) ?? []), index]);
+    }
+  }
+  for (const indexes of sectionOps.values()) {
+    for (const [n, later] of indexes.entries()) {
+      for (const earlier of indexes.slice(0, n)) {
+        const a = ops[earlier];
+        const b = ops[later];
+        if (a?.type !== "remove_section" && b?.type !== "remove_section") continue;
+        const other = a?.type === "remove_section" ? b : a;
+        const what =
+          other?.type === "remove_section"
+            ? "both delete the section"
+            : `one deletes the section and the other ${other?.type === "rename_section" ? "renames" : "moves"} it`;
+        report({ kind: "remove", index: later }, { kind: "remove", index: earlier }, what);
+      }
     }
   }
   return findings;

@@ -3,6 +3,7 @@ import type { BulletState } from "../history";
 import type { SimilarityIndex } from "../similarity";
 import { compiledBulletText } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
+import { undoChanges } from "../replay";
 import { orderedBullets } from "./state";
 import { MISTAKES, STRATEGIES, bullet, samplePlaybook, testOptions } from "./test-fixtures";
 import type { DeltaOperation, EngineOptions, Finding, PlaybookState } from "./types";
@@ -371,6 +372,67 @@ describe("sections", () => {
       reports: ["0:warning:no_change"],
     },
   ])("$title", expectReports);
+});
+
+describe("deleting a section", () => {
+  const withEmpty = () => apply([{ type: "add_section", name: "Verification" }]).state;
+
+  it("deletes an empty section as a change with no after, which undoing brings back", () => {
+    const before = withEmpty();
+    const result = apply([{ type: "remove_section", section: "verification" }], before);
+    expect(result.state.sections.map((section) => section.name)).toEqual(["strategies_and_insights", "common_mistakes_to_avoid"]);
+    expect(result.changes).toEqual([{ entity: "section", id: "s-new-1", before: before.sections[2], after: null }]);
+    expect(undoChanges(result.state, result.changes).sections).toEqual(before.sections);
+  });
+
+  it.each<Report>([
+    {
+      title: "refuses a section with active bullets, saying what to do",
+      ops: [{ type: "remove_section", section: "common_mistakes_to_avoid" }],
+      reports: ["0:error:section_not_empty"],
+      message: { index: 0, contains: "the section still has 1 active bullet; move or archive it first" },
+    },
+    {
+      title: "refuses a section that holds only archived bullets: they keep it as their history",
+      ops: [
+        { type: "remove", bulletId: "mis-00004", reason: "Old." },
+        { type: "remove_section", section: "common_mistakes_to_avoid" },
+      ],
+      reports: ["1:error:section_not_empty"],
+      message: { index: 0, contains: "holds 1 archived bullet, which keeps it as part of its history" },
+    },
+    {
+      title: "names an unknown section",
+      ops: [{ type: "remove_section", section: "Nowhere" }],
+      reports: ["0:error:unknown_section"],
+    },
+    {
+      title: "is a contradiction with a rename of the same section",
+      ops: [
+        { type: "add_section", name: "Verification" },
+        { type: "rename_section", section: "Verification", name: "Checks" },
+        { type: "remove_section", section: "Verification" },
+      ],
+      reports: ["2:error:unknown_section", "2:error:contradiction"],
+    },
+  ])("$title", expectReports);
+
+  it("leaves nothing behind for a section added and deleted by the same delta", () => {
+    const result = apply([
+      { type: "add_section", name: "Scratch" },
+      { type: "remove_section", section: "Scratch" },
+    ]);
+    expect(result.changes).toEqual([]);
+    expect(result.state.sections).toHaveLength(2);
+  });
+
+  it("lets a section emptied by a move earlier in the delta be deleted", () => {
+    const result = apply([
+      { type: "update", bulletId: "mis-00004", section: "strategies_and_insights" },
+      { type: "remove_section", section: "common_mistakes_to_avoid" },
+    ]);
+    expect(result.state.sections.map((section) => section.name)).toEqual(["strategies_and_insights"]);
+  });
 });
 
 describe("contradictions", () => {

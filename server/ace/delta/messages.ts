@@ -16,6 +16,7 @@ export function describeOperation(op: DeltaOperation): string {
       return `add_section "${op.name}"`;
     case "rename_section":
     case "move_section":
+    case "remove_section":
       return `${op.type} "${op.section}"`;
   }
 }

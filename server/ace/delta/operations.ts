@@ -18,6 +18,7 @@ import type {
   MergeOperation,
   MoveSectionOperation,
   RemoveOperation,
+  RemoveSectionOperation,
   RenameSectionOperation,
   RestoreOperation,
   TagOperation,
@@ -72,6 +73,8 @@ export function checkOperation(ctx: OperationContext, op: DeltaOperation): Apply
       return checkRenameSection(ctx, op);
     case "move_section":
       return checkMoveSection(ctx, op);
+    case "remove_section":
+      return checkRemoveSection(ctx, op);
   }
 }
 
@@ -423,4 +426,29 @@ function checkMoveSection(ctx: OperationContext, op: MoveSectionOperation): Appl
     for (const { item, position } of placement.shifted) ctx.working.putSection({ ...item, position });
     ctx.working.putSection({ ...section, position: placement.position });
   };
+}
+
+function checkRemoveSection(ctx: OperationContext, op: RemoveSectionOperation): Apply | null {
+  const section = existingSection(ctx, op.section);
+  if (!section) return null;
+  const bullets = ctx.working.sectionBullets(section.id);
+  const active = bullets.filter((bullet) => bullet.status === "active").length;
+  if (active > 0) {
+    ctx.report(
+      "error",
+      "section_not_empty",
+      `the section still has ${active} active ${active === 1 ? "bullet" : "bullets"}; move or archive ${active === 1 ? "it" : "them"} first`,
+    );
+    return null;
+  }
+  if (bullets.length > 0) {
+    const archived = bullets.length;
+    ctx.report(
+      "error",
+      "section_not_empty",
+      `the section holds ${archived} archived ${archived === 1 ? "bullet" : "bullets"}, which keep${archived === 1 ? "s" : ""} it as part of ${archived === 1 ? "its" : "their"} history; it can be renamed or moved, not deleted`,
+    );
+    return null;
+  }
+  return () => ctx.working.deleteSection(section.id);
 }

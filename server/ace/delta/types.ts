@@ -13,6 +13,7 @@ export const DELTA_OPERATION_TYPES = [
   "add_section",
   "rename_section",
   "move_section",
+  "remove_section",
 ] as const;
 export type DeltaOperationType = (typeof DELTA_OPERATION_TYPES)[number];
 
@@ -88,6 +89,15 @@ export interface MoveSectionOperation {
   position: number;
 }
 
+/**
+ * Deletes an empty section: one no bullet is in, active or archived (archived bullets keep their
+ * section as part of their history, so a section holding any stays).
+ */
+export interface RemoveSectionOperation {
+  type: "remove_section";
+  section: string;
+}
+
 export type DeltaOperation =
   | AddOperation
   | UpdateOperation
@@ -97,7 +107,8 @@ export type DeltaOperation =
   | TagOperation
   | AddSectionOperation
   | RenameSectionOperation
-  | MoveSectionOperation;
+  | MoveSectionOperation
+  | RemoveSectionOperation;
 
 /**
  * A playbook as the engine sees it. Bullets are keyed by externalId so an operation finds its
@@ -145,6 +156,7 @@ export const FINDING_KINDS = [
   "duplicate_id",
   "unknown_section",
   "section_exists",
+  "section_not_empty",
   "invalid_name",
   "invalid_slug",
   "invalid_position",

@@ -98,11 +98,21 @@ export class WorkingState {
     else this.sections.push(next);
   }
 
+  /** Deletes a section (the engine checked it holds no bullet). */
+  deleteSection(id: string): void {
+    const index = this.sections.findIndex((section) => section.id === id);
+    if (index < 0) return;
+    if (!this.touchedSections.has(id)) this.touchedSections.set(id, this.sections[index] ?? null);
+    this.sections.splice(index, 1);
+  }
+
   /** The new state and the version changes: touched sections, then bullets, in order of first touch. */
   finish(): { state: PlaybookState; changes: VersionChange[] } {
     const changes: VersionChange[] = [];
     for (const [id, before] of this.touchedSections) {
       const after = this.sectionById(id) ?? null;
+      // A section added and deleted by the same delta leaves no trace.
+      if (!before && !after) continue;
       if (!before || !after || sectionStateChanged(before, after)) changes.push({ entity: "section", id, before, after });
     }
     for (const [id, after] of this.bullets) {

@@ -57,18 +57,20 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
 
 function TopBar({ session }: { session: SessionState }) {
   return (
-    <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface/95">
-      <div className="mx-auto flex h-full max-w-[1440px] items-center gap-6 px-4 sm:px-6 lg:px-8">
+    // Opaque: rows scrolling under a translucent bar made both hard to read.
+    <header className="sticky top-0 z-30 h-14 border-b border-line bg-surface">
+      <div className="mx-auto flex h-full max-w-[1440px] items-center gap-3 px-4 sm:gap-6 sm:px-6 lg:px-8">
         <Link
           href="/playbooks"
           className="flex shrink-0 items-center gap-2 whitespace-nowrap rounded-md text-[15px] font-semibold tracking-tight text-ink"
         >
           <BrandMark />
-          ACE Studio
+          {/* On a phone the mark alone: the room goes to the navigation. */}
+          <span className="sr-only sm:not-sr-only">ACE Studio</span>
         </Link>
         {session.identity.kind === "anonymous" ? null : (
           <>
-            <nav aria-label="Main" className="-mr-4 flex min-w-0 items-center gap-1 overflow-x-auto pr-4 sm:mr-0 sm:pr-0">
+            <nav aria-label="Main" className="flex min-w-0 flex-1 items-center gap-0.5 overflow-x-auto sm:flex-none sm:gap-1">
               <NavLink href="/playbooks">Playbooks</NavLink>
               <ReviewNavLink />
               <NavLink href="/traces">Traces</NavLink>

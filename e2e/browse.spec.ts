@@ -67,3 +67,18 @@ test.describe("a page for something that does not exist answers 404 with the not
     await expect(page).toHaveURL(/\/playbooks$/);
   });
 });
+
+test("at 390 px wide every top-bar link can be reached and followed", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/playbooks");
+  const nav = page.getByRole("navigation", { name: "Main" });
+  for (const name of ["Traces", "Runs", "Experiments", "Playbooks"]) {
+    const link = nav.getByRole("link", { name, exact: true });
+    await link.scrollIntoViewIfNeeded();
+    await expect(link).toBeInViewport();
+    await link.click();
+    await expect(page).toHaveURL(new RegExp(`/${name.toLowerCase()}$`));
+  }
+  // The brand stays a link home, by its name, without taking the row's width.
+  await expect(page.getByRole("link", { name: "ACE Studio" })).toBeVisible();
+});

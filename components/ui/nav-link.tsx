@@ -13,7 +13,7 @@ export function NavLink({ href, children }: { href: string; children: ReactNode 
       href={href}
       aria-current={current ? "page" : undefined}
       className={cn(
-        "inline-flex h-8 items-center rounded-md px-2.5 text-sm font-medium transition-colors",
+        "inline-flex h-8 shrink-0 items-center whitespace-nowrap rounded-md px-2 text-sm font-medium transition-colors sm:px-2.5",
         current ? "bg-subtle text-ink" : "text-ink-muted hover:bg-subtle hover:text-ink",
       )}
     >

@@ -743,6 +743,11 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
       const view = await caller.delta.get({ deltaId });
       expect(view.operations.map((op) => op.status)).toEqual(["rejected", "pending", "pending"]);
       expect(view.reviewNote).toBe("Rejection by alice undone by bob (it said: Not now).");
+      // The undo is in the audit log, as the rejection's history (no version records it).
+      const log = await caller.audit.list({ action: "delta.undo" });
+      expect(log.entries).toMatchObject([
+        { action: "delta.undo", targetId: deltaId, playbookId, after: { status: "pending", version: null }, actorName: "bob@example.test" },
+      ]);
       expect(await versionNumbers(playbookId)).toEqual([1]);
       await expectAppError(bob.delta.undo({ deltaId }), "CONFLICT", /waits for review: there is no decision to undo/);
     });

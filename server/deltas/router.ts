@@ -65,7 +65,7 @@ export const deltaRouter = createTRPCRouter({
   undo: curatorProcedure
     .input(deltaIdInput)
     .output(undoResultSchema)
-    .mutation(({ ctx, input }) => undoDecision(ctx.db, ctx.actor, input.deltaId)),
+    .mutation(({ ctx, input }) => undoDecision(ctx.db, ctx.actor, input.deltaId, ctx.audit)),
 
   rebase: curatorProcedure
     .input(deltaIdInput)

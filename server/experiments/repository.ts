@@ -3,58 +3,101 @@
 // experiment_tallies): per-variant sums over units, so the statistics in server/ace/stats run on a
 // few numbers and never on raw traces.
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
-import type { TargetKind } from "./schemas";
+import type { ExperimentStatus, TargetKind } from "./schemas";
 
 // ---- Definitions ----------------------------------------------------------------------------
 
-const experimentSelect = {
-  id: true,
-  key: true,
-  name: true,
-  hypothesis: true,
-  playbookId: true,
-  status: true,
-  coverage: true,
-  seed: true,
-  primaryMetric: true,
-  guardrails: true,
-  minimumDetectableEffect: true,
-  plannedUnitsPerVariant: true,
-  startedAt: true,
-  stoppedAt: true,
-  decisionAction: true,
-  decisionVariant: true,
-  decisionNote: true,
-  decidedBy: true,
-  decidedAt: true,
-  decisionRollbackVersion: true,
-  createdBy: true,
-  createdAt: true,
-  updatedAt: true,
-  playbook: { select: { name: true, version: true } },
+export interface ExperimentRow {
+  id: string;
+  key: string;
+  name: string;
+  hypothesis: string;
+  playbookId: string;
+  status: ExperimentStatus;
+  coverage: number;
+  seed: string;
+  primaryMetric: string;
+  guardrails: string[];
+  minimumDetectableEffect: number | null;
+  plannedUnitsPerVariant: number | null;
+  startedAt: Date | null;
+  stoppedAt: Date | null;
+  decisionAction: string | null;
+  decisionVariant: string | null;
+  decisionNote: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  decisionRollbackVersion: number | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** The experiment's playbook and its current version (what a latest variant serves). */
+  playbook: { name: string; version: number };
+  /** In order: the control first. */
   variants: {
-    orderBy: { position: "asc" },
-    select: {
-      key: true,
-      name: true,
-      weight: true,
-      position: true,
-      targetKind: true,
-      playbookVersion: true,
-      targetPlaybookId: true,
-      targetPlaybook: { select: { name: true, version: true } },
-    },
-  },
-  phases: {
-    orderBy: { number: "asc" },
-    select: { number: true, seed: true, coverage: true, weights: true, startedAt: true, endedAt: true },
-  },
-} satisfies Prisma.ExperimentSelect;
+    key: string;
+    name: string;
+    weight: number;
+    position: number;
+    targetKind: TargetKind;
+    playbookVersion: number | null;
+    targetPlaybookId: string | null;
+    targetPlaybook: { name: string; version: number } | null;
+  }[];
+  /** In order: the current (or last) phase last. */
+  phases: { number: number; seed: string; coverage: number; weights: number[]; startedAt: Date; endedAt: Date | null }[];
+}
 
-export type ExperimentRow = Prisma.ExperimentGetPayload<{ select: typeof experimentSelect }>;
+interface StoredPhase {
+  number: number;
+  seed: string;
+  coverage: number;
+  weights: number[];
+  startedAt: string;
+  endedAt: string | null;
+}
 
-export function findExperimentByKey(db: DbOrTx, key: string): Promise<ExperimentRow | null> {
-  return db.experiment.findUnique({ where: { key }, select: experimentSelect });
+/** JSON renders a timestamp without time zone as "2026-11-01T09:30:00.123"; the column holds UTC. */
+const utc = (text: string) => new Date(`${text}Z`);
+
+/**
+ * An experiment with its playbook, variants (their other playbooks) and phases in one statement:
+ * assignment reads it on every call, and one round trip costs a fraction of one per relation.
+ */
+async function selectExperiments(db: DbOrTx, where: Prisma.Sql, orderBy: Prisma.Sql = Prisma.empty): Promise<ExperimentRow[]> {
+  const rows = await db.$queryRaw<(Omit<ExperimentRow, "phases"> & { phases: StoredPhase[] })[]>`
+    SELECT e.id::text AS id, e.key, e.name, e.hypothesis, e."playbookId"::text AS "playbookId", e.status::text AS status, e.coverage,
+      e.seed, e."primaryMetric", e.guardrails, e."minimumDetectableEffect", e."plannedUnitsPerVariant", e."startedAt", e."stoppedAt",
+      e."decisionAction", e."decisionVariant", e."decisionNote", e."decidedBy", e."decidedAt", e."decisionRollbackVersion",
+      e."createdBy", e."createdAt", e."updatedAt",
+      json_build_object('name', p.name, 'version', p.version) AS playbook,
+      COALESCE((
+        SELECT json_agg(json_build_object('key', v.key, 'name', v.name, 'weight', v.weight, 'position', v.position,
+          'targetKind', v."targetKind", 'playbookVersion', v."playbookVersion", 'targetPlaybookId', v."targetPlaybookId",
+          'targetPlaybook', CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('name', t.name, 'version', t.version) END)
+          ORDER BY v.position)
+        FROM "ExperimentVariant" v LEFT JOIN "Playbook" t ON t.id = v."targetPlaybookId"
+        WHERE v."experimentId" = e.id), '[]'::json) AS variants,
+      COALESCE((
+        SELECT json_agg(json_build_object('number', ph.number, 'seed', ph.seed, 'coverage', ph.coverage, 'weights', ph.weights,
+          'startedAt', ph."startedAt", 'endedAt', ph."endedAt") ORDER BY ph.number)
+        FROM "ExperimentPhase" ph WHERE ph."experimentId" = e.id), '[]'::json) AS phases
+    FROM "Experiment" e JOIN "Playbook" p ON p.id = e."playbookId"
+    WHERE ${where}
+    ${orderBy}`;
+  return rows.map((row) => ({
+    ...row,
+    phases: row.phases.map((phase) => ({
+      ...phase,
+      startedAt: utc(phase.startedAt),
+      endedAt: phase.endedAt === null ? null : utc(phase.endedAt),
+    })),
+  }));
+}
+
+export async function findExperimentByKey(db: DbOrTx, key: string): Promise<ExperimentRow | null> {
+  const [row] = await selectExperiments(db, Prisma.sql`e.key = ${key}`);
+  return row ?? null;
 }
 
 /** Locks the experiment's row until the transaction ends, so two changes of one experiment run one after the other. */
@@ -65,18 +108,14 @@ export async function lockExperiment(tx: Tx, key: string): Promise<boolean> {
 
 export function findExperimentsByKeys(db: DbOrTx, keys: string[]): Promise<ExperimentRow[]> {
   if (keys.length === 0) return Promise.resolve([]);
-  return db.experiment.findMany({ where: { key: { in: keys } }, select: experimentSelect });
+  return selectExperiments(db, Prisma.sql`e.key = ANY(${keys}::text[])`);
 }
 
-export function listExperiments(
-  db: DbOrTx,
-  filter: { playbookId?: string; status?: "draft" | "running" | "stopped" },
-): Promise<ExperimentRow[]> {
-  return db.experiment.findMany({
-    where: { playbookId: filter.playbookId, status: filter.status },
-    orderBy: [{ updatedAt: "desc" }, { key: "asc" }],
-    select: experimentSelect,
-  });
+export function listExperiments(db: DbOrTx, filter: { playbookId?: string; status?: ExperimentStatus }): Promise<ExperimentRow[]> {
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (filter.playbookId) where.push(Prisma.sql`e."playbookId" = ${filter.playbookId}::uuid`);
+  if (filter.status) where.push(Prisma.sql`e.status = ${filter.status}::"ExperimentStatus"`);
+  return selectExperiments(db, Prisma.join(where, " AND "), Prisma.sql`ORDER BY e."updatedAt" DESC, e.key`);
 }
 
 export function experimentExists(db: DbOrTx, key: string) {
@@ -122,7 +161,7 @@ export async function insertExperiment(tx: Tx, row: NewExperimentRow, variants: 
 export type ExperimentUpdate = Partial<{
   name: string;
   hypothesis: string;
-  status: "draft" | "running" | "stopped";
+  status: ExperimentStatus;
   coverage: number;
   seed: string;
   guardrails: string[];
@@ -180,19 +219,26 @@ export interface ExposureRow {
 
 /**
  * Records a unit's first exposure in a phase, or finds the one recorded before (the unit keeps the
- * variant of its first exposure). One statement in the common cases; a concurrent first exposure
- * of the same unit is found by the second read.
+ * variant of its first exposure): one statement either way. A first exposure of the same unit that
+ * another transaction is committing at that moment is found by a second read.
  */
 export async function recordExposure(
   db: DbOrTx,
   row: { experimentId: string; phase: number; unitId: string; variant: string; playbookVersion: number | null },
 ): Promise<ExposureRow> {
-  const [inserted] = await db.$queryRaw<ExposureRow[]>`
-    INSERT INTO "ExperimentExposure" ("experimentId", phase, "unitId", variant, "playbookVersion", "firstSeenAt")
-    VALUES (${row.experimentId}::uuid, ${row.phase}, ${row.unitId}, ${row.variant}, ${row.playbookVersion}, now() AT TIME ZONE 'UTC')
-    ON CONFLICT ("experimentId", phase, "unitId") DO NOTHING
-    RETURNING variant, true AS created, "playbookVersion"`;
-  if (inserted) return inserted;
+  const [found] = await db.$queryRaw<ExposureRow[]>`
+    WITH inserted AS (
+      INSERT INTO "ExperimentExposure" ("experimentId", phase, "unitId", variant, "playbookVersion", "firstSeenAt")
+      VALUES (${row.experimentId}::uuid, ${row.phase}, ${row.unitId}, ${row.variant}, ${row.playbookVersion}, now() AT TIME ZONE 'UTC')
+      ON CONFLICT ("experimentId", phase, "unitId") DO NOTHING
+      RETURNING variant, true AS created, "playbookVersion"
+    )
+    SELECT variant, created, "playbookVersion" FROM inserted
+    UNION ALL
+    SELECT variant, false AS created, "playbookVersion" FROM "ExperimentExposure"
+    WHERE "experimentId" = ${row.experimentId}::uuid AND phase = ${row.phase} AND "unitId" = ${row.unitId}
+      AND NOT EXISTS (SELECT 1 FROM inserted)`;
+  if (found) return found;
   const existing = await findExposure(db, row.experimentId, row.phase, row.unitId);
   if (!existing) throw new Error(`The exposure of unit "${row.unitId}" was neither recorded nor found.`);
   return existing;

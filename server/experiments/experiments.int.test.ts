@@ -210,6 +210,63 @@ describe.each(testEngines())("experiments on %s", (engine) => {
       expect(await counts()).toEqual({ experiments: 0, variants: 0, phases: 0, exposures: 0 });
     });
 
+    it("a draft changes freely, a started one keeps its variants, and every change is in the audit log", async () => {
+      await curator.experiments.create(twoVariants());
+      const redrafted = await curator.experiments.update({
+        key: "tone",
+        name: "Tone, three ways",
+        seed: "tone-seed",
+        coverage: 0.5,
+        variants: [{ key: "A" }, { key: "B", noPlaybook: true }, { key: "C", playbookVersion: 1 }],
+        minimumDetectableEffect: 0.05,
+      });
+      expect(redrafted).toMatchObject({
+        name: "Tone, three ways",
+        seed: "tone-seed",
+        coverage: 0.5,
+        variations: ["A", "B", "C"],
+        variants: [
+          { target: { kind: "latest" } },
+          { target: { kind: "noPlaybook" }, noPlaybook: true },
+          { target: { kind: "version", playbookVersion: 1 } },
+        ],
+        minimumDetectableEffect: 0.05,
+        phase: null,
+      });
+      expect(redrafted.weights.reduce((sum, w) => sum + w, 0)).toBeCloseTo(1, 12);
+      const started = await curator.experiments.update({ key: "tone", status: "running" });
+      expect(started).toMatchObject({
+        status: "running",
+        phase: { number: 1, seed: "tone-seed", coverage: 0.5 },
+        growthbook: { seed: "tone-seed", phase: "1" },
+      });
+      await expectAppError(
+        curator.experiments.update({ key: "tone", seed: "other" }),
+        "BAD_REQUEST",
+        /^seed: the seed cannot change once the experiment has started/,
+      );
+      await expectAppError(curator.experiments.update({ key: "tone", status: "draft" }), "BAD_REQUEST", /cannot go back to draft/);
+      await curator.experiments.update({ key: "tone", hypothesis: "Less is more." });
+      await curator.experiments.decide({ key: "tone", action: "stop" });
+
+      const entries = await database.db.auditEntry.findMany({
+        where: { targetType: "experiment", targetLabel: "tone" },
+        orderBy: { createdAt: "asc" },
+        select: { action: true, actorName: true, playbookId: true, summary: true },
+      });
+      // Entries of one millisecond have no order between them: compared as a set of actions.
+      expect(entries.map((entry) => entry.action).sort()).toEqual(
+        ["experiment.create", "experiment.start", "experiment.stop", "experiment.update", "experiment.update"].sort(),
+      );
+      expect(entries.every((entry) => entry.playbookId === playbookId)).toBe(true);
+      expect(entries.map((entry) => entry.summary)).toContainEqual(
+        expect.objectContaining({
+          before: expect.objectContaining({ name: "Tone" }),
+          after: expect.objectContaining({ name: "Tone, three ways" }),
+        }),
+      );
+    });
+
     it("an unknown experiment is a 404 naming it, and a missing unitId a 400", async () => {
       for (const response of [
         await getDefinition<ErrorBody>("ghost"),

@@ -59,7 +59,3 @@ export const MODE_LABELS: Record<RunMode, string> = {
   off: "Off",
 };
 
-/** "offline · rules" / "openai · gpt-4.1-mini": which provider served (or will serve) a run. */
-export function providerLabel(provider: string, model: string): string {
-  return provider === "offline" ? "Offline rules" : `${provider} · ${model}`;
-}

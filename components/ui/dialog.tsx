@@ -7,7 +7,6 @@ import { cn } from "./cn";
 
 export const Dialog = RadixDialog.Root;
 export const DialogTrigger = RadixDialog.Trigger;
-export const DialogClose = RadixDialog.Close;
 
 /** Radix wires aria-describedby to the Description itself; without one, say so explicitly (silences its warning). */
 function noDescription(description: ReactNode): { "aria-describedby"?: undefined } {

@@ -1,7 +1,7 @@
 // Reading tRPC errors for display: the server writes messages for people, and bad input carries
 // zod's flattened field errors (see server/trpc/init.ts errorFormatter).
 import { TRPCClientError } from "@trpc/client";
-import { asSentence, type Finding } from "@/server/deltas/schemas";
+import { asSentence } from "@/server/deltas/schemas";
 
 interface FlattenedZodError {
   formErrors: string[];
@@ -61,13 +61,3 @@ export function isConflict(error: unknown): boolean {
   return errorData(error)?.code === "CONFLICT";
 }
 
-/**
- * The engine's findings an INVALID_INPUT error carries (server/deltas/findings.ts invalidDelta), so
- * a form can show each problem next to the operation it concerns.
- */
-export function errorFindings(error: unknown): Finding[] {
-  const details = errorData(error)?.details;
-  if (typeof details !== "object" || details === null || !("findings" in details)) return [];
-  const findings = (details as { findings: unknown }).findings;
-  return Array.isArray(findings) ? (findings as Finding[]) : [];
-}

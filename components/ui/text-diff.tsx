@@ -26,15 +26,3 @@ export function TextDiff({ segments, className }: { segments: readonly DiffSegme
     </p>
   );
 }
-
-/** The words a diff adds and removes, e.g. "+12 −3 words", for a summary line. */
-export function diffWordCounts(segments: readonly DiffSegment[]): { added: number; removed: number } {
-  const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
-  let added = 0;
-  let removed = 0;
-  for (const segment of segments) {
-    if (segment.kind === "added") added += words(segment.text);
-    if (segment.kind === "removed") removed += words(segment.text);
-  }
-  return { added, removed };
-}

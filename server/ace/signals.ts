@@ -4,13 +4,6 @@
 export const BULLET_SIGNALS = ["high_performing", "problematic", "unused", "in_use", "untracked"] as const;
 export type BulletSignal = (typeof BULLET_SIGNALS)[number];
 
-export const SIGNAL_LABELS: Record<BulletSignal, string> = {
-  high_performing: "High performing",
-  problematic: "Problematic",
-  unused: "Unused",
-  in_use: "In use",
-  untracked: "No counters",
-};
 
 export interface CounterState {
   helpful: number;

@@ -232,6 +232,3 @@ export function deltasTouching(db: DbOrTx, playbookId: string, bulletId: string,
   });
 }
 
-export function sectionName(db: DbOrTx, sectionId: string) {
-  return db.section.findUnique({ where: { id: sectionId }, select: { name: true } });
-}

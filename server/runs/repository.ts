@@ -73,9 +73,6 @@ export function findRun(db: DbOrTx, runId: string) {
 }
 export type RunRecord = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 
-export function toRunListItem(row: RunListRow): RunListItem {
-  return toListItem(row);
-}
 
 function runWhere(query: z.output<typeof listRunsInput>): Prisma.RunWhereInput {
   return {

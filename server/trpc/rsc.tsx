@@ -1,7 +1,7 @@
 // tRPC for React Server Components: procedures are called in-process (no HTTP), their results go
 // into a per-request QueryClient, and <HydrateClient> hands that cache to the client components.
 import "server-only";
-import { dehydrate, HydrationBoundary, type FetchQueryOptions, type QueryKey } from "@tanstack/react-query";
+import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { cache, type ReactNode } from "react";
@@ -46,9 +46,3 @@ export function HydrateClient({ children }: { children: ReactNode }) {
   return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
 }
 
-/** Starts a query without waiting; the pending result streams to the client. */
-export function prefetch<TQueryFnData, TError, TData, TQueryKey extends QueryKey>(
-  options: FetchQueryOptions<TQueryFnData, TError, TData, TQueryKey>,
-): void {
-  void getQueryClient().prefetchQuery(options);
-}

@@ -1,6 +1,5 @@
 // The delta engine's public surface: operation and state types, validation and application.
 export * from "./types";
 export { applyDelta, changesCompiledLine, validateDelta, DeltaValidationError } from "./engine";
-export { describeOperation } from "./messages";
-export { bulletsBySection, compareBullets, compareSections, createPlaybookState, orderedBullets } from "./state";
+export { bulletsBySection, createPlaybookState, orderedBullets } from "./state";
 export { resolveSection, sectionKey } from "./sections";

@@ -50,7 +50,3 @@ export function betaCdf(x: number, alpha: number, beta: number): number {
   return betaCdfStdlib(x, alpha, beta);
 }
 
-/** z such that a two-sided interval at `confidenceLevel` is ±z: Φ⁻¹(1 − (1 − level)/2). */
-export function zForConfidence(confidenceLevel: number): number {
-  return normalQuantile(1 - (1 - confidenceLevel) / 2);
-}

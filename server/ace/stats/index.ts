@@ -5,9 +5,8 @@ export { Z_95, wilsonInterval, newcombeInterval, twoProportionZTest, type Compar
 export { welchTTest, summarizeSample, type SampleSums, type MeanSummary, type DifferenceTest } from "./means";
 export { ratioMetric, ratioDifferenceTest, type RatioSums, type RatioEstimate, type RatioDifferenceTest } from "./ratio";
 export { holmAdjust } from "./multiple-testing";
-export { sampleRatioMismatch, SRM_P_THRESHOLD, type SrmResult } from "./srm";
+export { sampleRatioMismatch } from "./srm";
 export { exactMcNemar, type DiscordantPairs, type McNemarResult } from "./paired";
 export { chanceToBeatControl } from "./bayes";
 export { sampleSizePerVariant, minimumDetectableEffect, twoProportionPower, type PowerSettings } from "./power";
 export { quantile, quantiles } from "./quantiles";
-export { zForConfidence } from "./distributions";

@@ -7,12 +7,19 @@ import nextTypescript from "eslint-config-next/typescript";
 const PRISMA_CALL =
   "CallExpression > MemberExpression.callee[object.type='MemberExpression'][object.object.name=/^(db|tx|prisma)$/]" +
   "[property.name=/^(findMany|findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany|count|aggregate|groupBy)$/]";
-const RAW_SQL = "MemberExpression[object.name=/^(db|tx|prisma)$/][property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]";
+const RAW_SQL =
+  "MemberExpression[object.name=/^(db|tx|prisma)$/][property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe)$/]";
 
 const FRAMEWORKS = [
   { group: ["next", "next/*", "react", "react-dom", "react/*"], message: "server/ace is the pure ACE core: no framework imports." },
-  { group: ["@prisma/*", "pg", "@electric-sql/*", "pglite-prisma-adapter"], message: "server/ace is the pure ACE core: no database imports." },
-  { group: ["@trpc/*", "openai", "server-only"], message: "server/ace is the pure ACE core: no server glue; take what you need as an argument." },
+  {
+    group: ["@prisma/*", "pg", "@electric-sql/*", "pglite-prisma-adapter"],
+    message: "server/ace is the pure ACE core: no database imports.",
+  },
+  {
+    group: ["@trpc/*", "openai", "server-only"],
+    message: "server/ace is the pure ACE core: no server glue; take what you need as an argument.",
+  },
 ];
 
 /** server/ace may import from server/ only what `except` names (relative to server/). */
@@ -27,7 +34,15 @@ function aceZones(except) {
 
 export default [
   {
-    ignores: [".next/**", "node_modules/**", "server/db/generated/**", ".data/**", "test-results/**", "playwright-report/**", "next-env.d.ts"],
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      "server/db/generated/**",
+      ".data/**",
+      "test-results/**",
+      "playwright-report/**",
+      "next-env.d.ts",
+    ],
   },
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -38,7 +53,10 @@ export default [
       "import/no-cycle": ["error", { ignoreExternal: true }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
-      "@typescript-eslint/ban-ts-comment": ["error", { "ts-ignore": "allow-with-description", "ts-expect-error": "allow-with-description" }],
+      "@typescript-eslint/ban-ts-comment": [
+        "error",
+        { "ts-ignore": "allow-with-description", "ts-expect-error": "allow-with-description" },
+      ],
     },
   },
   // The ACE core is pure TypeScript.

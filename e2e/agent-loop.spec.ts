@@ -21,9 +21,20 @@ test("an agent posts 100 traces; counters update and the curator's delta waits f
     target: { kind: "new", name },
   });
   const before = await api.playbook.bullets.query({ playbookId, limit: 500 });
-  const observations = (items: typeof before.items) => items.reduce((sum, bullet) => sum + bullet.helpful + bullet.harmful + bullet.neutral, 0);
+  const observations = (items: typeof before.items) =>
+    items.reduce((sum, bullet) => sum + bullet.helpful + bullet.harmful + bullet.neutral, 0);
 
-  const { stdout } = await run("python3", [AGENT, "--base-url", "http://127.0.0.1:3100", "--playbook", name, "--traces", "100", "--run-id", "e2e"]);
+  const { stdout } = await run("python3", [
+    AGENT,
+    "--base-url",
+    "http://127.0.0.1:3100",
+    "--playbook",
+    name,
+    "--traces",
+    "100",
+    "--run-id",
+    "e2e",
+  ]);
   expect(stdout).toContain("Posted 100 traces");
   expect(stdout).toContain("100 stored");
 
@@ -45,14 +56,27 @@ test("an agent posts 100 traces; counters update and the curator's delta waits f
   expect(pending.items.length).toBeGreaterThan(0);
 
   // Posting the same traces again stores nothing new.
-  const { stdout: again } = await run("python3", [AGENT, "--base-url", "http://127.0.0.1:3100", "--playbook", name, "--traces", "100", "--run-id", "e2e"]);
+  const { stdout: again } = await run("python3", [
+    AGENT,
+    "--base-url",
+    "http://127.0.0.1:3100",
+    "--playbook",
+    name,
+    "--traces",
+    "100",
+    "--run-id",
+    "e2e",
+  ]);
   expect(again).toContain("0 stored, 100 already there");
 
   // The one manual step: a person approves the curator's proposal in the queue.
   await openPlaybookTab(page, playbookId, "review");
   await waitForApp(page);
   await expect(page.getByText(/Curator run/).first()).toBeVisible();
-  await page.getByRole("button", { name: /^Approve/ }).first().click();
+  await page
+    .getByRole("button", { name: /^Approve/ })
+    .first()
+    .click();
   await expect(page.getByText(/Delta approved and applied as version \d+\./)).toBeVisible();
 
   const approved = await api.delta.list.query({ playbookId, origin: "curator", status: "applied", limit: 50 });

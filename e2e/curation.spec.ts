@@ -18,7 +18,9 @@ function playbookTab(page: Page, name: string | RegExp) {
 test("editing a bullet in place saves it as a new version, and the history shows the edit with its author", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
   await openPlaybook(page, playbookId);
-  await bulletList(page).getByRole("link", { name: /\[str-00001\]/ }).click();
+  await bulletList(page)
+    .getByRole("link", { name: /\[str-00001\]/ })
+    .click();
 
   const sheet = page.getByRole("dialog", { name: "[str-00001]" });
   await sheet.getByRole("button", { name: "Edit", exact: true }).click();
@@ -28,7 +30,9 @@ test("editing a bullet in place saves it as a new version, and the history shows
   await editor.press("Control+Enter");
 
   await expect(page.getByText("Saved as version 2.")).toBeVisible();
-  await expect(sheet.getByRole("region", { name: "Content" })).toContainText("Always verify data types and units before processing numeric fields.");
+  await expect(sheet.getByRole("region", { name: "Content" })).toContainText(
+    "Always verify data types and units before processing numeric fields.",
+  );
   // The sheet's own history lists the new version.
   await expect(sheet.getByRole("link", { name: "Version 2: see its changes" })).toBeVisible();
 
@@ -150,9 +154,13 @@ test("in the queue j and k move between deltas and a approves the open one", asy
   const playbookId = await seedSmallPlaybook();
   // Newest first in the queue: C, B, A.
   for (const name of ["A", "B", "C"]) {
-    await proposeDelta(playbookId, [{ type: "add", section: "strategies_and_insights", content: `Lesson ${name}: check the docs first.` }], {
-      rationale: `Lesson ${name}`,
-    });
+    await proposeDelta(
+      playbookId,
+      [{ type: "add", section: "strategies_and_insights", content: `Lesson ${name}: check the docs first.` }],
+      {
+        rationale: `Lesson ${name}`,
+      },
+    );
   }
   const [deltaC, deltaB, deltaA] = (await api.delta.list.query({ playbookId })).items.map((item) => item.id);
 

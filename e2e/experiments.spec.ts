@@ -189,7 +189,13 @@ test("stopping a running experiment ends assignment", async ({ page, request }) 
   const playbook = `Stop ${Date.now()}`;
   await seedSmallPlaybook(playbook);
   const key = uniqueKey("stop");
-  await createExperiment(request, { key, name: `Stop ${key}`, playbook, status: "running", variants: [{ key: "A" }, { key: "B", noPlaybook: true }] });
+  await createExperiment(request, {
+    key,
+    name: `Stop ${key}`,
+    playbook,
+    status: "running",
+    variants: [{ key: "A" }, { key: "B", noPlaybook: true }],
+  });
   expect((await assign(request, key, "unit-1")).inExperiment).toBe(true);
 
   await openPage(page, `/experiments/${key}`);
@@ -206,7 +212,13 @@ test("changing the weights of a running experiment warns, asks for confirmation 
   const playbook = `Phases ${Date.now()}`;
   await seedSmallPlaybook(playbook);
   const key = uniqueKey("phase");
-  await createExperiment(request, { key, name: `Phases ${key}`, playbook, status: "running", variants: [{ key: "A" }, { key: "B", noPlaybook: true }] });
+  await createExperiment(request, {
+    key,
+    name: `Phases ${key}`,
+    playbook,
+    status: "running",
+    variants: [{ key: "A" }, { key: "B", noPlaybook: true }],
+  });
 
   await openPage(page, `/experiments/${key}`);
   await page.getByRole("button", { name: "Edit weights" }).click();

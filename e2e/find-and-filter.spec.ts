@@ -48,7 +48,10 @@ test("filtering to one section shows only its bullets", async ({ page }) => {
   const name = "VERIFICATION CHECKLIST";
   const ids = fixture.bySection.get(name)!;
   await openPlaybook(page, playbookId);
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("button", { name: new RegExp(`^${name}`) }).click();
+  await page
+    .getByRole("navigation", { name: "Sections" })
+    .getByRole("button", { name: new RegExp(`^${name}`) })
+    .click();
 
   await expect(page).toHaveURL(/[?&]section=[0-9a-f-]{36}/);
   await expect(page.getByText(`${ids.length} of 318 bullets`)).toBeVisible();
@@ -96,7 +99,9 @@ test("every one of the 318 bullet ids and all 8 sections can be found by scrolli
 
 test("opening a bullet shows its detail and the URL can be shared", async ({ page, context }) => {
   await openPlaybook(page, playbookId);
-  await bulletList(page).getByRole("link", { name: /\[shr-00021\]/ }).click();
+  await bulletList(page)
+    .getByRole("link", { name: /\[shr-00021\]/ })
+    .click();
 
   const sheet = page.getByRole("dialog", { name: "[shr-00021]" });
   await expect(sheet).toBeVisible();

@@ -2,9 +2,7 @@ import { expect, test } from "@playwright/test";
 import { readFileSync } from "node:fs";
 import { api, APPWORLD_TRAINED, openPlaybook, seedPlaybook } from "./support";
 
-test("importing the AppWorld trained playbook through the UI creates a playbook with 318 bullets in 8 sections", async ({
-  page,
-}) => {
+test("importing the AppWorld trained playbook through the UI creates a playbook with 318 bullets in 8 sections", async ({ page }) => {
   await page.goto("/playbooks");
   await page.waitForLoadState("networkidle");
   await page.getByRole("button", { name: "Import", exact: true }).click();

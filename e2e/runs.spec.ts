@@ -9,7 +9,10 @@ function playbookTab(page: Page, name: string | RegExp) {
 }
 
 function bulletRow(page: Page, id: string) {
-  return page.getByRole("list", { name: "Bullets" }).getByRole("listitem").filter({ hasText: `[${id}]` });
+  return page
+    .getByRole("list", { name: "Bullets" })
+    .getByRole("listitem")
+    .filter({ hasText: `[${id}]` });
 }
 
 async function backgroundDone(playbookId: string) {
@@ -110,7 +113,10 @@ test("traces posted over HTTP are reflected in the background, move the counters
   await expect(lesson).not.toContainText("Refund order 1042");
 });
 
-test("a trace's page shows what the agent sent and links its cited bullets; Reflect now reflects it once and lists the run", async ({ page, request }) => {
+test("a trace's page shows what the agent sent and links its cited bullets; Reflect now reflects it once and lists the run", async ({
+  page,
+  request,
+}) => {
   const name = `Trace page ${Date.now()}`;
   const playbookId = await seedSmallPlaybook(name);
   // The reflector waits to be asked, so the trace stays unreflected until Reflect now.

@@ -8,7 +8,10 @@ const DELTA = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 describe("review queue filters in the URL", () => {
   it("read the status and origin, defaulting to pending deltas of every origin", () => {
     expect(parseReviewFilters(new URLSearchParams(""))).toEqual({ status: "pending", origin: null });
-    expect(parseReviewFilters(new URLSearchParams("status=auto_applied&origin=curator"))).toEqual({ status: "auto_applied", origin: "curator" });
+    expect(parseReviewFilters(new URLSearchParams("status=auto_applied&origin=curator"))).toEqual({
+      status: "auto_applied",
+      origin: "curator",
+    });
   });
 
   it("ignore unknown values, so a hand-edited link still opens a list", () => {
@@ -18,7 +21,9 @@ describe("review queue filters in the URL", () => {
 
   it("write only what differs from the defaults, keeping other params", () => {
     const params = new URLSearchParams(`delta=${DELTA}&status=rejected&origin=person`);
-    expect(writeReviewFilters(params, { status: "all", origin: "reflector" }).toString()).toBe(`delta=${DELTA}&status=all&origin=reflector`);
+    expect(writeReviewFilters(params, { status: "all", origin: "reflector" }).toString()).toBe(
+      `delta=${DELTA}&status=all&origin=reflector`,
+    );
     expect(writeReviewFilters(params, { status: "pending", origin: null }).toString()).toBe(`delta=${DELTA}`);
   });
 

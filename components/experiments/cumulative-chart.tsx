@@ -14,9 +14,15 @@ export function CumulativeChart({ results }: { results: Pick<ExperimentResults, 
   const keys = results.variants.map((variant) => variant.key);
   const rows = cumulativeRows(results.timeline, keys);
   if (rows.length === 0) {
-    return <ChartEmpty title="No traces yet">Each variant&apos;s cumulative success rate appears here, day by day, once agents report outcomes.</ChartEmpty>;
+    return (
+      <ChartEmpty title="No traces yet">
+        Each variant&apos;s cumulative success rate appears here, day by day, once agents report outcomes.
+      </ChartEmpty>
+    );
   }
-  const rates = rows.flatMap((row) => Object.values(row.variants).map((figures) => figures.rate)).filter((rate): rate is number => rate !== null);
+  const rates = rows
+    .flatMap((row) => Object.values(row.variants).map((figures) => figures.rate))
+    .filter((rate): rate is number => rate !== null);
   const low = Math.max(0, Math.floor((Math.min(...rates, 1) - 0.05) * 10) / 10);
   const high = Math.min(1, Math.ceil((Math.max(...rates, 0) + 0.05) * 10) / 10);
   // Round ticks: every 5 points on a narrow axis, every 10 (or 25) on a wider one.

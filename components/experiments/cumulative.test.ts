@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { cumulativeRows, dayLabel } from "./cumulative";
 
 function point(date: string, variants: [key: string, success: number, decided: number][]) {
-  return { date, variants: variants.map(([key, success, decided]) => ({ key, success, decided, successRate: decided === 0 ? null : success / decided })) };
+  return {
+    date,
+    variants: variants.map(([key, success, decided]) => ({ key, success, decided, successRate: decided === 0 ? null : success / decided })),
+  };
 }
 
 describe("cumulativeRows", () => {

@@ -31,7 +31,11 @@ export function cumulativeRows(timeline: readonly TimelinePoint[], variants: rea
   return sorted.map((point) => {
     for (const figures of point.variants) {
       if (!last.has(figures.key)) continue;
-      last.set(figures.key, { success: figures.success, decided: figures.decided, rate: figures.decided === 0 ? null : figures.successRate });
+      last.set(figures.key, {
+        success: figures.success,
+        decided: figures.decided,
+        rate: figures.decided === 0 ? null : figures.successRate,
+      });
     }
     return { date: point.date, variants: Object.fromEntries(variants.map((key) => [key, last.get(key)!])) };
   });

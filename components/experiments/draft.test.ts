@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { createExperimentInput } from "@/server/experiments/schemas";
-import { addVariant, draftProblems, initialDraft, parseMde, parsePlanned, removeVariant, splitEvenly, toCreateInput, type ExperimentDraft } from "./draft";
+import {
+  addVariant,
+  draftProblems,
+  initialDraft,
+  parseMde,
+  parsePlanned,
+  removeVariant,
+  splitEvenly,
+  toCreateInput,
+  type ExperimentDraft,
+} from "./draft";
 
 const PLAYBOOK = "3f1c2b9e-8d7a-4c6b-9e5f-1a2b3c4d5e6f";
 
@@ -46,7 +56,19 @@ describe("the new-experiment draft", () => {
     draft.variants[0] = { ...draft.variants[0]!, target: { kind: "version", version: null } };
     const problems = draftProblems(draft);
     expect(Object.keys(problems).sort()).toEqual(
-      ["baseline", "coverage", "key", "mde", "name", "planned", "playbook", "variants.v1.key", "variants.v1.target", "variants.v2.key", "weights"].sort(),
+      [
+        "baseline",
+        "coverage",
+        "key",
+        "mde",
+        "name",
+        "planned",
+        "playbook",
+        "variants.v1.key",
+        "variants.v1.target",
+        "variants.v2.key",
+        "weights",
+      ].sort(),
     );
     expect(problems.key).toContain("slug");
     expect(problems["variants.v2.key"]).toBe('Key "A" is used twice; keys are unique.');
@@ -60,7 +82,9 @@ describe("the new-experiment draft", () => {
   });
 
   it("becomes an input the server's schema accepts, with every target in the API's words", () => {
-    let draft = addVariant(addVariant(filled({ hypothesis: " Curated lessons help ", seed: "", coverage: "80", planned: "1,500", mde: "5" })));
+    let draft = addVariant(
+      addVariant(filled({ hypothesis: " Curated lessons help ", seed: "", coverage: "80", planned: "1,500", mde: "5" })),
+    );
     draft.variants[2] = { ...draft.variants[2]!, target: { kind: "noPlaybook" } };
     draft.variants[3] = { ...draft.variants[3]!, target: { kind: "playbook", playbookName: "Refunds" } };
     draft = splitEvenly(draft);

@@ -1,7 +1,15 @@
 // The new-experiment form as data: what a person has typed so far, what is wrong with it (each
 // problem under its field), and the experiments.create input it becomes. Pure, so the rules are
 // tested without a browser; the server checks the same rules again.
-import { experimentKeySchema, GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, type CreateExperimentInput, type Guardrail, type VariantInput } from "@/server/experiments/schemas";
+import {
+  experimentKeySchema,
+  GUARDRAILS,
+  MAX_VARIANTS,
+  MIN_VARIANTS,
+  type CreateExperimentInput,
+  type Guardrail,
+  type VariantInput,
+} from "@/server/experiments/schemas";
 import { checkCoverage, checkWeights, duplicateKeys, evenWeights, nextVariantKey, parsePercent, percentText } from "./form-rules";
 
 export type TargetDraft =
@@ -131,7 +139,8 @@ export function draftProblems(draft: ExperimentDraft): DraftProblems {
       problems[`${field}.key`] = `Key "${variant.key.trim()}" is used twice; keys are unique.`;
     }
     if (variant.target.kind === "version" && variant.target.version === null) problems[`${field}.target`] = "Choose the version to pin.";
-    if (variant.target.kind === "playbook" && !variant.target.playbookName) problems[`${field}.target`] = "Choose the playbook this variant serves.";
+    if (variant.target.kind === "playbook" && !variant.target.playbookName)
+      problems[`${field}.target`] = "Choose the playbook this variant serves.";
   }
 
   const weights = checkWeights(draft.variants.map((variant) => variant.weight));
@@ -139,14 +148,21 @@ export function draftProblems(draft: ExperimentDraft): DraftProblems {
   const coverage = checkCoverage(draft.coverage);
   if (!coverage.ok) problems.coverage = coverage.message;
   if (draft.seed.length > 200) problems.seed = "The seed has at most 200 characters.";
-  if (parsePlanned(draft.planned) === "invalid") problems.planned = "Planned units per variant is a whole number of at least 1 (or empty for no plan).";
-  if (draft.mde.trim() !== "" && parseMde(draft.mde) === null) problems.mde = "The MDE is a difference in percentage points above 0 and below 100, e.g. 5.";
-  if (draft.baseline.trim() !== "" && parseBaseline(draft.baseline) === null) problems.baseline = "The baseline is a success rate in %, above 0 and below 100.";
+  if (parsePlanned(draft.planned) === "invalid")
+    problems.planned = "Planned units per variant is a whole number of at least 1 (or empty for no plan).";
+  if (draft.mde.trim() !== "" && parseMde(draft.mde) === null)
+    problems.mde = "The MDE is a difference in percentage points above 0 and below 100, e.g. 5.";
+  if (draft.baseline.trim() !== "" && parseBaseline(draft.baseline) === null)
+    problems.baseline = "The baseline is a success rate in %, above 0 and below 100.";
   return problems;
 }
 
 function variantInput(variant: VariantDraft): VariantInput {
-  const base = { key: variant.key.trim(), ...(variant.name.trim() ? { name: variant.name.trim() } : {}), weight: round(parsePercent(variant.weight) ?? 0) };
+  const base = {
+    key: variant.key.trim(),
+    ...(variant.name.trim() ? { name: variant.name.trim() } : {}),
+    weight: round(parsePercent(variant.weight) ?? 0),
+  };
   switch (variant.target.kind) {
     case "version":
       return { ...base, playbookVersion: variant.target.version ?? 0 };

@@ -69,7 +69,9 @@ export function ExperimentActions({
       ) : null}
       {open === "start" ? <StartDialog experiment={experiment} onClose={close} /> : null}
       {open === "stop" ? <StopDialog experiment={experiment} onClose={close} /> : null}
-      {open === "ship" ? <ShipDialog experiment={experiment} playbookVersion={playbookVersion} suggested={suggestedWinner} onClose={close} /> : null}
+      {open === "ship" ? (
+        <ShipDialog experiment={experiment} playbookVersion={playbookVersion} suggested={suggestedWinner} onClose={close} />
+      ) : null}
       {open === "weights" ? <WeightsDialog experiment={experiment} onClose={close} /> : null}
     </div>
   );
@@ -113,7 +115,17 @@ function useDecide(onDone: () => void) {
   );
 }
 
-function Frame({ title, description, onClose, children }: { title: string; description?: ReactNode; onClose: () => void; children: ReactNode }) {
+function Frame({
+  title,
+  description,
+  onClose,
+  children,
+}: {
+  title: string;
+  description?: ReactNode;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   return (
     <Dialog open onOpenChange={(next) => (next ? undefined : onClose())}>
       <DialogContent title={title} description={description}>
@@ -131,7 +143,9 @@ function StartDialog({ experiment, onClose }: { experiment: ExperimentDefinition
   const restart = experiment.status === "stopped";
   const nextPhase = (experiment.phase?.number ?? 0) + 1;
   const [confirmed, setConfirmed] = useState(false);
-  const mutation = useUpdate(onClose, (after) => (restart ? `Restarted “${after.name}” in phase ${after.phase?.number ?? nextPhase}` : `Started “${after.name}”`));
+  const mutation = useUpdate(onClose, (after) =>
+    restart ? `Restarted “${after.name}” in phase ${after.phase?.number ?? nextPhase}` : `Started “${after.name}”`,
+  );
   const confirmId = useId();
   const patch: UpdateExperimentFields = restart ? { status: "running", confirmNewPhase: true } : { status: "running" };
   return (
@@ -145,8 +159,8 @@ function StartDialog({ experiment, onClose }: { experiment: ExperimentDefinition
           <>
             <NewPhaseWarning nextPhase={nextPhase} why="Restarting a stopped experiment" />
             <label htmlFor={confirmId} className="flex items-start gap-2 text-[13px] text-ink">
-              <Checkbox id={confirmId} className="mt-0.5" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} />
-              I understand that phase {nextPhase} starts with a new seed and is analysed on its own.
+              <Checkbox id={confirmId} className="mt-0.5" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} />I
+              understand that phase {nextPhase} starts with a new seed and is analysed on its own.
             </label>
           </>
         ) : null}
@@ -159,7 +173,11 @@ function StartDialog({ experiment, onClose }: { experiment: ExperimentDefinition
           <Button variant="secondary" onClick={onClose}>
             Cancel
           </Button>
-          <Button variant="primary" disabled={mutation.isPending || (restart && !confirmed)} onClick={() => mutation.mutate({ key: experiment.key, ...patch })}>
+          <Button
+            variant="primary"
+            disabled={mutation.isPending || (restart && !confirmed)}
+            onClick={() => mutation.mutate({ key: experiment.key, ...patch })}
+          >
             <CirclePlay aria-hidden /> {mutation.isPending ? "Starting…" : restart ? `Start phase ${nextPhase}` : "Start experiment"}
           </Button>
         </DialogFooter>
@@ -171,8 +189,8 @@ function StartDialog({ experiment, onClose }: { experiment: ExperimentDefinition
 function NewPhaseWarning({ nextPhase, why }: { nextPhase: number; why: string }) {
   return (
     <Notice tone="warning" title={`This starts phase ${nextPhase}`} announce={false}>
-      {why} starts phase {nextPhase} with a new seed: every unit is randomised again, and phase {nextPhase} is analysed on its own, never pooled
-      with the earlier phases. Its results start from zero.
+      {why} starts phase {nextPhase} with a new seed: every unit is randomised again, and phase {nextPhase} is analysed on its own, never
+      pooled with the earlier phases. Its results start from zero.
     </Notice>
   );
 }
@@ -300,7 +318,15 @@ function ShipDialog({
 }
 
 /** "Roll back to version N" after a ship without the rollback: ships the same variant again with it. */
-export function RollbackOfferButton({ experiment, variant, version }: { experiment: ExperimentDefinition; variant: string; version: number }) {
+export function RollbackOfferButton({
+  experiment,
+  variant,
+  version,
+}: {
+  experiment: ExperimentDefinition;
+  variant: string;
+  version: number;
+}) {
   const mutation = useDecide(() => undefined);
   return (
     <Button
@@ -325,7 +351,9 @@ function WeightsDialog({ experiment, onClose }: { experiment: ExperimentDefiniti
   const check = checkReweight(experiment, draft);
   const running = experiment.status === "running";
   const nextPhase = (experiment.phase?.number ?? 0) + 1;
-  const mutation = useUpdate(onClose, (after) => (running ? `Phase ${after.phase?.number ?? nextPhase} started with the new split` : "Weights saved"));
+  const mutation = useUpdate(onClose, (after) =>
+    running ? `Phase ${after.phase?.number ?? nextPhase} started with the new split` : "Weights saved",
+  );
   const ids = useId();
   const changed = check.ok && check.changed;
 
@@ -360,7 +388,12 @@ function WeightsDialog({ experiment, onClose }: { experiment: ExperimentDefiniti
           weights={draft.weights}
           onSplitEvenly={() => setDraft({ ...draft, weights: evenWeights(experiment.variants.length).map(percentText) })}
         />
-        <Field id={`${ids}-coverage`} label="Coverage (%)" error={check.ok ? undefined : check.coverage} hint="Share of all units that enter the experiment.">
+        <Field
+          id={`${ids}-coverage`}
+          label="Coverage (%)"
+          error={check.ok ? undefined : check.coverage}
+          hint="Share of all units that enter the experiment."
+        >
           <Input
             {...fieldAria(`${ids}-coverage`, check.ok ? undefined : check.coverage, true)}
             inputMode="decimal"
@@ -373,7 +406,12 @@ function WeightsDialog({ experiment, onClose }: { experiment: ExperimentDefiniti
           <>
             <NewPhaseWarning nextPhase={nextPhase} why="Changing the weights or coverage of a running experiment" />
             <label htmlFor={`${ids}-confirm`} className="flex items-start gap-2 text-[13px] text-ink">
-              <Checkbox id={`${ids}-confirm`} className="mt-0.5" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} />
+              <Checkbox
+                id={`${ids}-confirm`}
+                className="mt-0.5"
+                checked={confirmed}
+                onChange={(event) => setConfirmed(event.target.checked)}
+              />
               I understand that phase {nextPhase} starts with a new seed and is analysed on its own.
             </label>
           </>

@@ -32,7 +32,10 @@ export function StatusBadge({ status, decision }: { status: ExperimentStatus; de
 /** The sample-ratio mismatch flag: the split is off, so no figure can be trusted. */
 export function SrmBadge() {
   return (
-    <Badge tone="red" title="Sample ratio mismatch: the units per variant do not match the weights (p < 0.001). The results cannot be trusted.">
+    <Badge
+      tone="red"
+      title="Sample ratio mismatch: the units per variant do not match the weights (p < 0.001). The results cannot be trusted."
+    >
       <CircleAlert aria-hidden /> SRM
     </Badge>
   );
@@ -69,7 +72,9 @@ export function SampleProgress({ fraction, caption, className }: { fraction: num
 
 /** "1,240 of 1,500 units per variant". */
 export function progressCaption(unitsPerVariant: number, planned: number | null): string {
-  return planned === null ? `${formatNumber(unitsPerVariant)} units per variant` : `${formatNumber(unitsPerVariant)} of ${formatNumber(planned)} units per variant`;
+  return planned === null
+    ? `${formatNumber(unitsPerVariant)} units per variant`
+    : `${formatNumber(unitsPerVariant)} of ${formatNumber(planned)} units per variant`;
 }
 
 /** What a variant serves, in words: "Version 3 (pinned)", "Latest version", "No playbook", "Playbook “Refunds”". */

@@ -16,7 +16,9 @@ export function PairedPanel({ control, variant, paired }: { control: string; var
     <div className="flex flex-col gap-3">
       <p className="text-[13px] text-ink-muted">
         {plural(paired.tasks, "task")} ran under both {control} and {variant} (the first decided trace of each).{" "}
-        {discordant === 0 ? "No task went differently, so there is nothing to test yet." : `${plural(discordant, "task")} went differently.`}
+        {discordant === 0
+          ? "No task went differently, so there is nothing to test yet."
+          : `${plural(discordant, "task")} went differently.`}
       </p>
       <table className="w-full max-w-md border-collapse text-[13px]" aria-label={`Paired tasks: ${control} against ${variant}`}>
         <thead>
@@ -76,17 +78,22 @@ export function PowerPanel({ power }: { power: PowerResult }) {
       <dt className="text-ink-faint">Units per variant now</dt>
       <dd className="tabular-nums text-ink">
         {formatNumber(power.unitsPerVariant)}
-        {power.plannedUnitsPerVariant !== null ? <span className="text-ink-muted"> of {formatNumber(power.plannedUnitsPerVariant)} planned</span> : null}
+        {power.plannedUnitsPerVariant !== null ? (
+          <span className="text-ink-muted"> of {formatNumber(power.plannedUnitsPerVariant)} planned</span>
+        ) : null}
       </dd>
       <dt className="text-ink-faint">Planned MDE</dt>
-      <dd className="tabular-nums text-ink">{power.minimumDetectableEffect === null ? "—" : formatRateChange(power.minimumDetectableEffect)}</dd>
+      <dd className="tabular-nums text-ink">
+        {power.minimumDetectableEffect === null ? "—" : formatRateChange(power.minimumDetectableEffect)}
+      </dd>
       <dt className="text-ink-faint">Detectable now</dt>
       <dd className="tabular-nums text-ink">
         {power.mdeAtCurrentSample === null ? (
           <span className="text-ink-muted">No change is detectable yet with {formatNumber(power.unitsPerVariant)} units per variant.</span>
         ) : (
           <>
-            {formatRateChange(power.mdeAtCurrentSample)} <span className="text-ink-muted">(smallest change found with {Math.round(power.power * 100)} % power)</span>
+            {formatRateChange(power.mdeAtCurrentSample)}{" "}
+            <span className="text-ink-muted">(smallest change found with {Math.round(power.power * 100)} % power)</span>
           </>
         )}
       </dd>
@@ -142,7 +149,10 @@ export function VariantsPanel({ experiment, results }: { experiment: ExperimentD
               <p className="text-xs text-ink-faint">
                 By version served at first exposure:{" "}
                 {versions
-                  .map((entry) => `${entry.playbookVersion === null ? "unknown" : `v${entry.playbookVersion}`} ${formatRate(entry.successRate)} (${formatNumber(entry.traces)})`)
+                  .map(
+                    (entry) =>
+                      `${entry.playbookVersion === null ? "unknown" : `v${entry.playbookVersion}`} ${formatRate(entry.successRate)} (${formatNumber(entry.traces)})`,
+                  )
                   .join(" · ")}
               </p>
             ) : null}
@@ -175,9 +185,9 @@ export function MethodsNote({ methods, analysis }: { methods: Record<string, str
   return (
     <div className="flex flex-col gap-3 text-[13px]">
       <p className="text-ink">
-        This experiment is analysed <span className="font-medium">{analysis}</span>. The p-values are adjusted for multiple comparisons (Holm); the
-        95 % intervals are <span className="font-medium">not</span> adjusted, so with several variants an interval that just excludes zero can
-        still go with a non-significant adjusted p.
+        This experiment is analysed <span className="font-medium">{analysis}</span>. The p-values are adjusted for multiple comparisons
+        (Holm); the 95 % intervals are <span className="font-medium">not</span> adjusted, so with several variants an interval that just
+        excludes zero can still go with a non-significant adjusted p.
       </p>
       <dl className="grid gap-x-4 gap-y-2 sm:grid-cols-[12rem_minmax(0,1fr)]">
         {entries.map(([key, text]) => (

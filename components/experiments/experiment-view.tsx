@@ -54,19 +54,27 @@ export function ExperimentView({ experimentKey }: { experimentKey: string }) {
       {data?.srm.flagged ? <SrmBanner results={data} /> : null}
 
       <Header experiment={experiment}>
-        {canAct ? <ExperimentActions experiment={experiment} playbookVersion={playbook.data?.version ?? null} suggestedWinner={suggestedWinner} /> : null}
+        {canAct ? (
+          <ExperimentActions experiment={experiment} playbookVersion={playbook.data?.version ?? null} suggestedWinner={suggestedWinner} />
+        ) : null}
       </Header>
 
-      {experiment.decision ? <DecisionNotice experiment={experiment} playbookVersion={playbook.data?.version ?? null} canAct={canAct} /> : null}
+      {experiment.decision ? (
+        <DecisionNotice experiment={experiment} playbookVersion={playbook.data?.version ?? null} canAct={canAct} />
+      ) : null}
 
       {experiment.phases.length > 1 ? (
-        <PhasePicker experiment={experiment} phase={filters.phase ?? data?.phase?.number ?? null} onChange={(phase) => update({ phase }, "replace")} />
+        <PhasePicker
+          experiment={experiment}
+          phase={filters.phase ?? data?.phase?.number ?? null}
+          onChange={(phase) => update({ phase }, "replace")}
+        />
       ) : null}
 
       {experiment.status === "draft" ? (
         <Notice tone="info" title="Not started yet" announce={false}>
-          Agents asking for a variant get none (reason “draft”) until the experiment starts. Results appear here once units are assigned and traces
-          come in.
+          Agents asking for a variant get none (reason “draft”) until the experiment starts. Results appear here once units are assigned and
+          traces come in.
         </Notice>
       ) : results.isPending ? (
         <ResultsSkeleton />
@@ -149,32 +157,46 @@ function Header({ experiment, children }: { experiment: ExperimentDefinition; ch
 
 /** Red, above everything: when the split is off, no figure below can be trusted. */
 function SrmBanner({ results }: { results: ExperimentResults }) {
-  const observed = results.variants.map((variant, index) => `${variant.key} ${formatNumber(results.srm.observed[index] ?? variant.units)}`).join(", ");
+  const observed = results.variants
+    .map((variant, index) => `${variant.key} ${formatNumber(results.srm.observed[index] ?? variant.units)}`)
+    .join(", ");
   const expected = results.variants.map((variant) => `${variant.key} ${formatShare(variant.weight)}`).join(", ");
   return (
     <Notice tone="danger" title="Sample ratio mismatch: the results cannot be trusted" className="mt-6">
       The units per variant ({observed}) do not match the weights ({expected}): χ² = {results.srm.chiSquare.toFixed(1)}, p{" "}
-      {formatPValue(results.srm.pValue).startsWith("<") ? formatPValue(results.srm.pValue) : `= ${formatPValue(results.srm.pValue)}`}. Something
-      between assignment and logging is broken (agents assigning on their own, traces lost for one variant, bots). Find and fix it before reading
-      any figure on this page.
+      {formatPValue(results.srm.pValue).startsWith("<") ? formatPValue(results.srm.pValue) : `= ${formatPValue(results.srm.pValue)}`}.
+      Something between assignment and logging is broken (agents assigning on their own, traces lost for one variant, bots). Find and fix it
+      before reading any figure on this page.
     </Notice>
   );
 }
 
-function DecisionNotice({ experiment, playbookVersion, canAct }: { experiment: ExperimentDefinition; playbookVersion: number | null; canAct: boolean }) {
+function DecisionNotice({
+  experiment,
+  playbookVersion,
+  canAct,
+}: {
+  experiment: ExperimentDefinition;
+  playbookVersion: number | null;
+  canAct: boolean;
+}) {
   const decision = experiment.decision!;
-  const offer = decision.action === "ship" && decision.variant && decision.rolledBackToVersion === null ? rollbackTarget(experiment, decision.variant, playbookVersion) : null;
+  const offer =
+    decision.action === "ship" && decision.variant && decision.rolledBackToVersion === null
+      ? rollbackTarget(experiment, decision.variant, playbookVersion)
+      : null;
   return (
     <Notice
       tone={decision.action === "ship" ? "success" : "info"}
       announce={false}
       title={decision.action === "ship" ? `Shipped variant ${decision.variant}` : "Stopped without shipping a variant"}
       actions={
-        offer !== null && canAct && decision.variant ? <RollbackOfferButton experiment={experiment} variant={decision.variant} version={offer} /> : undefined
+        offer !== null && canAct && decision.variant ? (
+          <RollbackOfferButton experiment={experiment} variant={decision.variant} version={offer} />
+        ) : undefined
       }
     >
-      By {decision.by}, <ExactTime date={new Date(decision.at)} />.
-      {decision.note ? <span className="block">“{decision.note}”</span> : null}
+      By {decision.by}, <ExactTime date={new Date(decision.at)} />.{decision.note ? <span className="block">“{decision.note}”</span> : null}
       {decision.rolledBackToVersion !== null ? (
         <span className="block">
           The playbook was rolled back to version {decision.rolledBackToVersion}:{" "}
@@ -185,15 +207,23 @@ function DecisionNotice({ experiment, playbookVersion, canAct }: { experiment: E
         </span>
       ) : offer !== null ? (
         <span className="block">
-          Variant {decision.variant} pins version {offer}; the playbook is at version {playbookVersion}. Roll it back to make the winner what agents
-          get without the experiment.
+          Variant {decision.variant} pins version {offer}; the playbook is at version {playbookVersion}. Roll it back to make the winner
+          what agents get without the experiment.
         </span>
       ) : null}
     </Notice>
   );
 }
 
-function PhasePicker({ experiment, phase, onChange }: { experiment: ExperimentDefinition; phase: number | null; onChange: (phase: number | null) => void }) {
+function PhasePicker({
+  experiment,
+  phase,
+  onChange,
+}: {
+  experiment: ExperimentDefinition;
+  phase: number | null;
+  onChange: (phase: number | null) => void;
+}) {
   const current = experiment.phase?.number ?? null;
   return (
     <div className="flex flex-wrap items-center gap-3 text-[13px] text-ink-muted">
@@ -234,8 +264,8 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
       {results.early ? (
         <Notice tone="info" title="Early results" announce={false}>
           <span className="block">
-            The planned sample is not reached yet. This is a fixed-horizon design: read the p-values once every variant has the planned units;
-            looking earlier and stopping on a good day inflates false positives.
+            The planned sample is not reached yet. This is a fixed-horizon design: read the p-values once every variant has the planned
+            units; looking earlier and stopping on a good day inflates false positives.
           </span>
           <SampleProgress
             className="mt-2 max-w-md"
@@ -246,13 +276,17 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
       ) : null}
       {results.crossovers > 0 ? (
         <Notice tone="warning" title={`${plural(results.crossovers, "unit")} crossed over`} announce={false}>
-          These units were seen in more than one variant (an agent that ignored its assignment, or a unit id reused). They count in the variant of
-          their first exposure and are left out of the analysis.
+          These units were seen in more than one variant (an agent that ignored its assignment, or a unit id reused). They count in the
+          variant of their first exposure and are left out of the analysis.
         </Notice>
       ) : null}
       {alarms.length > 0 ? (
         <Notice tone="warning" title="A guardrail got worse" announce={false}>
-          {alarms.map((alarm) => `Variant ${alarm.variant}: ${alarm.metrics.map((metric) => METRIC_META[metric].label.toLowerCase()).join(", ")}`).join("; ")}{" "}
+          {alarms
+            .map(
+              (alarm) => `Variant ${alarm.variant}: ${alarm.metrics.map((metric) => METRIC_META[metric].label.toLowerCase()).join(", ")}`,
+            )
+            .join("; ")}{" "}
           significantly higher than the control (Welch&apos;s t-test, p &lt; 0.05).
         </Notice>
       ) : null}
@@ -283,9 +317,11 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
           ))}
         </div>
         <p className="border-t border-line px-4 py-2.5 text-xs text-ink-muted sm:px-5">
-          Intervals are 95 % and not adjusted for multiple comparisons; p-values of the success rate are Holm-adjusted over all comparisons with the
-          control. Hover a column&apos;s name for its method, or open Methods below.
-          {results.tracesWithoutUnit > 0 ? ` ${plural(results.tracesWithoutUnit, "trace")} came without a unitId and count as units of their own.` : ""}
+          Intervals are 95 % and not adjusted for multiple comparisons; p-values of the success rate are Holm-adjusted over all comparisons
+          with the control. Hover a column&apos;s name for its method, or open Methods below.
+          {results.tracesWithoutUnit > 0
+            ? ` ${plural(results.tracesWithoutUnit, "trace")} came without a unitId and count as units of their own.`
+            : ""}
         </p>
       </DetailSection>
 
@@ -297,8 +333,8 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
         <DetailSection title="Paired tasks (McNemar)">
           {paired.length === 0 ? (
             <p className="text-[13px] text-ink-muted">
-              No task has run under both the control and a variant yet. Send the same <span className="font-mono text-xs">taskId</span> with traces
-              of each variant (a benchmark task set, as AppWorld or FiNER runs are) and the paired test appears here.
+              No task has run under both the control and a variant yet. Send the same <span className="font-mono text-xs">taskId</span> with
+              traces of each variant (a benchmark task set, as AppWorld or FiNER runs are) and the paired test appears here.
             </p>
           ) : (
             <div className="flex flex-col gap-5">
@@ -309,9 +345,15 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
           )}
         </DetailSection>
         <DetailSection title="Power">
-          {power ? <PowerPanel power={power} /> : <p className="text-[13px] text-ink-muted">Power figures appear once the control has decided traces.</p>}
+          {power ? (
+            <PowerPanel power={power} />
+          ) : (
+            <p className="text-[13px] text-ink-muted">Power figures appear once the control has decided traces.</p>
+          )}
           {results.comparisons.length > 1 ? (
-            <p className="mt-3 text-xs text-ink-faint">Figures for the first comparison ({results.comparisons[0]?.variant} vs {results.control}).</p>
+            <p className="mt-3 text-xs text-ink-faint">
+              Figures for the first comparison ({results.comparisons[0]?.variant} vs {results.control}).
+            </p>
           ) : null}
         </DetailSection>
       </div>
@@ -319,7 +361,15 @@ function Results({ experiment, results, dimmed }: { experiment: ExperimentDefini
   );
 }
 
-function Headline({ experiment, results, top }: { experiment: ExperimentDefinition; results: ExperimentResults; top: ReturnType<typeof headline> }) {
+function Headline({
+  experiment,
+  results,
+  top,
+}: {
+  experiment: ExperimentDefinition;
+  results: ExperimentResults;
+  top: ReturnType<typeof headline>;
+}) {
   const control = results.control;
   let text: ReactNode;
   let tone: "green" | "red" | "gray" = "gray";
@@ -328,8 +378,9 @@ function Headline({ experiment, results, top }: { experiment: ExperimentDefiniti
       tone = "green";
       text = (
         <>
-          Variant <span className="font-semibold">{top.variant}</span> beats control {control}: {formatDifference("successRate", top.difference)} in
-          success rate (95 % CI {formatDifferenceInterval("successRate", top.ci95)}), adjusted p {formatPValue(top.adjustedPValue)}.
+          Variant <span className="font-semibold">{top.variant}</span> beats control {control}:{" "}
+          {formatDifference("successRate", top.difference)} in success rate (95 % CI {formatDifferenceInterval("successRate", top.ci95)}),
+          adjusted p {formatPValue(top.adjustedPValue)}.
         </>
       );
       break;
@@ -337,8 +388,9 @@ function Headline({ experiment, results, top }: { experiment: ExperimentDefiniti
       tone = "red";
       text = (
         <>
-          Variant <span className="font-semibold">{top.variant}</span> does worse than control {control}: {formatDifference("successRate", top.difference)}{" "}
-          (95 % CI {formatDifferenceInterval("successRate", top.ci95)}), adjusted p {formatPValue(top.adjustedPValue)}.
+          Variant <span className="font-semibold">{top.variant}</span> does worse than control {control}:{" "}
+          {formatDifference("successRate", top.difference)} (95 % CI {formatDifferenceInterval("successRate", top.ci95)}), adjusted p{" "}
+          {formatPValue(top.adjustedPValue)}.
         </>
       );
       break;
@@ -362,7 +414,9 @@ function Headline({ experiment, results, top }: { experiment: ExperimentDefiniti
       <div className="min-w-0 flex-1">
         <p className="text-sm leading-relaxed text-ink">{text}</p>
         {results.srm.flagged ? (
-          <p className="mt-1 text-xs font-medium text-danger">Sample ratio mismatch: do not act on this comparison until the split is fixed.</p>
+          <p className="mt-1 text-xs font-medium text-danger">
+            Sample ratio mismatch: do not act on this comparison until the split is fixed.
+          </p>
         ) : top.kind === "winner" && results.early ? (
           <p className="mt-1 text-xs text-amber-900">Early: the planned sample is not reached, so this may not hold.</p>
         ) : null}
@@ -378,7 +432,10 @@ function Headline({ experiment, results, top }: { experiment: ExperimentDefiniti
         <SampleProgress
           className="w-56"
           fraction={results.progress.fraction}
-          caption={progressCaption(results.progress.unitsPerVariant, results.progress.plannedUnitsPerVariant ?? experiment.plannedUnitsPerVariant)}
+          caption={progressCaption(
+            results.progress.unitsPerVariant,
+            results.progress.plannedUnitsPerVariant ?? experiment.plannedUnitsPerVariant,
+          )}
         />
       </div>
     </section>

@@ -86,7 +86,8 @@ function ExperimentCells({ experiment }: { experiment: ExperimentListItem }) {
         </Link>
         <p className="mt-0.5 truncate font-mono text-[11px] text-ink-faint">
           {experiment.key}
-          {experiment.phase !== null && experiment.phase > 1 ? ` · phase ${experiment.phase}` : ""} · {experiment.variants.map((v) => v.key).join(" / ")}
+          {experiment.phase !== null && experiment.phase > 1 ? ` · phase ${experiment.phase}` : ""} ·{" "}
+          {experiment.variants.map((v) => v.key).join(" / ")}
         </p>
       </div>
       <div role="cell" className={cn(WIDE, "truncate text-[13px] text-ink-muted")} title={experiment.playbook}>

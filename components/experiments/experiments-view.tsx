@@ -16,7 +16,13 @@ import { useCan } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from "@/server/experiments/schemas";
 import { STATUS_META } from "./experiment-badges";
-import { experimentListInput, hasExperimentFilters, newExperimentHref, parseExperimentFilters, writeExperimentFilters } from "./experiment-url";
+import {
+  experimentListInput,
+  hasExperimentFilters,
+  newExperimentHref,
+  parseExperimentFilters,
+  writeExperimentFilters,
+} from "./experiment-url";
 import { ExperimentsTable } from "./experiments-table";
 
 /** Running experiments gather units all the time: the list refreshes while one is on screen. */

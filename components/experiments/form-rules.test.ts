@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { checkCoverage, checkWeights, duplicateKeys, evenWeights, nextVariantKey, parsePercent, percentText, slugFromName } from "./form-rules";
+import {
+  checkCoverage,
+  checkWeights,
+  duplicateKeys,
+  evenWeights,
+  nextVariantKey,
+  parsePercent,
+  percentText,
+  slugFromName,
+} from "./form-rules";
 
 describe("slugFromName", () => {
   it("lower-cases and joins words with single hyphens", () => {

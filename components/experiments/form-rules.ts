@@ -66,7 +66,12 @@ export function checkWeights(texts: readonly string[]): WeightCheck {
   }
   if (parsed.some((value) => value === 0)) {
     const zero = parsed.flatMap((value, index) => (value === 0 ? [index] : []));
-    return { ok: false, total, invalid: zero, message: `A variant with weight 0 % would never be served: give ${describeIndexes(zero)} a share, or remove it.` };
+    return {
+      ok: false,
+      total,
+      invalid: zero,
+      message: `A variant with weight 0 % would never be served: give ${describeIndexes(zero)} a share, or remove it.`,
+    };
   }
   return { ok: true, total };
 }
@@ -79,7 +84,8 @@ function describeIndexes(indexes: readonly number[]): string {
 /** Coverage typed as a percentage: the share of units that enter the experiment at all. */
 export function checkCoverage(text: string): { ok: true; coverage: number } | { ok: false; message: string } {
   const coverage = parsePercent(text);
-  if (coverage === null || coverage === 0) return { ok: false, message: "Coverage is the share of units in the experiment: a percentage above 0 and at most 100." };
+  if (coverage === null || coverage === 0)
+    return { ok: false, message: "Coverage is the share of units in the experiment: a percentage above 0 and at most 100." };
   return { ok: true, coverage };
 }
 

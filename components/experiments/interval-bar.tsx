@@ -41,9 +41,20 @@ export function IntervalBar({
           .map((tick) => (
             <ReferenceLine key={tick} x={tick} stroke="#e4e4e9" strokeDasharray="2 3" zIndex={-50} />
           ))}
-        <Bar dataKey="range" fill={color} fillOpacity={0.35} stroke={color} strokeWidth={1} barSize={12} radius={3} isAnimationActive={false} />
+        <Bar
+          dataKey="range"
+          fill={color}
+          fillOpacity={0.35}
+          stroke={color}
+          strokeWidth={1}
+          barSize={12}
+          radius={3}
+          isAnimationActive={false}
+        />
         <ReferenceLine x={0} stroke="#6b6b78" strokeWidth={1.5} />
-        {estimate !== null ? <ReferenceDot x={clampTo(scale, estimate)} y={ROW} r={3.5} fill={color} stroke="#ffffff" strokeWidth={1} /> : null}
+        {estimate !== null ? (
+          <ReferenceDot x={clampTo(scale, estimate)} y={ROW} r={3.5} fill={color} stroke="#ffffff" strokeWidth={1} />
+        ) : null}
       </BarChart>
     </div>
   );

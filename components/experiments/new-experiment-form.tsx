@@ -93,7 +93,10 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
     setDraft((current) => ({ ...current, ...next }));
   }
   function patchVariant(id: string, next: Partial<VariantDraft>) {
-    setDraft((current) => ({ ...current, variants: current.variants.map((variant) => (variant.id === id ? { ...variant, ...next } : variant)) }));
+    setDraft((current) => ({
+      ...current,
+      variants: current.variants.map((variant) => (variant.id === id ? { ...variant, ...next } : variant)),
+    }));
   }
   function choosePlaybook(playbookId: string) {
     const chosen = playbooks.find((p) => p.id === playbookId);
@@ -130,8 +133,8 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
         <Breadcrumb items={[{ label: "Experiments", href: "/experiments" }, { label: "New experiment" }]} />
         <h1 className="text-2xl font-semibold tracking-tight text-ink">New experiment</h1>
         <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-          Agents ask which variant to use for a unit (an agent, a user, a task) and always get the same one: GrowthBook&apos;s hashing (version 2),
-          so a GrowthBook SDK assigns the same variant offline.
+          Agents ask which variant to use for a unit (an agent, a user, a task) and always get the same one: GrowthBook&apos;s hashing
+          (version 2), so a GrowthBook SDK assigns the same variant offline.
         </p>
       </div>
 
@@ -186,7 +189,11 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
               />
             ))}
           </ol>
-          <WeightTotal id={weightsId} weights={draft.variants.map((variant) => variant.weight)} onSplitEvenly={() => setDraft(splitEvenly)} />
+          <WeightTotal
+            id={weightsId}
+            weights={draft.variants.map((variant) => variant.weight)}
+            onSplitEvenly={() => setDraft(splitEvenly)}
+          />
           {serverErrors.variants ? <p className="text-xs font-medium text-danger">{serverErrors.variants}</p> : null}
           <div>
             <Button size="sm" variant="ghost" disabled={draft.variants.length >= MAX_VARIANTS} onClick={() => setDraft(addVariant)}>
@@ -218,7 +225,10 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
           </div>
         </FormSection>
 
-        <FormSection title="Metrics" description="The success rate decides; guardrails are watched for harm (a variant significantly worse is flagged).">
+        <FormSection
+          title="Metrics"
+          description="The success rate decides; guardrails are watched for harm (a variant significantly worse is flagged)."
+        >
           <p className="text-[13px] text-ink">
             <span className="font-medium">Primary:</span> {METRIC_META.successRate.label} ({METRIC_META.successRate.unit})
           </p>
@@ -239,7 +249,11 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
           </fieldset>
         </FormSection>
 
-        <SampleSizeSection draft={draft} problems={{ baseline: problemOf("baseline"), mde: problemOf("mde"), planned: problemOf("planned") }} onChange={patch} />
+        <SampleSizeSection
+          draft={draft}
+          problems={{ baseline: problemOf("baseline"), mde: problemOf("mde"), planned: problemOf("planned") }}
+          onChange={patch}
+        />
 
         {mutation.error && Object.keys(serverErrors).length === 0 ? (
           <Notice tone="danger" title="The experiment was not created">
@@ -334,7 +348,13 @@ function TextAreaField({
   const id = useId();
   return (
     <Field id={id} label={label} error={error} optional={optional}>
-      <Textarea {...fieldAria(id, error)} rows={3} value={value} placeholder={placeholder} onChange={(event) => onChange(event.target.value)} />
+      <Textarea
+        {...fieldAria(id, error)}
+        rows={3}
+        value={value}
+        placeholder={placeholder}
+        onChange={(event) => onChange(event.target.value)}
+      />
     </Field>
   );
 }
@@ -359,7 +379,12 @@ function PlaybookField({
         className="w-full sm:w-96"
         value={value ?? ""}
         onValueChange={onChange}
-        options={playbooks.map((playbook) => ({ value: playbook.id, label: playbook.name, hint: `v${playbook.version}`, textValue: playbook.name }))}
+        options={playbooks.map((playbook) => ({
+          value: playbook.id,
+          label: playbook.name,
+          hint: `v${playbook.version}`,
+          textValue: playbook.name,
+        }))}
       />
     </Field>
   );
@@ -430,10 +455,15 @@ function VariantRow({
             onChange={(event) => onChange({ weight: event.target.value })}
           />
         </div>
-        {index === 0 ? (
-          <span className="mb-2 text-xs font-medium text-ink-faint">Control</span>
-        ) : null}
-        <Button size="icon" variant="ghost" className="mb-0.5 ml-auto" aria-label={`Remove ${label}`} disabled={!canRemove} onClick={onRemove}>
+        {index === 0 ? <span className="mb-2 text-xs font-medium text-ink-faint">Control</span> : null}
+        <Button
+          size="icon"
+          variant="ghost"
+          className="mb-0.5 ml-auto"
+          aria-label={`Remove ${label}`}
+          disabled={!canRemove}
+          onClick={onRemove}
+        >
           <Trash2 aria-hidden />
         </Button>
       </div>
@@ -534,8 +564,8 @@ function SampleSizeSection({
         ) : (
           <>
             <span className="text-ink">
-              <span className="font-semibold tabular-nums">{formatNumber(units)}</span> units per variant ({formatNumber(units * variants)} in all) to
-              detect {formatRate(baseline)} → {formatRate((baseline ?? 0) + (mde ?? 0))}.
+              <span className="font-semibold tabular-nums">{formatNumber(units)}</span> units per variant ({formatNumber(units * variants)}{" "}
+              in all) to detect {formatRate(baseline)} → {formatRate((baseline ?? 0) + (mde ?? 0))}.
             </span>
             <Button size="sm" variant="secondary" className="ml-auto" onClick={() => onChange({ planned: String(units) })}>
               Use as the planned sample

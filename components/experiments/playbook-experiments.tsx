@@ -16,7 +16,10 @@ export function PlaybookExperiments({ playbookId }: { playbookId: string }) {
   const running = useQuery(trpc.experiments.list.queryOptions(runningExperimentsInput(playbookId))).data ?? [];
   if (running.length === 0) return null;
   return (
-    <section aria-label="Running experiments" className="mb-4 flex flex-wrap items-center gap-2 rounded-lg border border-sky-200 bg-sky-50/60 px-3 py-2 text-[13px]">
+    <section
+      aria-label="Running experiments"
+      className="mb-4 flex flex-wrap items-center gap-2 rounded-lg border border-sky-200 bg-sky-50/60 px-3 py-2 text-[13px]"
+    >
       <span className="flex items-center gap-1.5 font-medium text-sky-950">
         <FlaskConical aria-hidden className="size-4 text-sky-700" />
         {plural(running.length, "running experiment")}
@@ -38,7 +41,9 @@ export function PlaybookExperiments({ playbookId }: { playbookId: string }) {
               )}
               {experiment.srmFlagged ? <SrmBadge /> : experiment.leader?.significant ? <Badge tone="green">Significant</Badge> : null}
               {experiment.progress !== null ? (
-                <span className="whitespace-nowrap text-xs tabular-nums text-ink-faint">{Math.floor(Math.min(1, experiment.progress) * 100)} % of plan</span>
+                <span className="whitespace-nowrap text-xs tabular-nums text-ink-faint">
+                  {Math.floor(Math.min(1, experiment.progress) * 100)} % of plan
+                </span>
               ) : null}
             </Link>
           </li>

@@ -91,7 +91,13 @@ function meanOf(metric: Guardrail, variant: VariantResult): number | null {
   return metric === "costUsd" ? variant.meanCostUsd : metric === "tokens" ? variant.meanTokens : variant.meanDurationMs;
 }
 
-function guardrailRow(metric: Guardrail, variant: VariantResult, control: VariantResult | undefined, isControl: boolean, result: GuardrailResult | undefined): ResultRow {
+function guardrailRow(
+  metric: Guardrail,
+  variant: VariantResult,
+  control: VariantResult | undefined,
+  isControl: boolean,
+  result: GuardrailResult | undefined,
+): ResultRow {
   const significant = !isControl && result?.pValue !== null && result?.pValue !== undefined && result.pValue < ALPHA;
   const difference = isControl ? null : (result?.difference ?? null);
   const own = isControl ? result?.control : result?.variant;
@@ -133,7 +139,13 @@ export function resultGroups(results: Pick<ExperimentResults, "variants" | "comp
 
   const rateRows = ordered.map((variant) => rateRow(variant, results.control, comparisonOf.get(variant.key)));
   const groups: MetricGroup[] = [
-    { metric: "successRate", meta: METRIC_META.successRate, primary: true, rows: rateRows, scale: intervalScale(rateRows.flatMap(intervalAndPoint)) },
+    {
+      metric: "successRate",
+      meta: METRIC_META.successRate,
+      primary: true,
+      rows: rateRows,
+      scale: intervalScale(rateRows.flatMap(intervalAndPoint)),
+    },
   ];
 
   const guardrails = [...new Set(results.comparisons.flatMap((comparison) => comparison.guardrails.map((g) => g.metric)))];
@@ -141,9 +153,21 @@ export function resultGroups(results: Pick<ExperimentResults, "variants" | "comp
     const rows = ordered.map((variant) => {
       const isControl = variant.key === results.control;
       const comparison = isControl ? results.comparisons[0] : comparisonOf.get(variant.key);
-      return guardrailRow(metric, variant, control, isControl, comparison?.guardrails.find((g) => g.metric === metric));
+      return guardrailRow(
+        metric,
+        variant,
+        control,
+        isControl,
+        comparison?.guardrails.find((g) => g.metric === metric),
+      );
     });
-    groups.push({ metric, meta: METRIC_META[metric], primary: false, rows, scale: intervalScale(rows.flatMap(intervalAndPoint), meanFallback(rows)) });
+    groups.push({
+      metric,
+      meta: METRIC_META[metric],
+      primary: false,
+      rows,
+      scale: intervalScale(rows.flatMap(intervalAndPoint), meanFallback(rows)),
+    });
   }
   return groups;
 }
@@ -167,9 +191,23 @@ export function headline(results: Pick<ExperimentResults, "comparisons">): Headl
   if (withDiff.length === 0) return { kind: "no-data" };
   const byGain = [...withDiff].sort((a, b) => b.absoluteDiff - a.absoluteDiff);
   const winner = byGain.find((c) => c.significant && c.absoluteDiff > 0);
-  if (winner) return { kind: "winner", variant: winner.variant, difference: winner.absoluteDiff, ci95: winner.ci95, adjustedPValue: winner.adjustedPValue };
+  if (winner)
+    return {
+      kind: "winner",
+      variant: winner.variant,
+      difference: winner.absoluteDiff,
+      ci95: winner.ci95,
+      adjustedPValue: winner.adjustedPValue,
+    };
   const loser = byGain.findLast((c) => c.significant && c.absoluteDiff < 0);
-  if (loser) return { kind: "loser", variant: loser.variant, difference: loser.absoluteDiff, ci95: loser.ci95, adjustedPValue: loser.adjustedPValue };
+  if (loser)
+    return {
+      kind: "loser",
+      variant: loser.variant,
+      difference: loser.absoluteDiff,
+      ci95: loser.ci95,
+      adjustedPValue: loser.adjustedPValue,
+    };
   return { kind: "leading", variant: byGain[0]!.variant, difference: byGain[0]!.absoluteDiff };
 }
 
@@ -182,6 +220,8 @@ export function guardrailAlarms(results: Pick<ExperimentResults, "comparisons">)
 }
 
 /** The paired (McNemar) panels to show: one per comparison that has at least one paired task. */
-export function pairedPanels(results: Pick<ExperimentResults, "comparisons">): { variant: string; control: string; paired: ComparisonResult["paired"] }[] {
+export function pairedPanels(
+  results: Pick<ExperimentResults, "comparisons">,
+): { variant: string; control: string; paired: ComparisonResult["paired"] }[] {
   return results.comparisons.filter((c) => c.paired.tasks > 0).map((c) => ({ variant: c.variant, control: c.control, paired: c.paired }));
 }

@@ -25,7 +25,15 @@ const TH = "whitespace-nowrap px-3 py-2 text-left text-xs font-medium text-ink-f
 const TD = "px-3 py-2.5 align-middle text-[13px]";
 const HELP = "cursor-help underline decoration-dotted decoration-ink-faint/60 underline-offset-2";
 
-export function ResultsTable({ group, methods, analysis }: { group: MetricGroup; methods: ColumnMethods; analysis: "per-trace" | "per-unit" }) {
+export function ResultsTable({
+  group,
+  methods,
+  analysis,
+}: {
+  group: MetricGroup;
+  methods: ColumnMethods;
+  analysis: "per-trace" | "per-unit";
+}) {
   const { metric, meta, primary } = group;
   const betterWord = meta.better === "higher" ? "higher is better" : "lower is better";
   const caption = `${meta.label} (${meta.unit}; ${betterWord})`;
@@ -38,7 +46,11 @@ export function ResultsTable({ group, methods, analysis }: { group: MetricGroup;
             <th scope="col" className={cn(TH, "w-44")}>
               Variant
             </th>
-            <th scope="col" className={cn(TH, "text-right")} title={primary ? "Units (distinct unit ids) · decided traces (success + failure)" : "Units · traces with this figure"}>
+            <th
+              scope="col"
+              className={cn(TH, "text-right")}
+              title={primary ? "Units (distinct unit ids) · decided traces (success + failure)" : "Units · traces with this figure"}
+            >
               <span className={HELP}>{primary ? "Units · decided" : "Units · traces"}</span>
             </th>
             <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.value : methods.guardrails}>
@@ -51,7 +63,11 @@ export function ResultsTable({ group, methods, analysis }: { group: MetricGroup;
               <span className="sr-only">Interval of the change, drawn around zero</span>
               <IntervalAxis scale={group.scale} format={(value) => formatTick(metric, value)} />
             </th>
-            <th scope="col" className={cn(TH, "text-right")} title={primary ? methods.pValue : `${methods.guardrails} Not adjusted for multiple comparisons.`}>
+            <th
+              scope="col"
+              className={cn(TH, "text-right")}
+              title={primary ? methods.pValue : `${methods.guardrails} Not adjusted for multiple comparisons.`}
+            >
               <span className={HELP}>p-value</span>
             </th>
             {primary ? (
@@ -120,9 +136,7 @@ function Row({ row, group, analysis }: { row: ResultRow; group: MetricGroup; ana
         )}
       </td>
       <td className={cn(TD, "py-1")}>
-        {row.isControl ? null : (
-          <IntervalBar interval={row.ci95} estimate={row.difference} scale={group.scale} verdict={row.verdict} />
-        )}
+        {row.isControl ? null : <IntervalBar interval={row.ci95} estimate={row.difference} scale={group.scale} verdict={row.verdict} />}
         {!row.isControl && row.ci95 ? (
           <span className="sr-only">
             95 % interval of the change: {intervalText}
@@ -133,16 +147,26 @@ function Row({ row, group, analysis }: { row: ResultRow; group: MetricGroup; ana
       <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatPValue(row.pValue)}</td>
       {primary ? (
         <>
-          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatPValue(row.adjustedPValue)}</td>
-          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>{row.isControl ? "" : formatChance(row.chanceToBeatControl)}</td>
+          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>
+            {row.isControl ? "" : formatPValue(row.adjustedPValue)}
+          </td>
+          <td className={cn(TD, "whitespace-nowrap text-right tabular-nums text-ink")}>
+            {row.isControl ? "" : formatChance(row.chanceToBeatControl)}
+          </td>
         </>
       ) : null}
       <td className={cn(TD, "whitespace-nowrap")}>
         {row.isControl || row.verdict === "none" ? (
-          row.isControl ? null : <span className="text-xs text-ink-faint">No data yet</span>
+          row.isControl ? null : (
+            <span className="text-xs text-ink-faint">No data yet</span>
+          )
         ) : (
           <Badge tone={verdict.tone} title={primary ? `Holm-adjusted p < 0.05 (${analysis} analysis)` : "Welch's t-test, p < 0.05"}>
-            {row.verdict === "better" && primary ? "Significant winner" : row.verdict === "worse" && !primary ? "Guardrail: worse" : verdict.label}
+            {row.verdict === "better" && primary
+              ? "Significant winner"
+              : row.verdict === "worse" && !primary
+                ? "Guardrail: worse"
+                : verdict.label}
           </Badge>
         )}
       </td>

@@ -33,13 +33,20 @@ describe("re-weighting an experiment", () => {
   });
 
   it("sends only the coverage when only the coverage changed", () => {
-    expect(checkReweight(RUNNING, { weights: ["50", "30", "20"], coverage: "80" })).toMatchObject({ ok: true, changed: true, patch: { coverage: 0.8 } });
+    expect(checkReweight(RUNNING, { weights: ["50", "30", "20"], coverage: "80" })).toMatchObject({
+      ok: true,
+      changed: true,
+      patch: { coverage: 0.8 },
+    });
     const check = checkReweight(RUNNING, { weights: ["50", "30", "20"], coverage: "80" });
     if (check.ok && check.changed) expect(check.patch).not.toHaveProperty("variants");
   });
 
   it("starts a new phase only for a running experiment", () => {
-    expect(checkReweight({ ...RUNNING, status: "draft" }, { weights: ["34", "33", "33"], coverage: "100" })).toMatchObject({ changed: true, newPhase: false });
+    expect(checkReweight({ ...RUNNING, status: "draft" }, { weights: ["34", "33", "33"], coverage: "100" })).toMatchObject({
+      changed: true,
+      newPhase: false,
+    });
   });
 
   it("keeps thirds as stored while their fields still read 33.33", () => {
@@ -60,7 +67,13 @@ describe("re-weighting an experiment", () => {
   });
 
   it("keeps another playbook's name as the target", () => {
-    const other: VariantView = { key: "D", name: "D", weight: 1, target: { kind: "playbook", playbook: "Refunds", playbookId: "x" }, playbook: "Refunds" };
+    const other: VariantView = {
+      key: "D",
+      name: "D",
+      weight: 1,
+      target: { kind: "playbook", playbook: "Refunds", playbookId: "x" },
+      playbook: "Refunds",
+    };
     expect(variantBack(other, 0.25)).toEqual({ key: "D", name: "D", weight: 0.25, playbook: "Refunds" });
   });
 });

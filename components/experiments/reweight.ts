@@ -34,7 +34,10 @@ const SAME = 1e-9;
  * What the edit amounts to: problems to show, nothing changed, or the patch to send and whether it
  * starts a new phase (only a running experiment does; a draft simply takes the new numbers).
  */
-export function checkReweight(definition: Pick<ExperimentDefinition, "variants" | "coverage" | "status">, draft: ReweightDraft): ReweightCheck {
+export function checkReweight(
+  definition: Pick<ExperimentDefinition, "variants" | "coverage" | "status">,
+  draft: ReweightDraft,
+): ReweightCheck {
   const weights = checkWeights(draft.weights);
   const coverage = checkCoverage(draft.coverage);
   if (!weights.ok || !coverage.ok) {

@@ -42,7 +42,13 @@ export function VariantTargetPicker({
   }
   return (
     <div className="flex min-w-0 flex-col gap-2 sm:flex-row">
-      <Select<TargetKind> label={`${label} serves`} className="w-full sm:w-44" value={target.kind} onValueChange={changeKind} options={KIND_OPTIONS} />
+      <Select<TargetKind>
+        label={`${label} serves`}
+        className="w-full sm:w-44"
+        value={target.kind}
+        onValueChange={changeKind}
+        options={KIND_OPTIONS}
+      />
       {target.kind === "version" ? (
         <VersionPicker
           playbookId={playbookId}
@@ -61,7 +67,9 @@ export function VariantTargetPicker({
         />
       ) : (
         <p className="self-center text-xs text-ink-faint">
-          {target.kind === "latest" ? "The version current when the unit is assigned; results are split by the version served." : "An empty context: the agent without any playbook."}
+          {target.kind === "latest"
+            ? "The version current when the unit is assigned; results are split by the version served."
+            : "An empty context: the agent without any playbook."}
         </p>
       )}
     </div>

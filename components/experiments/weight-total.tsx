@@ -10,8 +10,7 @@ export function WeightTotal({ weights, onSplitEvenly, id }: { weights: readonly 
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
       <p id={id} aria-live="polite" className={cn("text-[13px]", check.ok ? "text-ink-muted" : "font-medium text-danger")}>
-        Total{" "}
-        <span className="tabular-nums">{check.total === null ? "—" : `${percentText(check.total)} %`}</span>
+        Total <span className="tabular-nums">{check.total === null ? "—" : `${percentText(check.total)} %`}</span>
         {check.ok ? " · the weights add up to 100 %." : ` · ${check.message}`}
       </p>
       <Button size="sm" variant="secondary" onClick={onSplitEvenly} className="ml-auto">

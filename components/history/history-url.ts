@@ -12,10 +12,7 @@ function parseVersion(value: string | null | undefined): number | null {
  * The pair to compare: `to` defaults to the current version and `from` to the one before it, so
  * a link to one version (?to=5) shows what that version did.
  */
-export function resolveCompare(
-  params: { from?: string | null; to?: string | null },
-  currentVersion: number,
-): { from: number; to: number } {
+export function resolveCompare(params: { from?: string | null; to?: string | null }, currentVersion: number): { from: number; to: number } {
   const to = Math.min(parseVersion(params.to) ?? currentVersion, currentVersion);
   const from = Math.min(parseVersion(params.from) ?? Math.max(1, to - 1), currentVersion);
   return { from, to };

@@ -70,7 +70,11 @@ export function HistoryView({ playbookId }: { playbookId: string }) {
           />
         )}
       </div>
-      <section id={compareId} aria-labelledby={`${compareId}-heading`} className="min-w-0 scroll-mt-16 rounded-card border border-line bg-surface p-4 shadow-card sm:p-5">
+      <section
+        id={compareId}
+        aria-labelledby={`${compareId}-heading`}
+        className="min-w-0 scroll-mt-16 rounded-card border border-line bg-surface p-4 shadow-card sm:p-5"
+      >
         <h2 id={`${compareId}-heading`} className="sr-only">
           Changes
         </h2>
@@ -101,11 +105,26 @@ function CompareBar({
   return (
     <div className="flex flex-wrap items-center gap-2 border-b border-line pb-4">
       <span className="w-full text-sm font-medium text-ink sm:w-auto">Compare</span>
-      <Select label="From version" className="min-w-0 flex-1 sm:w-36 sm:flex-none" value={String(from)} onValueChange={(value) => navigate(playbookId, { from: Number(value), to })} options={options} />
+      <Select
+        label="From version"
+        className="min-w-0 flex-1 sm:w-36 sm:flex-none"
+        value={String(from)}
+        onValueChange={(value) => navigate(playbookId, { from: Number(value), to })}
+        options={options}
+      />
       <ArrowRight aria-hidden className="size-4 text-ink-faint" />
-      <Select label="To version" className="min-w-0 flex-1 sm:w-36 sm:flex-none" value={String(to)} onValueChange={(value) => navigate(playbookId, { from, to: Number(value) })} options={options} />
+      <Select
+        label="To version"
+        className="min-w-0 flex-1 sm:w-36 sm:flex-none"
+        value={String(to)}
+        onValueChange={(value) => navigate(playbookId, { from, to: Number(value) })}
+        options={options}
+      />
       {to !== current ? (
-        <Link href={historyHref(playbookId, { from: to, to: current })} className="ml-auto text-[13px] font-medium text-accent-ink hover:underline">
+        <Link
+          href={historyHref(playbookId, { from: to, to: current })}
+          className="ml-auto text-[13px] font-medium text-accent-ink hover:underline"
+        >
           Compare v{to} with current
         </Link>
       ) : null}
@@ -184,7 +203,10 @@ function CompareResult({ playbookId, from, to }: { playbookId: string; from: num
   }
   const diff = query.data;
   return (
-    <div className={cn("mt-4 flex flex-col gap-4 transition-opacity", query.isPlaceholderData && "opacity-60")} aria-busy={query.isPlaceholderData}>
+    <div
+      className={cn("mt-4 flex flex-col gap-4 transition-opacity", query.isPlaceholderData && "opacity-60")}
+      aria-busy={query.isPlaceholderData}
+    >
       <div className="flex flex-wrap items-center gap-2">
         <p className="text-sm font-medium text-ink">
           From v{diff.from} to v{diff.to}

@@ -115,7 +115,10 @@ function VersionRow({
           View playbook at v{version.number}
         </Link>
         {version.deltaId && version.deltaOrigin !== "rollback" ? (
-          <Link href={reviewHref(playbookId, { deltaId: version.deltaId, status: "all" })} className="inline-flex items-center gap-1 font-medium text-accent-ink hover:underline">
+          <Link
+            href={reviewHref(playbookId, { deltaId: version.deltaId, status: "all" })}
+            className="inline-flex items-center gap-1 font-medium text-accent-ink hover:underline"
+          >
             Its delta <ExternalLink aria-hidden className="size-3" />
           </Link>
         ) : null}

@@ -88,14 +88,22 @@ export function BulletContentEditor({ bullet, playbook }: { bullet: BulletDetail
             value={draft}
             onChange={(event) => setDraft(event.target.value)}
           />
-          <p id={`${id}-count`} className={cn("-mt-1.5 text-right text-xs tabular-nums", draft.length > max ? "font-medium text-danger" : "text-ink-faint")}>
+          <p
+            id={`${id}-count`}
+            className={cn("-mt-1.5 text-right text-xs tabular-nums", draft.length > max ? "font-medium text-danger" : "text-ink-faint")}
+          >
             {formatNumber(draft.length)} / {formatNumber(max)} characters{draft.length > max ? " — too long for this playbook" : ""}
           </p>
           <div className="flex flex-col gap-1.5">
             <Label htmlFor={`${id}-reason`}>
               Why <span className="font-normal text-ink-faint">(optional, recorded in the history)</span>
             </Label>
-            <Input id={`${id}-reason`} value={reason} onChange={(event) => setReason(event.target.value)} placeholder="e.g. Clarify when the rule applies" />
+            <Input
+              id={`${id}-reason`}
+              value={reason}
+              onChange={(event) => setReason(event.target.value)}
+              placeholder="e.g. Clarify when the rule applies"
+            />
           </div>
           <EditError error={edit.error} onReset={cancel} />
           <div className="flex flex-wrap items-center justify-end gap-2">

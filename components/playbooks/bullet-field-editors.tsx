@@ -284,10 +284,21 @@ function Stepper({ label, value, change, onChange }: { label: string; value: num
           onChange={(event) => onChange(Math.max(0, Math.floor(Number(event.target.value) || 0)))}
           className="h-8 w-14 border-y border-line-strong bg-surface text-center text-sm tabular-nums text-ink [appearance:textfield] focus-visible:outline-2 focus-visible:outline-offset-0 [&::-webkit-inner-spin-button]:appearance-none"
         />
-        <Button size="icon" variant="secondary" className="size-8 rounded-l-none" aria-label={`Increase ${label}`} onClick={() => onChange(value + 1)}>
+        <Button
+          size="icon"
+          variant="secondary"
+          className="size-8 rounded-l-none"
+          aria-label={`Increase ${label}`}
+          onClick={() => onChange(value + 1)}
+        >
           <Plus aria-hidden />
         </Button>
-        <span className={cn("ml-2 w-8 text-xs font-medium tabular-nums", change > 0 ? "text-emerald-700" : change < 0 ? "text-rose-700" : "text-transparent")}>
+        <span
+          className={cn(
+            "ml-2 w-8 text-xs font-medium tabular-nums",
+            change > 0 ? "text-emerald-700" : change < 0 ? "text-rose-700" : "text-transparent",
+          )}
+        >
           {change > 0 ? `+${change}` : change < 0 ? `−${Math.abs(change)}` : "±0"}
         </span>
       </div>

@@ -48,15 +48,17 @@ export function EditWarnings({ findings, playbookId }: { findings: readonly Find
   return (
     <div className="flex flex-col gap-2">
       {warnings.map((finding, index) => (
-        <Notice key={index} tone="warning" compact title={finding.kind === "near_duplicate" ? "Saved, but it looks like a near-duplicate" : "Saved, with a warning"}>
+        <Notice
+          key={index}
+          tone="warning"
+          compact
+          title={finding.kind === "near_duplicate" ? "Saved, but it looks like a near-duplicate" : "Saved, with a warning"}
+        >
           {findingText(finding.message)}
           {finding.matchedBulletId ? (
             <>
               {" "}
-              <Link
-                href={bulletHref(playbookId, finding.matchedBulletId)}
-                className="font-medium underline underline-offset-2"
-              >
+              <Link href={bulletHref(playbookId, finding.matchedBulletId)} className="font-medium underline underline-offset-2">
                 Open [{finding.matchedBulletId}]
               </Link>
             </>

@@ -88,9 +88,7 @@ function FormatItem({
           <span className="ml-1.5 text-xs text-ink-faint">{FORMAT_EXTENSIONS[format]}</span>
           {note ? <span className="block text-xs text-ink-faint">{note}</span> : null}
         </span>
-        {isDefault ? (
-          <span className="rounded bg-accent-soft px-1.5 py-0.5 text-[11px] font-medium text-accent-ink">default</span>
-        ) : null}
+        {isDefault ? <span className="rounded bg-accent-soft px-1.5 py-0.5 text-[11px] font-medium text-accent-ink">default</span> : null}
       </a>
     </DropdownMenuItem>
   );

@@ -1,12 +1,7 @@
 // The bullet filters live in the URL. This module turns search params into filters and filters
 // into the playbook.bullets input, for the server page (prefetch) and the client (query) alike:
 // both must build the very same input or the prefetched cache entry would be missed.
-import {
-  BULLET_SIGNALS,
-  BULLET_SORTS,
-  type BulletSignal,
-  type ListBulletsInput,
-} from "@/server/playbooks/schemas";
+import { BULLET_SIGNALS, BULLET_SORTS, type BulletSignal, type ListBulletsInput } from "@/server/playbooks/schemas";
 import { BULLET_PARAM } from "@/components/ui/routes";
 import { isUuid, oneOf } from "@/components/ui/search-params";
 

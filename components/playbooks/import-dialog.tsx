@@ -149,7 +149,9 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
       return;
     }
     const proposal =
-      mode === "propose" ? { ...(base ? { baseVersion: Number(base) } : {}), ...(rationale.trim() ? { rationale: rationale.trim() } : {}) } : {};
+      mode === "propose"
+        ? { ...(base ? { baseVersion: Number(base) } : {}), ...(rationale.trim() ? { rationale: rationale.trim() } : {}) }
+        : {};
     mutation.mutate({
       content,
       format,
@@ -195,19 +197,19 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
       </Tabs>
 
       <Field id={`${id}-format`} label="Format" hint="Auto-detect reads the file and picks the matching parser.">
-        <Select<FormatChoice>
-          id={`${id}-format`}
-          value={format}
-          onValueChange={setFormat}
-          options={FORMAT_OPTIONS}
-          className="w-full"
-        />
+        <Select<FormatChoice> id={`${id}-format`} value={format} onValueChange={setFormat} options={FORMAT_OPTIONS} className="w-full" />
       </Field>
 
       <fieldset className="flex flex-col gap-2">
         <legend className="mb-1.5 text-[13px] font-medium text-ink">Import into</legend>
         <div className="grid gap-2 sm:grid-cols-2">
-          <Choice name={`${id}-target`} value="new" checked={targetKind === "new"} onChange={() => setTargetKind("new")} title="A new playbook" />
+          <Choice
+            name={`${id}-target`}
+            value="new"
+            checked={targetKind === "new"}
+            onChange={() => setTargetKind("new")}
+            title="A new playbook"
+          />
           <Choice
             name={`${id}-target`}
             value="existing"
@@ -253,9 +255,15 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
             <Choice name={`${id}-mode`} value="replace" checked={mode === "replace"} onChange={() => setMode("replace")} title="Replace">
               The same, and active bullets missing from the file are archived (never deleted, so it can be undone).
             </Choice>
-            <Choice name={`${id}-mode`} value="propose" checked={mode === "propose"} onChange={() => setMode("propose")} title="Propose for review">
-              For a playbook an ACE loop evolved outside ACE Studio: what it changed since the version it started from
-              becomes one delta in the review queue. Changes made here since are kept; nothing changes until approved.
+            <Choice
+              name={`${id}-mode`}
+              value="propose"
+              checked={mode === "propose"}
+              onChange={() => setMode("propose")}
+              title="Propose for review"
+            >
+              For a playbook an ACE loop evolved outside ACE Studio: what it changed since the version it started from becomes one delta in
+              the review queue. Changes made here since are kept; nothing changes until approved.
             </Choice>
           </fieldset>
           {proposing ? (

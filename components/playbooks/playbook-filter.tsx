@@ -8,7 +8,11 @@ import { useTRPC } from "@/components/trpc/client";
 export function PlaybookFilter({ value, onChange }: { value: string | null; onChange: (playbookId: string | null) => void }) {
   const trpc = useTRPC();
   const playbooks = useQuery(trpc.playbook.list.queryOptions()).data ?? [];
-  const options: SelectOption<string>[] = playbooks.map((playbook) => ({ value: playbook.id, label: playbook.name, textValue: playbook.name }));
+  const options: SelectOption<string>[] = playbooks.map((playbook) => ({
+    value: playbook.id,
+    label: playbook.name,
+    textValue: playbook.name,
+  }));
   if (value && !playbooks.some((playbook) => playbook.id === value)) options.push({ value, label: "Unknown playbook" });
   return (
     <FilterSelect

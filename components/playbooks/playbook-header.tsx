@@ -44,9 +44,7 @@ export function PlaybookHeader({ playbook }: { playbook: PlaybookDetail }) {
             Updated <RelativeTime date={playbook.updatedAt} className="font-medium text-ink" />
           </span>
         </div>
-        {playbook.description ? (
-          <p className="mt-3 max-w-3xl text-sm leading-relaxed text-ink-muted">{playbook.description}</p>
-        ) : null}
+        {playbook.description ? <p className="mt-3 max-w-3xl text-sm leading-relaxed text-ink-muted">{playbook.description}</p> : null}
       </div>
       <div className="flex shrink-0 flex-wrap gap-2">
         <ImportDialog

@@ -36,8 +36,8 @@ export function PlaybooksIndex() {
       />
       {playbooks.length === 0 ? (
         <EmptyState icon={<BookOpen />} title="No playbooks yet">
-          A playbook holds what your agent has learned: bullets grouped in sections, each with helpful and harmful
-          counts. Import one an ACE run produced, or start an empty one.
+          A playbook holds what your agent has learned: bullets grouped in sections, each with helpful and harmful counts. Import one an ACE
+          run produced, or start an empty one.
         </EmptyState>
       ) : (
         <PlaybookTable playbooks={playbooks} />
@@ -68,13 +68,27 @@ function PlaybookTable({ playbooks }: { playbooks: PlaybookListItem[] }) {
         <caption className="sr-only">Playbooks</caption>
         <thead className="border-b border-line bg-subtle/50">
           <tr>
-            <th scope="col" className={TH}>Name</th>
-            <th scope="col" className={`${TH} hidden md:table-cell`}>Agent</th>
-            <th scope="col" className={`${TH} text-right`}>Bullets</th>
-            <th scope="col" className={`${TH} hidden text-right sm:table-cell`}>Sections</th>
-            <th scope="col" className={`${TH} hidden lg:table-cell`}>Format</th>
-            <th scope="col" className={`${TH} hidden text-right md:table-cell`}>Version</th>
-            <th scope="col" className={`${TH} text-right`}>Last change</th>
+            <th scope="col" className={TH}>
+              Name
+            </th>
+            <th scope="col" className={`${TH} hidden md:table-cell`}>
+              Agent
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Bullets
+            </th>
+            <th scope="col" className={`${TH} hidden text-right sm:table-cell`}>
+              Sections
+            </th>
+            <th scope="col" className={`${TH} hidden lg:table-cell`}>
+              Format
+            </th>
+            <th scope="col" className={`${TH} hidden text-right md:table-cell`}>
+              Version
+            </th>
+            <th scope="col" className={`${TH} text-right`}>
+              Last change
+            </th>
           </tr>
         </thead>
         <tbody className="divide-y divide-line">

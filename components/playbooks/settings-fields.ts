@@ -240,7 +240,13 @@ export function draftFrom(settings: PlaybookSettings): SettingsDraft {
 /** The number the person typed, or a sentence saying what is wrong with it. */
 export function parseField(field: NumberField, text: string): { value: number | null } | { error: string } {
   // "1,000" and, for money, "$25" read as the numbers they are.
-  const trimmed = field.kind === "amount" ? text.trim().replace(/,/g, "").replace(/^\$\s*/, "") : text.trim().replace(/,/g, "");
+  const trimmed =
+    field.kind === "amount"
+      ? text
+          .trim()
+          .replace(/,/g, "")
+          .replace(/^\$\s*/, "")
+      : text.trim().replace(/,/g, "");
   if (trimmed === "") return field.optional ? { value: null } : { error: "Enter a number." };
   const value = Number(trimmed);
   const range =

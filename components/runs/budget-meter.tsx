@@ -20,7 +20,12 @@ function Meter({ label, used, limit, share }: { label: string; used: string; lim
         <span className="text-ink-muted">{label}</span>
         <span className="tabular-nums text-ink">
           <span className="font-medium">{used}</span> <span className="text-ink-faint">of {limit}</span>
-          <span className={cn("ml-2 font-medium", level === "exceeded" ? "text-danger" : level === "warning" ? "text-amber-800" : "text-ink-muted")}>
+          <span
+            className={cn(
+              "ml-2 font-medium",
+              level === "exceeded" ? "text-danger" : level === "warning" ? "text-amber-800" : "text-ink-muted",
+            )}
+          >
             {formatPercent(share)}
           </span>
         </span>
@@ -60,10 +65,20 @@ export function BudgetMeter({ usage, title, action }: { usage: BudgetUsage; titl
       ) : (
         <>
           {usage.tokenLimit !== null ? (
-            <Meter label="Tokens" used={formatTokens(usage.tokens)} limit={formatTokens(usage.tokenLimit)} share={usage.tokens / usage.tokenLimit} />
+            <Meter
+              label="Tokens"
+              used={formatTokens(usage.tokens)}
+              limit={formatTokens(usage.tokenLimit)}
+              share={usage.tokens / usage.tokenLimit}
+            />
           ) : null}
           {usage.costLimitUsd !== null ? (
-            <Meter label="Cost" used={formatCost(usage.costUsd)} limit={formatCost(usage.costLimitUsd)} share={usage.costUsd / usage.costLimitUsd} />
+            <Meter
+              label="Cost"
+              used={formatCost(usage.costUsd)}
+              limit={formatCost(usage.costLimitUsd)}
+              share={usage.costUsd / usage.costLimitUsd}
+            />
           ) : null}
         </>
       )}

@@ -29,7 +29,7 @@ export function curlExample(origin: string, playbookName: string): string {
     "# Before a task: the playbook as text, ready for the prompt",
     `curl -s ${shellQuote(`${origin}/api/v1/playbooks/${encodeURIComponent(playbookName)}/context?format=text`)}`,
     "",
-    "# After it: report what happened (one trace, or {\"traces\": [...]})",
+    '# After it: report what happened (one trace, or {"traces": [...]})',
     `curl -s -X POST ${shellQuote(`${origin}/api/v1/traces`)} \\`,
     "  -H 'Content-Type: application/json' \\",
     `  -d ${shellQuote(body)}`,
@@ -53,8 +53,8 @@ export function ConnectAgent({ playbookName }: { playbookName: string }) {
     >
       <div className="flex flex-col gap-4">
         <p className="text-[13px] leading-relaxed text-ink-muted">
-          Before each task the agent reads the compiled playbook (its best bullets within the token budget, with ids to cite);
-          after it, the agent reports the trace. The reflector then tags the bullets it cited.
+          Before each task the agent reads the compiled playbook (its best bullets within the token budget, with ids to cite); after it, the
+          agent reports the trace. The reflector then tags the bullets it cited.
         </p>
         <dl className="flex flex-col gap-2.5 text-[13px]">
           <Endpoint label="Context" method="GET" url={contextUrl} />
@@ -71,7 +71,9 @@ function Endpoint({ label, method, url }: { label: string; method: string; url: 
     <div className="flex flex-col gap-1 sm:flex-row sm:items-center sm:gap-3">
       <dt className="w-16 shrink-0 font-medium text-ink-faint">{label}</dt>
       <dd className="flex min-w-0 flex-1 items-center gap-2 rounded-lg border border-line bg-subtle/40 py-1 pl-2.5 pr-1">
-        <span className="rounded bg-surface px-1.5 py-0.5 font-mono text-[11px] font-semibold text-ink-muted ring-1 ring-line">{method}</span>
+        <span className="rounded bg-surface px-1.5 py-0.5 font-mono text-[11px] font-semibold text-ink-muted ring-1 ring-line">
+          {method}
+        </span>
         <code className="min-w-0 flex-1 truncate font-mono text-xs text-ink" title={url}>
           {url}
         </code>

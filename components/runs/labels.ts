@@ -58,4 +58,3 @@ export const MODE_LABELS: Record<RunMode, string> = {
   manual: "Manual",
   off: "Off",
 };
-

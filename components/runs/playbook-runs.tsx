@@ -112,15 +112,17 @@ function StatusNotices({ playbookId, status }: { playbookId: string; status: Run
             </>
           }
         >
-          The circuit breaker stops calls to a failing provider for a while. Nothing is lost: queued runs wait, and new traces are
-          stored.
+          The circuit breaker stops calls to a failing provider for a while. Nothing is lost: queued runs wait, and new traces are stored.
           {circuit.lastError ? (
-            <span className="mt-2 block rounded-md bg-surface/70 px-2.5 py-1.5 font-mono text-xs text-rose-950">Last error: {circuit.lastError}</span>
+            <span className="mt-2 block rounded-md bg-surface/70 px-2.5 py-1.5 font-mono text-xs text-rose-950">
+              Last error: {circuit.lastError}
+            </span>
           ) : null}
         </Notice>
       ) : circuit.state === "half_open" ? (
         <Notice tone="info" title="Trying the provider again">
-          After {formatNumber(circuit.consecutiveFailures)} failures the breaker lets one run through to see whether the provider has recovered.
+          After {formatNumber(circuit.consecutiveFailures)} failures the breaker lets one run through to see whether the provider has
+          recovered.
         </Notice>
       ) : null}
       {status.paused ? (
@@ -128,7 +130,12 @@ function StatusNotices({ playbookId, status }: { playbookId: string; status: Run
           tone="warning"
           title="Runs of this playbook are paused"
           actions={
-            <Button size="sm" variant="secondary" disabled={setPaused.isPending} onClick={() => setPaused.mutate({ playbookId, paused: false })}>
+            <Button
+              size="sm"
+              variant="secondary"
+              disabled={setPaused.isPending}
+              onClick={() => setPaused.mutate({ playbookId, paused: false })}
+            >
               <CirclePlay aria-hidden /> Resume runs
             </Button>
           }
@@ -158,7 +165,11 @@ function Card({
   return (
     <section aria-label={title} className="flex flex-col rounded-card border border-line bg-surface p-4 shadow-card">
       <div className="flex items-center gap-2">
-        {icon ? <span className="text-ink-faint [&_svg]:size-4" aria-hidden>{icon}</span> : null}
+        {icon ? (
+          <span className="text-ink-faint [&_svg]:size-4" aria-hidden>
+            {icon}
+          </span>
+        ) : null}
         <h3 className="text-sm font-semibold text-ink">{title}</h3>
         {badge ? <div className="ml-auto">{badge}</div> : null}
       </div>
@@ -201,12 +212,18 @@ function ReflectorCard({ playbookId, status }: { playbookId: string; status: Run
       icon={<ScanSearch />}
       badge={<ModeBadge mode={status.reflectorMode} />}
       action={
-        <Button variant={ready && !busy ? "primary" : "secondary"} disabled={!ready || reflect.isPending} onClick={() => reflect.mutate({ playbookId })}>
+        <Button
+          variant={ready && !busy ? "primary" : "secondary"}
+          disabled={!ready || reflect.isPending}
+          onClick={() => reflect.mutate({ playbookId })}
+        >
           <ScanSearch aria-hidden /> {reflect.isPending ? "Queueing…" : "Reflect now"}
         </Button>
       }
     >
-      <BigNumber value={formatNumber(status.unreflected)}>{pluralWord(status.unreflected, "trace not reflected yet", "traces not reflected yet")}</BigNumber>
+      <BigNumber value={formatNumber(status.unreflected)}>
+        {pluralWord(status.unreflected, "trace not reflected yet", "traces not reflected yet")}
+      </BigNumber>
       <p className="text-xs leading-relaxed text-ink-faint">
         {busy && ready ? (
           `${plural(activeCount(status), "run is", "runs are")} queued or running; Reflect now adds only the traces they do not cover.`
@@ -262,7 +279,9 @@ function CuratorCard({ playbookId, status }: { playbookId: string; status: RunsS
           </div>
         </>
       ) : (
-        <BigNumber value={formatNumber(status.uncurated)}>{pluralWord(status.uncurated, "reflection waits for the curator", "reflections wait for the curator")}</BigNumber>
+        <BigNumber value={formatNumber(status.uncurated)}>
+          {pluralWord(status.uncurated, "reflection waits for the curator", "reflections wait for the curator")}
+        </BigNumber>
       )}
       <p className="text-xs leading-relaxed text-ink-faint">
         {status.curatorMode === "auto" ? (
@@ -285,7 +304,15 @@ function QueueCard({ playbookId, status }: { playbookId: string; status: RunsSta
   return (
     <Card
       title="Queue"
-      badge={status.paused ? <Badge tone="amber">Paused</Badge> : activeCount(status) > 0 ? <Badge tone="blue">Working</Badge> : <Badge tone="gray">Idle</Badge>}
+      badge={
+        status.paused ? (
+          <Badge tone="amber">Paused</Badge>
+        ) : activeCount(status) > 0 ? (
+          <Badge tone="blue">Working</Badge>
+        ) : (
+          <Badge tone="gray">Idle</Badge>
+        )
+      }
       action={
         status.paused ? (
           <Button variant="secondary" disabled={setPaused.isPending} onClick={() => setPaused.mutate({ playbookId, paused: false })}>
@@ -333,11 +360,23 @@ function QueueByRole({ queue }: { queue: RunsStatus["queue"] }) {
 }
 
 function QueueCount({ label, value, tone, href }: { label: string; value: number; tone?: string; href?: string }) {
-  const number = <span className={cn("text-2xl font-semibold tabular-nums tracking-tight", tone ?? (value === 0 ? "text-ink-faint" : "text-ink"))}>{formatNumber(value)}</span>;
+  const number = (
+    <span className={cn("text-2xl font-semibold tabular-nums tracking-tight", tone ?? (value === 0 ? "text-ink-faint" : "text-ink"))}>
+      {formatNumber(value)}
+    </span>
+  );
   return (
     <div className="flex flex-col-reverse rounded-lg bg-subtle/60 px-2 py-2">
       <dt className="text-xs text-ink-muted">{label}</dt>
-      <dd>{href ? <Link href={href} className="hover:underline" aria-label={`${value} failed: see them`}>{number}</Link> : number}</dd>
+      <dd>
+        {href ? (
+          <Link href={href} className="hover:underline" aria-label={`${value} failed: see them`}>
+            {number}
+          </Link>
+        ) : (
+          number
+        )}
+      </dd>
     </div>
   );
 }
@@ -349,11 +388,18 @@ function ProviderCard({ status }: { status: RunsStatus }) {
     open: { label: "Circuit open", tone: "red" },
     half_open: { label: "Testing", tone: "amber" },
   };
-  const models = provider.reflectorModel === provider.curatorModel ? provider.reflectorModel : `${provider.reflectorModel} / ${provider.curatorModel}`;
+  const models =
+    provider.reflectorModel === provider.curatorModel ? provider.reflectorModel : `${provider.reflectorModel} / ${provider.curatorModel}`;
   return (
     <Card
       title="Provider"
-      badge={provider.name === "offline" ? <Badge tone="neutral">offline</Badge> : <Badge tone={circuitMeta[circuit.state].tone}>{circuitMeta[circuit.state].label}</Badge>}
+      badge={
+        provider.name === "offline" ? (
+          <Badge tone="neutral">offline</Badge>
+        ) : (
+          <Badge tone={circuitMeta[circuit.state].tone}>{circuitMeta[circuit.state].label}</Badge>
+        )
+      }
     >
       {provider.name === "offline" ? (
         <>
@@ -373,9 +419,7 @@ function ProviderCard({ status }: { status: RunsStatus }) {
             <p className="text-xs text-ink-faint">Reflector model first, curator model second.</p>
           ) : null}
           {circuit.consecutiveFailures > 0 && circuit.state === "closed" ? (
-            <p className="text-xs text-amber-900">
-              {plural(circuit.consecutiveFailures, "failed call")} in a row.
-            </p>
+            <p className="text-xs text-amber-900">{plural(circuit.consecutiveFailures, "failed call")} in a row.</p>
           ) : null}
         </>
       )}
@@ -400,7 +444,9 @@ function BudgetSection({ playbookId, status }: { playbookId: string; status: Run
             }
           />
         ) : null}
-        {studio ? <BudgetMeter usage={studio} title="Studio (all playbooks)" action={<StudioBudgetButton label="Edit" variant="ghost" />} /> : null}
+        {studio ? (
+          <BudgetMeter usage={studio} title="Studio (all playbooks)" action={<StudioBudgetButton label="Edit" variant="ghost" />} />
+        ) : null}
       </div>
       {status.provider.name === "offline" ? (
         <p className="mt-3 text-xs text-ink-faint">The offline provider uses no tokens: budgets apply once a model is configured.</p>
@@ -430,7 +476,11 @@ function RecentRuns({ playbookId }: { playbookId: string }) {
         <h3 id="recent-runs" className="text-sm font-semibold text-ink">
           Latest runs {query.data ? <span className="font-normal tabular-nums text-ink-faint">({formatNumber(total)})</span> : null}
         </h3>
-        {total > 0 ? <div className="ml-auto"><ListHeaderLink href={runsHref({ playbookId })}>All runs of this playbook</ListHeaderLink></div> : null}
+        {total > 0 ? (
+          <div className="ml-auto">
+            <ListHeaderLink href={runsHref({ playbookId })}>All runs of this playbook</ListHeaderLink>
+          </div>
+        ) : null}
       </div>
       {query.isPending ? (
         <TableSkeleton label="Loading runs…" rows={3} />

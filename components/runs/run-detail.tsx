@@ -110,7 +110,10 @@ function RunHeader({ run }: { run: RunDetail }) {
       <div className="flex shrink-0 flex-wrap gap-2">
         <CopyButton text={run.id} label="Copy run id" what="the run id" />
         {run.delta ? (
-          <Link href={reviewHref(run.playbookId, { deltaId: run.delta.id, status: run.delta.status === "pending" ? undefined : "all" })} className={buttonClass("secondary")}>
+          <Link
+            href={reviewHref(run.playbookId, { deltaId: run.delta.id, status: run.delta.status === "pending" ? undefined : "all" })}
+            className={buttonClass("secondary")}
+          >
             {run.delta.status === "pending" ? "Review its delta" : "Open its delta"} <ArrowUpRight aria-hidden />
           </Link>
         ) : null}
@@ -236,7 +239,9 @@ function DetailsSection({ run }: { run: RunDetail }) {
           <ExactTime date={run.createdAt} />
         </Fact>
         <Fact term="Started">{run.startedAt ? <ExactTime date={run.startedAt} /> : <span className="text-ink-faint">not yet</span>}</Fact>
-        <Fact term="Finished">{run.finishedAt ? <ExactTime date={run.finishedAt} /> : <span className="text-ink-faint">not yet</span>}</Fact>
+        <Fact term="Finished">
+          {run.finishedAt ? <ExactTime date={run.finishedAt} /> : <span className="text-ink-faint">not yet</span>}
+        </Fact>
         <Fact term="Run id">
           <span className="break-all font-mono text-xs text-ink-muted">{run.id}</span>
         </Fact>
@@ -256,16 +261,19 @@ function DeltaSection({ run }: { run: RunDetail }) {
       {delta ? (
         <div className="flex flex-col gap-2">
           <div className="flex flex-wrap items-center gap-2 text-[13px]">
-            {isDeltaStatus(delta.status) ? <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge> : <Badge>{delta.status}</Badge>}
-            <span className="text-ink-muted">
-              {plural(delta.operationCount, "operation")}
-            </span>
+            {isDeltaStatus(delta.status) ? (
+              <Badge tone={STATE_META[delta.status].tone}>{STATE_META[delta.status].label}</Badge>
+            ) : (
+              <Badge>{delta.status}</Badge>
+            )}
+            <span className="text-ink-muted">{plural(delta.operationCount, "operation")}</span>
           </div>
           <Link
             href={reviewHref(run.playbookId, { deltaId: delta.id, status: delta.status === "pending" ? undefined : "all" })}
             className="inline-flex items-center gap-1 text-[13px] font-medium text-accent-ink hover:underline"
           >
-            {delta.status === "pending" ? "Review it in the queue" : "Open it in the queue"} <ArrowUpRight aria-hidden className="size-3.5" />
+            {delta.status === "pending" ? "Review it in the queue" : "Open it in the queue"}{" "}
+            <ArrowUpRight aria-hidden className="size-3.5" />
           </Link>
         </div>
       ) : (
@@ -286,7 +294,9 @@ function TracesSection({ run }: { run: RunDetail }) {
     <DetailSection title="Traces" count={run.traceIds.length} flush>
       {run.traces.length === 0 ? (
         <p className="px-4 py-4 text-[13px] text-ink-muted sm:px-5">
-          {run.role === "curator" && run.status !== "succeeded" ? "Known once the curator starts: it reads the reflections waiting then." : "No trace."}
+          {run.role === "curator" && run.status !== "succeeded"
+            ? "Known once the curator starts: it reads the reflections waiting then."
+            : "No trace."}
         </p>
       ) : (
         <ul aria-label="Traces of this run" className="max-h-[28rem] divide-y divide-line overflow-y-auto">

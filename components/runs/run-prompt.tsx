@@ -45,7 +45,12 @@ export function RunExchange({ prompt, rawResponse, attempts }: { prompt: unknown
                 ))}
               </div>
             ) : round ? (
-              <Folded title="Rules input" tone="gray" summary="The offline provider makes no LLM call; its rules read this." defaultOpen={false}>
+              <Folded
+                title="Rules input"
+                tone="gray"
+                summary="The offline provider makes no LLM call; its rules read this."
+                defaultOpen={false}
+              >
                 <TextBlock text={jsonText(round.value)} label="the rules' input" />
               </Folded>
             ) : null}
@@ -69,7 +74,11 @@ export function RunExchange({ prompt, rawResponse, attempts }: { prompt: unknown
 }
 
 function preview(text: string): string {
-  const line = text.trim().split("\n").find((l) => l.trim()) ?? "";
+  const line =
+    text
+      .trim()
+      .split("\n")
+      .find((l) => l.trim()) ?? "";
   return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }
 

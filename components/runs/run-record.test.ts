@@ -21,7 +21,9 @@ describe("promptRounds", () => {
   });
 
   it("keeps an offline run's inputs as they are, and nothing as no rounds", () => {
-    expect(promptRounds([{ rules: "offline reflector", trace: {} }])).toEqual([{ kind: "inputs", value: { rules: "offline reflector", trace: {} } }]);
+    expect(promptRounds([{ rules: "offline reflector", trace: {} }])).toEqual([
+      { kind: "inputs", value: { rules: "offline reflector", trace: {} } },
+    ]);
     expect(promptRounds(null)).toEqual([]);
   });
 });

@@ -21,7 +21,9 @@ export function promptRounds(prompt: unknown): PromptRound[] {
   if (prompt === null || prompt === undefined) return [];
   const rounds = Array.isArray(prompt) ? prompt : [prompt];
   return rounds.map((round): PromptRound =>
-    Array.isArray(round) && round.length > 0 && round.every(isTurn) ? { kind: "messages", messages: round } : { kind: "inputs", value: round },
+    Array.isArray(round) && round.length > 0 && round.every(isTurn)
+      ? { kind: "messages", messages: round }
+      : { kind: "inputs", value: round },
   );
 }
 

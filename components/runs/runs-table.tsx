@@ -37,7 +37,10 @@ export function RunsTable({
   items,
   showPlaybook,
   ...rest
-}: { items: readonly RunListItem[]; showPlaybook: boolean } & Omit<DataTableProps<RunListItem>, "label" | "columns" | "grid" | "items" | "getKey" | "renderCells">) {
+}: { items: readonly RunListItem[]; showPlaybook: boolean } & Omit<
+  DataTableProps<RunListItem>,
+  "label" | "columns" | "grid" | "items" | "getKey" | "renderCells"
+>) {
   return (
     <DataTable
       label="Runs"
@@ -68,7 +71,11 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
   const Icon = ROLE_META[run.role].icon;
   const finished = run.status === "succeeded" || run.status === "failed";
   const phoneFacts = finished
-    ? [tokens.total !== "—" ? `${tokens.total} tokens` : null, run.costUsd !== null ? formatCost(run.costUsd) : null, formatDuration(run.latencyMs)]
+    ? [
+        tokens.total !== "—" ? `${tokens.total} tokens` : null,
+        run.costUsd !== null ? formatCost(run.costUsd) : null,
+        formatDuration(run.latencyMs),
+      ]
     : [];
   return (
     <>
@@ -76,7 +83,11 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
         <RelativeTime date={run.createdAt} />
       </div>
       <div role="cell" className="min-w-0">
-        <Link href={runHref(run.id)} data-row-link className={cn(ROW_LINK, "inline-flex items-center gap-1.5 text-sm font-medium text-ink group-hover:text-accent-ink")}>
+        <Link
+          href={runHref(run.id)}
+          data-row-link
+          className={cn(ROW_LINK, "inline-flex items-center gap-1.5 text-sm font-medium text-ink group-hover:text-accent-ink")}
+        >
           <Icon aria-hidden className="size-3.5 shrink-0 text-ink-faint" />
           {ROLE_META[run.role].label}
           <span className="font-mono text-[11px] font-normal text-ink-faint">{shortId(run.id)}</span>
@@ -105,7 +116,11 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
       <div role="cell" className={cn(WIDE, NUM, "text-[13px] text-ink-muted")} title={tokens.detail}>
         {tokens.total}
       </div>
-      <div role="cell" className={cn(WIDE, NUM, "text-[13px] text-ink-muted")} title={run.costUsd === null ? "Not priced (offline, or no price for this model)" : undefined}>
+      <div
+        role="cell"
+        className={cn(WIDE, NUM, "text-[13px] text-ink-muted")}
+        title={run.costUsd === null ? "Not priced (offline, or no price for this model)" : undefined}
+      >
         {formatCost(run.costUsd)}
       </div>
       <div role="cell" className={cn(WIDE, NUM, "text-[13px] text-ink-muted")}>

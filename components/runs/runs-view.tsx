@@ -35,15 +35,13 @@ export function RunsView() {
   const total = pages?.[0]?.total ?? 0;
   const hasNextPage = query.hasNextPage && !query.isPlaceholderData;
 
-
   return (
     <>
       <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <h1 className="text-2xl font-semibold tracking-tight text-ink">Runs</h1>
           <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-            The reflector and curator at work: each run with its provider, prompts, answers, tokens and cost, and the delta it
-            proposed.
+            The reflector and curator at work: each run with its provider, prompts, answers, tokens and cost, and the delta it proposed.
           </p>
         </div>
         <StudioBudgetButton />
@@ -70,7 +68,9 @@ export function RunsView() {
           options={RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))}
         />
         <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
-          {query.isFetching && !query.isFetchingNextPage ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
+          {query.isFetching && !query.isFetchingNextPage ? (
+            <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden />
+          ) : null}
           <span className="tabular-nums">{query.isPending ? "Loading…" : plural(total, "run")}</span>
           {hasRunFilters(filters) ? (
             <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
@@ -108,8 +108,8 @@ export function RunsView() {
                 </Link>
               }
             >
-              A reflector run starts for every trace an agent reports (or when someone presses Reflect now); the curator runs once
-              enough reflections wait. Both show up here.
+              A reflector run starts for every trace an agent reports (or when someone presses Reflect now); the curator runs once enough
+              reflections wait. Both show up here.
             </EmptyState>
           )
         ) : (

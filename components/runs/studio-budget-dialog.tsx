@@ -17,7 +17,13 @@ import type { StudioBudget } from "@/server/runs/schemas";
 import { formatCost, formatTokens } from "@/components/ui/format";
 import { useInvalidateRuns } from "./use-run-actions";
 
-export function StudioBudgetButton({ label = "Studio budget", variant = "secondary" }: { label?: string; variant?: "secondary" | "ghost" }) {
+export function StudioBudgetButton({
+  label = "Studio budget",
+  variant = "secondary",
+}: {
+  label?: string;
+  variant?: "secondary" | "ghost";
+}) {
   const [open, setOpen] = useState(false);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
@@ -90,7 +96,13 @@ function BudgetFields({ budget, onDone }: { budget: StudioBudget; onDone: () => 
 
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-4">
-      <Field id={`${id}-tokens`} label="Monthly LLM tokens" optional hint="Input and output tokens together. Empty: no limit." error={errors.tokens}>
+      <Field
+        id={`${id}-tokens`}
+        label="Monthly LLM tokens"
+        optional
+        hint="Input and output tokens together. Empty: no limit."
+        error={errors.tokens}
+      >
         <Input
           {...fieldAria(`${id}-tokens`, errors.tokens, true)}
           inputMode="numeric"
@@ -100,7 +112,13 @@ function BudgetFields({ budget, onDone }: { budget: StudioBudget; onDone: () => 
           autoFocus
         />
       </Field>
-      <Field id={`${id}-cost`} label="Monthly LLM cost (USD)" optional hint="Estimated from each model's price per token. Empty: no limit." error={errors.cost}>
+      <Field
+        id={`${id}-cost`}
+        label="Monthly LLM cost (USD)"
+        optional
+        hint="Estimated from each model's price per token. Empty: no limit."
+        error={errors.cost}
+      >
         <Input
           {...fieldAria(`${id}-cost`, errors.cost, true)}
           inputMode="decimal"

@@ -107,7 +107,9 @@ function DetailsSection({ trace }: { trace: TraceDetail }) {
         <Fact term="Received">
           <ExactTime date={trace.createdAt} />
         </Fact>
-        <Fact term="Reflected">{trace.reflectedAt ? <ExactTime date={trace.reflectedAt} /> : <span className="text-ink-faint">not yet</span>}</Fact>
+        <Fact term="Reflected">
+          {trace.reflectedAt ? <ExactTime date={trace.reflectedAt} /> : <span className="text-ink-faint">not yet</span>}
+        </Fact>
         <Fact term="Duration">
           <span className="tabular-nums">{formatDuration(trace.durationMs)}</span>
         </Fact>
@@ -146,7 +148,9 @@ const FEEDBACK_KEYS = ["groundTruth", "errors", "testResults", "notes"] as const
 function FeedbackSection({ feedback }: { feedback: Record<string, unknown> }) {
   const errors = Array.isArray(feedback.errors) ? feedback.errors.filter((e): e is string => typeof e === "string" && e.trim() !== "") : [];
   const text = (key: string) => (typeof feedback[key] === "string" ? (feedback[key] as string) : "");
-  const others = Object.entries(feedback).filter(([key, value]) => !(FEEDBACK_KEYS as readonly string[]).includes(key) && value !== null && value !== undefined);
+  const others = Object.entries(feedback).filter(
+    ([key, value]) => !(FEEDBACK_KEYS as readonly string[]).includes(key) && value !== null && value !== undefined,
+  );
   const empty = !text("groundTruth") && errors.length === 0 && !text("testResults") && !text("notes") && others.length === 0;
   return (
     <DetailSection title="Feedback">
@@ -167,7 +171,9 @@ function FeedbackSection({ feedback }: { feedback: Record<string, unknown> }) {
                 {errors.map((error, index) => (
                   <li key={index} className="flex items-start gap-2 rounded-lg border border-rose-200 bg-danger-soft px-3 py-2">
                     <TriangleAlert aria-hidden className="mt-0.5 size-3.5 shrink-0 text-danger" />
-                    <span className="min-w-0 whitespace-pre-wrap break-words font-mono text-[12.5px] leading-relaxed text-rose-950">{error}</span>
+                    <span className="min-w-0 whitespace-pre-wrap break-words font-mono text-[12.5px] leading-relaxed text-rose-950">
+                      {error}
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -221,8 +227,8 @@ function CitedBulletsSection({ trace }: { trace: TraceDetail }) {
           </ul>
           {missing > 0 ? (
             <p className="border-t border-line px-4 py-2.5 text-xs text-ink-muted sm:px-5">
-              {plural(missing, "cited id is", "cited ids are")} not in the playbook (a typo of the agent, or a deleted bullet); the reflector
-              ignores {pluralWord(missing, "it", "them")}.
+              {plural(missing, "cited id is", "cited ids are")} not in the playbook (a typo of the agent, or a deleted bullet); the
+              reflector ignores {pluralWord(missing, "it", "them")}.
             </p>
           ) : null}
         </>

@@ -18,7 +18,15 @@ import { useTRPC } from "@/components/trpc/client";
 import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { OUTCOME_META } from "./labels";
-import { hasTraceFilters, parseTraceFilters, TRACE_PAGES, traceListInput, writeTraceFilters, type ReflectedFilter, type TraceFilters } from "./trace-url";
+import {
+  hasTraceFilters,
+  parseTraceFilters,
+  TRACE_PAGES,
+  traceListInput,
+  writeTraceFilters,
+  type ReflectedFilter,
+  type TraceFilters,
+} from "./trace-url";
 import { TracesTable } from "./traces-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatExact } from "@/components/ui/relative-time";
@@ -50,8 +58,8 @@ export function TraceExplorer() {
         <div>
           <h1 className="text-2xl font-semibold tracking-tight text-ink">Traces</h1>
           <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-            Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The
-            reflector learns from each one.
+            Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The reflector learns
+            from each one.
           </p>
         </div>
         <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
@@ -134,7 +142,6 @@ function TraceFilterBar({
   summary: string;
   loading: boolean;
 }) {
-
   return (
     <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
       <div className="flex flex-wrap items-center gap-2">
@@ -232,7 +239,8 @@ function DateField({
 function SpanFilter({ start, end, onClear }: { start: string | null; end: string | null; onClear: () => void }) {
   const hydrated = useHydrated();
   // The reader's clock once hydrated; UTC in the server's HTML.
-  const label = (iso: string | null) => (iso === null ? "…" : hydrated ? formatExact(new Date(iso)) : `${iso.slice(0, 16).replace("T", " ")} UTC`);
+  const label = (iso: string | null) =>
+    iso === null ? "…" : hydrated ? formatExact(new Date(iso)) : `${iso.slice(0, 16).replace("T", " ")} UTC`;
   return (
     <span className="inline-flex h-8 items-center gap-1.5 rounded-lg border border-line-strong bg-surface pl-2.5 pr-1 text-[13px] text-ink">
       <span className="text-ink-faint">Ran</span>

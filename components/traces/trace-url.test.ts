@@ -5,7 +5,13 @@ const PLAYBOOK = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
 describe("trace filters in the URL", () => {
   it("round-trip through search params, leaving empty ones out", () => {
-    const filters = { ...EMPTY_TRACE_FILTERS, playbookId: PLAYBOOK, outcome: "failure" as const, reflected: "no" as const, search: "refund" };
+    const filters = {
+      ...EMPTY_TRACE_FILTERS,
+      playbookId: PLAYBOOK,
+      outcome: "failure" as const,
+      reflected: "no" as const,
+      search: "refund",
+    };
     const params = writeTraceFilters(new URLSearchParams("other=1"), filters);
     expect(params.toString()).toBe(`other=1&playbook=${PLAYBOOK}&outcome=failure&reflected=no&q=refund`);
     expect(parseTraceFilters(params)).toEqual(filters);
@@ -43,8 +49,8 @@ describe("trace filters in the URL", () => {
   it("build links to the explorer", () => {
     expect(tracesHref()).toBe("/traces");
     expect(tracesHref({ playbookId: PLAYBOOK })).toBe(`/traces?playbook=${PLAYBOOK}`);
-    expect(tracesHref({ playbookId: PLAYBOOK, outcome: "failure", start: "2026-11-01T00:00:00.000Z", end: "2026-11-02T00:00:00.000Z" })).toBe(
-      `/traces?playbook=${PLAYBOOK}&outcome=failure&start=2026-11-01T00%3A00%3A00.000Z&end=2026-11-02T00%3A00%3A00.000Z`,
-    );
+    expect(
+      tracesHref({ playbookId: PLAYBOOK, outcome: "failure", start: "2026-11-01T00:00:00.000Z", end: "2026-11-02T00:00:00.000Z" }),
+    ).toBe(`/traces?playbook=${PLAYBOOK}&outcome=failure&start=2026-11-01T00%3A00%3A00.000Z&end=2026-11-02T00%3A00%3A00.000Z`);
   });
 });

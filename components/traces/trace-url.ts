@@ -102,14 +102,14 @@ export function writeTraceFilters(params: URLSearchParams, filters: TraceFilters
 export function hasTraceFilters(filters: TraceFilters): boolean {
   return Boolean(
     filters.playbookId ||
-      filters.outcome ||
-      filters.from ||
-      filters.to ||
-      filters.reflected ||
-      filters.variant.trim() ||
-      filters.search.trim() ||
-      filters.start ||
-      filters.end,
+    filters.outcome ||
+    filters.from ||
+    filters.to ||
+    filters.reflected ||
+    filters.variant.trim() ||
+    filters.search.trim() ||
+    filters.start ||
+    filters.end,
   );
 }
 
@@ -132,7 +132,11 @@ export function traceListInput(filters: TraceFilters, limit = TRACE_PAGE_SIZE): 
   const search = filters.search.trim();
   const variant = filters.variant.trim();
   // Days and an exact span both narrow the time: the later start and the earlier end win.
-  const from = bound(filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : null, filters.start ? new Date(filters.start) : null, Math.max);
+  const from = bound(
+    filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : null,
+    filters.start ? new Date(filters.start) : null,
+    Math.max,
+  );
   const to = bound(filters.to ? nextDay(filters.to) : null, filters.end ? new Date(filters.end) : null, Math.min);
   return {
     ...(filters.playbookId ? { playbookId: filters.playbookId } : {}),

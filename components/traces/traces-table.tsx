@@ -33,7 +33,10 @@ export function TracesTable({
   items,
   showPlaybook,
   ...rest
-}: { items: readonly TraceListItem[]; showPlaybook: boolean } & Omit<DataTableProps<TraceListItem>, "label" | "columns" | "grid" | "items" | "getKey" | "renderCells">) {
+}: { items: readonly TraceListItem[]; showPlaybook: boolean } & Omit<
+  DataTableProps<TraceListItem>,
+  "label" | "columns" | "grid" | "items" | "getKey" | "renderCells"
+>) {
   return (
     <DataTable
       label="Traces"
@@ -57,7 +60,11 @@ function TraceCells({ trace, showPlaybook }: { trace: TraceListItem; showPlayboo
         <RelativeTime date={trace.createdAt} />
       </div>
       <div role="cell" className="min-w-0">
-        <Link href={traceHref(trace.id)} data-row-link className={cn(ROW_LINK, "block text-sm leading-snug text-ink group-hover:text-accent-ink")}>
+        <Link
+          href={traceHref(trace.id)}
+          data-row-link
+          className={cn(ROW_LINK, "block text-sm leading-snug text-ink group-hover:text-accent-ink")}
+        >
           <span className="line-clamp-2 break-words">{trace.taskPreview.trim() || "Untitled task"}</span>
         </Link>
         {trace.externalId || trace.variant ? (
@@ -83,7 +90,11 @@ function TraceCells({ trace, showPlaybook }: { trace: TraceListItem; showPlayboo
       <div role="cell" className={WIDE}>
         <OutcomeBadge outcome={trace.outcome} />
       </div>
-      <div role="cell" className={cn(WIDE, NUM, "text-[13px]", cited === 0 ? "text-ink-faint" : "text-ink")} title={plural(cited, "cited bullet")}>
+      <div
+        role="cell"
+        className={cn(WIDE, NUM, "text-[13px]", cited === 0 ? "text-ink-faint" : "text-ink")}
+        title={plural(cited, "cited bullet")}
+      >
         {formatNumber(cited)}
       </div>
       <div role="cell" className={cn(WIDE, NUM, "text-[13px] text-ink-muted")}>

@@ -5,7 +5,9 @@ describe("cn", () => {
   it("keeps the last of two conflicting Tailwind classes, so a caller's className wins", () => {
     expect(cn("px-4 py-3 text-sm", "px-2")).toBe("py-3 text-sm px-2");
     expect(cn("max-w-lg", "max-w-2xl")).toBe("max-w-2xl");
-    expect(cn("grid-cols-[7.5rem_minmax(0,1fr)]", "grid-cols-[minmax(0,8rem)_minmax(0,1fr)]")).toBe("grid-cols-[minmax(0,8rem)_minmax(0,1fr)]");
+    expect(cn("grid-cols-[7.5rem_minmax(0,1fr)]", "grid-cols-[minmax(0,8rem)_minmax(0,1fr)]")).toBe(
+      "grid-cols-[minmax(0,8rem)_minmax(0,1fr)]",
+    );
   });
 
   it("knows the design tokens of the theme", () => {

@@ -82,7 +82,12 @@ function StaticBody<T>({ items, getKey, renderCells, grid }: DataTableProps<T>) 
   return (
     <div role="rowgroup" className="divide-y divide-line" onKeyDown={onKeyDown}>
       {items.map((item, index) => (
-        <div key={getKey(item)} role="row" data-row-index={index} className={cn(ROW, "group relative transition-colors hover:bg-subtle/60", grid)}>
+        <div
+          key={getKey(item)}
+          role="row"
+          data-row-index={index}
+          className={cn(ROW, "group relative transition-colors hover:bg-subtle/60", grid)}
+        >
           {renderCells(item)}
         </div>
       ))}
@@ -90,7 +95,16 @@ function StaticBody<T>({ items, getKey, renderCells, grid }: DataTableProps<T>) 
   );
 }
 
-function VirtualBody<T>({ items, getKey, renderCells, grid, estimateSize = 64, hasNextPage, fetchingNextPage, onLoadMore }: DataTableProps<T>) {
+function VirtualBody<T>({
+  items,
+  getKey,
+  renderCells,
+  grid,
+  estimateSize = 64,
+  hasNextPage,
+  fetchingNextPage,
+  onLoadMore,
+}: DataTableProps<T>) {
   const listRef = useRef<HTMLDivElement>(null);
   const scrollMargin = useDocumentOffset(listRef);
   const virtualizer = useWindowVirtualizer({
@@ -173,7 +187,6 @@ function Footer<T>({ hasNextPage, fetchingNextPage, onLoadMore, endNote, virtual
   if (!endNote) return null;
   return <p className={cn("px-5 py-3 text-center text-xs text-ink-faint", !virtual && "border-t border-line")}>{endNote}</p>;
 }
-
 
 /** The stretched link that makes a whole row one click target (the row's first cell holds it). */
 export const ROW_LINK =

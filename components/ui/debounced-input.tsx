@@ -64,7 +64,9 @@ export function DebouncedInput({
 
   return (
     <div className={cn("relative", className)}>
-      {search ? <Search aria-hidden className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-ink-faint" /> : null}
+      {search ? (
+        <Search aria-hidden className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-ink-faint" />
+      ) : null}
       <input
         ref={inputRef}
         type={search ? "search" : "text"}

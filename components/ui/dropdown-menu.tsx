@@ -21,10 +21,7 @@ export function DropdownMenuContent({
       <RadixMenu.Content
         align={align}
         sideOffset={6}
-        className={cn(
-          "z-50 min-w-56 overflow-hidden rounded-lg border border-line bg-surface p-1 shadow-pop animate-pop-in",
-          className,
-        )}
+        className={cn("z-50 min-w-56 overflow-hidden rounded-lg border border-line bg-surface p-1 shadow-pop animate-pop-in", className)}
       >
         {children}
       </RadixMenu.Content>

@@ -60,4 +60,3 @@ function errorData(error: unknown): Record<string, unknown> | null {
 export function isConflict(error: unknown): boolean {
   return errorData(error)?.code === "CONFLICT";
 }
-

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { formatConfidence, formatCost, formatDuration, formatNumber, formatTokens, plural, pluralWord, shortId, tokenSummary } from "./format";
+import {
+  formatConfidence,
+  formatCost,
+  formatDuration,
+  formatNumber,
+  formatTokens,
+  plural,
+  pluralWord,
+  shortId,
+  tokenSummary,
+} from "./format";
 
 describe("formatCost", () => {
   it("shows fractions of a cent to four decimals and dollars to two", () => {

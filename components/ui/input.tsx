@@ -10,11 +10,7 @@ export function Input({ className, ref, ...props }: InputHTMLAttributes<HTMLInpu
   return <input ref={ref} className={cn(FIELD, "h-9", className)} {...props} />;
 }
 
-export function Textarea({
-  className,
-  ref,
-  ...props
-}: TextareaHTMLAttributes<HTMLTextAreaElement> & { ref?: Ref<HTMLTextAreaElement> }) {
+export function Textarea({ className, ref, ...props }: TextareaHTMLAttributes<HTMLTextAreaElement> & { ref?: Ref<HTMLTextAreaElement> }) {
   return <textarea ref={ref} className={cn(FIELD, "min-h-24 py-2 leading-relaxed", className)} {...props} />;
 }
 

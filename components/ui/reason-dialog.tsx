@@ -120,7 +120,11 @@ function ReasonForm({
           }}
         />
       </Field>
-      {error ? <Notice tone="danger" compact>{error}</Notice> : null}
+      {error ? (
+        <Notice tone="danger" compact>
+          {error}
+        </Notice>
+      ) : null}
       <DialogFooter>
         <Button variant="secondary" onClick={onCancel}>
           Cancel

@@ -112,9 +112,7 @@ export function Select<T extends string>({
                   <Check aria-hidden className="size-3.5 text-accent" />
                 </RadixSelect.ItemIndicator>
                 <RadixSelect.ItemText>{option.label}</RadixSelect.ItemText>
-                {option.hint !== undefined ? (
-                  <span className="ml-auto pl-2 text-xs tabular-nums text-ink-faint">{option.hint}</span>
-                ) : null}
+                {option.hint !== undefined ? <span className="ml-auto pl-2 text-xs tabular-nums text-ink-faint">{option.hint}</span> : null}
               </RadixSelect.Item>
             ))}
           </RadixSelect.Viewport>

@@ -61,7 +61,10 @@ export function TextBlock({
       <div className="relative">
         {pre}
         {!open ? (
-          <div aria-hidden className="pointer-events-none absolute inset-x-0 bottom-0 h-16 bg-gradient-to-t from-[#f5f5f8] to-transparent" />
+          <div
+            aria-hidden
+            className="pointer-events-none absolute inset-x-0 bottom-0 h-16 bg-gradient-to-t from-[#f5f5f8] to-transparent"
+          />
         ) : null}
       </div>
       <div className="flex items-center gap-1 border-t border-line bg-surface/60 px-1.5 py-1">

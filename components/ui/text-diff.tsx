@@ -12,7 +12,10 @@ export function TextDiff({ segments, className }: { segments: readonly DiffSegme
     <p className={cn("whitespace-pre-wrap break-words text-sm leading-relaxed text-ink", className)}>
       {segments.map((segment, index) =>
         segment.kind === "added" ? (
-          <ins key={index} className="rounded-[3px] bg-emerald-100/80 text-emerald-950 underline decoration-emerald-600 decoration-2 underline-offset-2">
+          <ins
+            key={index}
+            className="rounded-[3px] bg-emerald-100/80 text-emerald-950 underline decoration-emerald-600 decoration-2 underline-offset-2"
+          >
             {segment.text}
           </ins>
         ) : segment.kind === "removed" ? (

@@ -1,13 +1,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  compileContext,
-  contextBulletTokens,
-  contextSectionsOf,
-  type ContextBullet,
-  type ContextSection,
-} from "./context";
+import { compileContext, contextBulletTokens, contextSectionsOf, type ContextBullet, type ContextSection } from "./context";
 import { createPlaybookState } from "./delta";
 import type { PlaybookDocument } from "./document";
 import type { BulletState } from "./history";
@@ -89,7 +83,11 @@ describe("compileContext", () => {
     const header = (name: string) => countSectionTokens(name);
     const [str1] = playbook[0]!.bullets;
     const [mis4] = playbook[2]!.bullets;
-    const twoBullets = header("common_mistakes_to_avoid") + contextBulletTokens(mis4!, true) + header("strategies_and_insights") + contextBulletTokens(str1!, true);
+    const twoBullets =
+      header("common_mistakes_to_avoid") +
+      contextBulletTokens(mis4!, true) +
+      header("strategies_and_insights") +
+      contextBulletTokens(str1!, true);
 
     const exact = compileContext(playbook, { tokenBudget: twoBullets, includeCounters: true });
     expect(exact.includedBullets).toEqual(["mis-00004", "str-00001"]);
@@ -242,7 +240,12 @@ describe("token counts without counters", () => {
       "line one\nline two",
       "<|endoftext|> special text",
     ];
-    const counters: [number, number][] = [[0, 0], [7, 2], [123, 999], [1_000, 12_345]];
+    const counters: [number, number][] = [
+      [0, 0],
+      [7, 2],
+      [123, 999],
+      [1_000, 12_345],
+    ];
     for (const content of contents) {
       for (const [helpful, harmful] of counters) {
         const b = bullet("str-00001", content, helpful, harmful);

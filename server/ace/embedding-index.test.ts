@@ -31,7 +31,9 @@ describe("embedding similarity index", () => {
     index.add("a-00001", "Retry with exponential backoff on 429.");
     index.add("a-00002", "Back off exponentially when rate limited.");
     expect(index.size).toBe(2);
-    expect(index.query("Retry with exponential backoff on 429.", { threshold: 0.5, excludeIds: new Set(["a-00001"]) }).map((m) => m.bulletId)).toEqual(["a-00002"]);
+    expect(
+      index.query("Retry with exponential backoff on 429.", { threshold: 0.5, excludeIds: new Set(["a-00001"]) }).map((m) => m.bulletId),
+    ).toEqual(["a-00002"]);
     expect(index.query("Retry with exponential backoff on 429.", { threshold: 0.5, limit: 1 }).map((m) => m.bulletId)).toEqual(["a-00001"]);
     index.remove("a-00001");
     expect(index.has("a-00001")).toBe(false);

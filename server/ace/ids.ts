@@ -54,7 +54,12 @@ export function slugForSection(name: string, existingIds: Iterable<string> = [])
   const wanted = normalizedName(name);
   const known = DEFAULT_SECTIONS.find((section) => normalizedName(section.name) === wanted);
   if (known) return known.slug;
-  return name.toLowerCase().replace(/[^a-z0-9]/g, "").slice(0, 3) || "sec";
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "")
+      .slice(0, 3) || "sec"
+  );
 }
 
 /** The prefix most of these ids share (the first seen on a tie), or null when none is numbered. */

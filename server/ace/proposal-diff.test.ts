@@ -31,7 +31,10 @@ function evolved(text: string, edit: (text: string) => string = (t) => t): Playb
   return parsePlaybook(edit(text), "ace").document;
 }
 
-function diff(file: PlaybookDocument, options: { current?: PlaybookState; format?: PlaybookFormat; base?: PlaybookState } = {}): ProposalDiff {
+function diff(
+  file: PlaybookDocument,
+  options: { current?: PlaybookState; format?: PlaybookFormat; base?: PlaybookState } = {},
+): ProposalDiff {
   return diffProposal({
     base: options.base ?? samplePlaybook(),
     current: options.current ?? samplePlaybook(),
@@ -74,7 +77,9 @@ describe("a file unchanged since its base version", () => {
 
 describe("additions", () => {
   it("adds a new bullet to its section, naming the file's id, and approving it gives the playbook's next id", () => {
-    const file = evolved(`${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00042] helpful=0 harmful=0 :: Log the request id of every failed call.`)}`);
+    const file = evolved(
+      `${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00042] helpful=0 harmful=0 :: Log the request id of every failed call.`)}`,
+    );
     const result = diff(file);
     expect(ops(result)).toEqual([{ type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call." }]);
     expect(result.operations[0]?.rationale).toBe("New in playbook.txt as [str-00042]; it gets the next id of this playbook.");
@@ -89,7 +94,9 @@ describe("additions", () => {
 
   it("does not add what an active bullet already says (the change is in ACE Studio already)", () => {
     const current = changedInStudio(bullet("str-00006", "Log the request id of every failed call.", { position: 4 }));
-    const file = evolved(`${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00042] helpful=0 harmful=0 :: Log the request id of every failed call.`)}`);
+    const file = evolved(
+      `${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00042] helpful=0 harmful=0 :: Log the request id of every failed call.`)}`,
+    );
     const result = diff(file, { current });
     expect(result.operations).toEqual([]);
     expect(result.alreadyApplied).toBe(1);
@@ -158,7 +165,9 @@ describe("sections renamed", () => {
   it("adds a bullet under a section's old name to that section as ACE Studio renamed it", () => {
     const base = samplePlaybook();
     const current: PlaybookState = { ...base, sections: [{ ...STRATEGIES, name: "Strategies" }, MISTAKES] };
-    const file = evolved(`${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00009] helpful=0 harmful=0 :: Check the order status first.`)}`);
+    const file = evolved(
+      `${BASE_TEXT.replace(LINE.three, `${LINE.three}\n[str-00009] helpful=0 harmful=0 :: Check the order status first.`)}`,
+    );
     const result = diff(file, { current });
     expect(ops(result)).toEqual([{ type: "add", section: "Strategies", content: "Check the order status first." }]);
     expect(result.conflicts).toEqual([]);
@@ -173,7 +182,8 @@ describe("sections renamed", () => {
       {
         target: STRATEGIES.id,
         label: 'Section "Strategies"',
-        message: 'Section "strategies_and_insights" was renamed to "Strategies" in ACE Studio after version 7, and to "Insights" in playbook.txt.',
+        message:
+          'Section "strategies_and_insights" was renamed to "Strategies" in ACE Studio after version 7, and to "Insights" in playbook.txt.',
       },
     ]);
   });
@@ -246,7 +256,9 @@ describe("counters", () => {
         {
           name: "strategies_and_insights",
           slug: "str",
-          bullets: [{ id: "str-00001", content: sample("str-00001").content, counters: { helpful: 4, harmful: 1, neutral: 5 }, status: "active" }],
+          bullets: [
+            { id: "str-00001", content: sample("str-00001").content, counters: { helpful: 4, harmful: 1, neutral: 5 }, status: "active" },
+          ],
         },
       ],
       hints: {},
@@ -266,7 +278,10 @@ describe("counters", () => {
 describe("changes on both sides", () => {
   it("proposes the file's edit of a bullet ACE Studio edited too, and flags it as a conflict", () => {
     const current = changedInStudio({ ...sample("str-00001"), content: "Read the docs first." });
-    const result = diff(evolved(BASE_TEXT, (t) => t.replace("Read the API documentation", "Read the API reference")), { current });
+    const result = diff(
+      evolved(BASE_TEXT, (t) => t.replace("Read the API documentation", "Read the API reference")),
+      { current },
+    );
     expect(ops(result)).toEqual([
       { type: "update", bulletId: "str-00001", content: "Read the API reference before calling an unfamiliar endpoint." },
     ]);
@@ -274,7 +289,8 @@ describe("changes on both sides", () => {
       {
         target: "str-00001",
         label: "[str-00001]",
-        message: "[str-00001] changed in ACE Studio after version 7 (content) and in playbook.txt (content); review it against the current bullet.",
+        message:
+          "[str-00001] changed in ACE Studio after version 7 (content) and in playbook.txt (content); review it against the current bullet.",
       },
     ]);
     expect(result.operations[0]?.rationale).toBe(
@@ -292,7 +308,10 @@ describe("changes on both sides", () => {
   it("proposes nothing for an edit both sides made alike", () => {
     const edited = "Read the API reference before calling an unfamiliar endpoint.";
     const current = changedInStudio({ ...sample("str-00001"), content: edited });
-    const result = diff(evolved(BASE_TEXT, (t) => t.replace("Read the API documentation", "Read the API reference")), { current });
+    const result = diff(
+      evolved(BASE_TEXT, (t) => t.replace("Read the API documentation", "Read the API reference")),
+      { current },
+    );
     expect(result.operations).toEqual([]);
     expect(result.conflicts).toEqual([]);
     expect(result.alreadyApplied).toBe(1);

@@ -237,7 +237,12 @@ function matchSections(base: PlaybookState, sections: readonly SectionDoc[]): (s
     matched[index] = section.id;
     taken.add(section.id);
   };
-  sections.forEach((section, index) => claim(index, base.sections.find((b) => b.name === section.name && !taken.has(b.id))));
+  sections.forEach((section, index) =>
+    claim(
+      index,
+      base.sections.find((b) => b.name === section.name && !taken.has(b.id)),
+    ),
+  );
   sections.forEach((section, index) => {
     if (matched[index] !== undefined) return;
     const votes = new Map<string, number>();
@@ -246,15 +251,16 @@ function matchSections(base: PlaybookState, sections: readonly SectionDoc[]): (s
       if (was && !taken.has(was.sectionId)) votes.set(was.sectionId, (votes.get(was.sectionId) ?? 0) + 1);
     }
     // Most votes; a tie goes to the earlier base section.
-    const best = base.sections
-      .filter((b) => (votes.get(b.id) ?? 0) > 0)
-      .sort((a, b) => (votes.get(b.id) ?? 0) - (votes.get(a.id) ?? 0))[0];
+    const best = base.sections.filter((b) => (votes.get(b.id) ?? 0) > 0).sort((a, b) => (votes.get(b.id) ?? 0) - (votes.get(a.id) ?? 0))[0];
     claim(index, best);
   });
   sections.forEach((section, index) => {
     if (matched[index] !== undefined) return;
     const key = sectionKey(section.name);
-    claim(index, base.sections.find((b) => !taken.has(b.id) && sectionKey(b.name) === key));
+    claim(
+      index,
+      base.sections.find((b) => !taken.has(b.id) && sectionKey(b.name) === key),
+    );
   });
   return matched;
 }
@@ -336,7 +342,10 @@ function changesFor(args: {
   if (was.status === "archived") {
     if (now.status === "active") result.alreadyApplied += 1;
     else {
-      result.operations.push({ operation: { type: "restore", bulletId: id }, rationale: `Archived in version ${baseVersion}, active in ${source}.` });
+      result.operations.push({
+        operation: { type: "restore", bulletId: id },
+        rationale: `Archived in version ${baseVersion}, active in ${source}.`,
+      });
       result.what.push("restored");
     }
   }
@@ -354,7 +363,9 @@ function changesFor(args: {
   }
   if (sectionBaseId !== was.sectionId) {
     const destination =
-      sectionBaseId !== undefined ? sectionBaseId : current.sections.find((section) => sectionKey(section.name) === sectionKey(targetName))?.id;
+      sectionBaseId !== undefined
+        ? sectionBaseId
+        : current.sections.find((section) => sectionKey(section.name) === sectionKey(targetName))?.id;
     if (destination !== undefined && destination === now.sectionId) result.alreadyApplied += 1;
     else {
       update.section = targetName;

@@ -70,10 +70,9 @@ describe("the bullet cap", () => {
   });
 
   it("breaks score ties by age, oldest (lowest id number) first", () => {
-    expect(prunedIds([counted("str-00003", 1, 0), counted("str-00001", 1, 0), counted("str-00002", 1, 0)], { ...policy, maxBullets: 1 })).toEqual([
-      "str-00001",
-      "str-00002",
-    ]);
+    expect(
+      prunedIds([counted("str-00003", 1, 0), counted("str-00001", 1, 0), counted("str-00002", 1, 0)], { ...policy, maxBullets: 1 }),
+    ).toEqual(["str-00001", "str-00002"]);
   });
 
   it("takes age from a caller's createdAt when given", () => {
@@ -85,7 +84,12 @@ describe("the bullet cap", () => {
 
   it("counts bullets the ratio rules already remove, once, and bullets without counters with a score of 0", () => {
     const proposals = proposePruning(
-      stateOf(counted("str-00001", 0, 4), counted("str-00002", 2, 0), counted("str-00003", 0, 0, 0, { countersKnown: false }), counted("str-00004", 1, 0)),
+      stateOf(
+        counted("str-00001", 0, 4),
+        counted("str-00002", 2, 0),
+        counted("str-00003", 0, 0, 0, { countersKnown: false }),
+        counted("str-00004", 1, 0),
+      ),
       policy,
     );
     expect(proposals.map((op) => op.bulletId)).toEqual(["str-00001", "str-00003"]);

@@ -21,19 +21,16 @@ export function redoChanges(state: PlaybookState, changes: readonly VersionChang
 
 /** Changes that undo `changes` when redone: for a rollback version. */
 export function inverseChanges(changes: readonly VersionChange[]): VersionChange[] {
-  return [...changes].reverse().map((change): VersionChange =>
-    change.entity === "section"
-      ? { entity: "section", id: change.id, before: change.after, after: change.before }
-      : { entity: "bullet", id: change.id, before: change.after, after: change.before },
-  );
+  return [...changes]
+    .reverse()
+    .map((change): VersionChange =>
+      change.entity === "section"
+        ? { entity: "section", id: change.id, before: change.after, after: change.before }
+        : { entity: "bullet", id: change.id, before: change.after, after: change.before },
+    );
 }
 
-function replay(
-  state: PlaybookState,
-  changes: readonly VersionChange[],
-  side: "before" | "after",
-  counterFloor: number,
-): PlaybookState {
+function replay(state: PlaybookState, changes: readonly VersionChange[], side: "before" | "after", counterFloor: number): PlaybookState {
   const bullets = new Map(state.bullets);
   const sections = new Map(state.sections.map((section) => [section.id, section]));
   for (const change of changes) {

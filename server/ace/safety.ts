@@ -104,8 +104,7 @@ const RULES: readonly Rule[] = [
   {
     kind: "role_marker",
     // Chat-template special tokens of ChatML, Llama 3 and friends.
-    pattern:
-      /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>/giu,
+    pattern: /<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>/giu,
     message: "Contains a chat-template token that can fake a new message with another role.",
   },
   {
@@ -123,7 +122,7 @@ const RULES: readonly Rule[] = [
     kind: "role_marker",
     // "### Instruction", "## System prompt:" as a header of its own (not "## SYSTEM DESIGN NOTES").
     pattern: /(?:^|\n)[ \t]*#{1,6}[ \t]*(?:new[ \t]+)?(?:instructions?|system(?:[ \t]+prompt)?)[ \t]*:?[ \t]*(?=\n|$)/giu,
-    message: "Contains an instruction-template header (\"### Instruction\") that can start a fake prompt.",
+    message: 'Contains an instruction-template header ("### Instruction") that can start a fake prompt.',
   },
   {
     kind: "hidden_text",
@@ -175,7 +174,8 @@ const RULES: readonly Rule[] = [
   },
 ];
 
-const NEGATION = /\b(?:never|not|don't|dont|do not|avoid|without|no|refuse to|must not|mustn't|shouldn't|should not|cannot|can't)\b[^.\n]*$/iu;
+const NEGATION =
+  /\b(?:never|not|don't|dont|do not|avoid|without|no|refuse to|must not|mustn't|shouldn't|should not|cannot|can't)\b[^.\n]*$/iu;
 const MAX_FINDINGS = 20;
 
 /** Signs of prompt injection in the text, in order of appearance; [] for ordinary text. */
@@ -229,13 +229,11 @@ function showInvisible(text: string): string {
 export function injectionFindings(operations: readonly DeltaOperation[]): Finding[][] {
   return operations.map((operation, operationIndex) => {
     const text = "content" in operation && typeof operation.content === "string" ? operation.content : "";
-    return detectPromptInjection(text).map(
-      (found): Finding => ({
-        operationIndex,
-        severity: "warning",
-        kind: "prompt_injection",
-        message: `Operation ${operationIndex + 1} (${operation.type}): ${found.message} (“${found.excerpt}”). Read it before approving.`,
-      }),
-    );
+    return detectPromptInjection(text).map((found): Finding => ({
+      operationIndex,
+      severity: "warning",
+      kind: "prompt_injection",
+      message: `Operation ${operationIndex + 1} (${operation.type}): ${found.message} (“${found.excerpt}”). Read it before approving.`,
+    }));
   });
 }

@@ -4,7 +4,6 @@
 export const BULLET_SIGNALS = ["high_performing", "problematic", "unused", "in_use", "untracked"] as const;
 export type BulletSignal = (typeof BULLET_SIGNALS)[number];
 
-
 export interface CounterState {
   helpful: number;
   harmful: number;

@@ -65,7 +65,13 @@ describe("the index", () => {
 
   it("counts a score exactly at the threshold as a match, and not a hair above it", () => {
     // Injected vectors with an exactly representable cosine: (1, 0) · (0.6, 0.8) = 0.6.
-    const vectors: Record<string, SparseVector> = { a: unit([["x", 1]]), b: unit([["x", 0.6], ["y", 0.8]]) };
+    const vectors: Record<string, SparseVector> = {
+      a: unit([["x", 1]]),
+      b: unit([
+        ["x", 0.6],
+        ["y", 0.8],
+      ]),
+    };
     const index = createSimilarityIndex({ vectorize: (text) => vectors[text] ?? new Map() });
     index.add("str-00001", "b");
     expect(index.query("a", { threshold: 0.6 })).toEqual([{ bulletId: "str-00001", score: 0.6 }]);
@@ -124,7 +130,14 @@ describe("the index", () => {
     }
     const scoresOf = bruteForce(current);
     const random = lcg(3);
-    const queries = [...current.filter((content) => content !== "").slice(0, 25).map((content) => reword(content, random)), "retry", "Retry!"];
+    const queries = [
+      ...current
+        .filter((content) => content !== "")
+        .slice(0, 25)
+        .map((content) => reword(content, random)),
+      "retry",
+      "Retry!",
+    ];
     for (const query of queries) {
       const scores = scoresOf(query);
       for (const threshold of [0.6, 0.8, 0.85, 0.95]) expectFound(index, query, scores, threshold);

@@ -144,9 +144,7 @@ export interface VectorBlocks {
 
 const NGRAM_BLOCKS: VectorBlocks = {
   of: (key) => key.charAt(0),
-  caps: Object.fromEntries(
-    (Object.keys(MARK) as Family[]).map((family) => [MARK[family], Math.sqrt(FEATURE_WEIGHTS[family])]),
-  ),
+  caps: Object.fromEntries((Object.keys(MARK) as Family[]).map((family) => [MARK[family], Math.sqrt(FEATURE_WEIGHTS[family])])),
 };
 // Any unit vector fits one block of length 1: plain Cauchy–Schwarz.
 const ONE_BLOCK: VectorBlocks = { of: () => "", caps: { "": 1 } };

@@ -63,30 +63,45 @@ describe("figuresOfState", () => {
 
 describe("advanceFigures", () => {
   const steps: [string, DeltaOperation[]][] = [
-    ["add to both sections", [
-      { type: "add", section: "strategies_and_insights", content: "Cache the access token per user." },
-      { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." },
-    ]],
-    ["tag counters", [
-      { type: "tag", bulletId: "str-00001", helpful: 2 },
-      { type: "tag", bulletId: "mis-00004", harmful: 1, neutral: 1 },
-      { type: "tag", bulletId: "str-00003", helpful: 1 },
-    ]],
-    ["edit and move", [
-      { type: "update", bulletId: "str-00002", content: "Paginate until a page comes back empty, then stop." },
-      { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
-    ]],
-    ["remove and restore", [
-      { type: "remove", bulletId: "mis-00004", reason: "Obsolete" },
-      { type: "restore", bulletId: "str-00005" },
-    ]],
+    [
+      "add to both sections",
+      [
+        { type: "add", section: "strategies_and_insights", content: "Cache the access token per user." },
+        { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." },
+      ],
+    ],
+    [
+      "tag counters",
+      [
+        { type: "tag", bulletId: "str-00001", helpful: 2 },
+        { type: "tag", bulletId: "mis-00004", harmful: 1, neutral: 1 },
+        { type: "tag", bulletId: "str-00003", helpful: 1 },
+      ],
+    ],
+    [
+      "edit and move",
+      [
+        { type: "update", bulletId: "str-00002", content: "Paginate until a page comes back empty, then stop." },
+        { type: "update", bulletId: "str-00001", section: "common_mistakes_to_avoid" },
+      ],
+    ],
+    [
+      "remove and restore",
+      [
+        { type: "remove", bulletId: "mis-00004", reason: "Obsolete" },
+        { type: "restore", bulletId: "str-00005" },
+      ],
+    ],
     ["merge", [{ type: "merge", bulletIds: ["str-00002", "str-00005"], into: "str-00002", content: "Paginate; check timezones." }]],
-    ["sections", [
-      { type: "add_section", name: "tools" },
-      { type: "add", section: "tools", content: "The refund tool needs the order id, not the customer id." },
-      { type: "rename_section", section: "common_mistakes_to_avoid", name: "pitfalls" },
-      { type: "move_section", section: "tools", position: 0 },
-    ]],
+    [
+      "sections",
+      [
+        { type: "add_section", name: "tools" },
+        { type: "add", section: "tools", content: "The refund tool needs the order id, not the customer id." },
+        { type: "rename_section", section: "common_mistakes_to_avoid", name: "pitfalls" },
+        { type: "move_section", section: "tools", position: 0 },
+      ],
+    ],
   ];
 
   it("after each kind of delta, agrees with the figures of the new state", () => {
@@ -129,7 +144,14 @@ describe("describeChanges", () => {
   const changesOf = (ops: DeltaOperation[]) => applyDelta(samplePlaybook(), ops, testOptions()).changes;
 
   it("a reflection's tags change counters only", () => {
-    expect(describeChanges(changesOf([{ type: "tag", bulletId: "str-00001", helpful: 1 }, { type: "tag", bulletId: "mis-00004", harmful: 2 }]))).toEqual({
+    expect(
+      describeChanges(
+        changesOf([
+          { type: "tag", bulletId: "str-00001", helpful: 1 },
+          { type: "tag", bulletId: "mis-00004", harmful: 2 },
+        ]),
+      ),
+    ).toEqual({
       contentChanged: false,
       countersChanged: true,
       operations: { tag: 2 },
@@ -152,7 +174,9 @@ describe("describeChanges", () => {
   });
 
   it("a merge counts once, not as removals and an update; its summed counters change counters", () => {
-    const changes = changesOf([{ type: "merge", bulletIds: ["str-00001", "str-00002"], into: "str-00001", content: "Read docs; paginate." }]);
+    const changes = changesOf([
+      { type: "merge", bulletIds: ["str-00001", "str-00002"], into: "str-00001", content: "Read docs; paginate." },
+    ]);
     expect(describeChanges(changes)).toEqual({ contentChanged: true, countersChanged: true, operations: { merge: 1 } });
   });
 
@@ -161,7 +185,11 @@ describe("describeChanges", () => {
       { type: "add_section", name: "tools" },
       { type: "rename_section", section: "common_mistakes_to_avoid", name: "pitfalls" },
     ]);
-    expect(describeChanges(changes)).toEqual({ contentChanged: true, countersChanged: false, operations: { add_section: 1, rename_section: 1 } });
+    expect(describeChanges(changes)).toEqual({
+      contentChanged: true,
+      countersChanged: false,
+      operations: { add_section: 1, rename_section: 1 },
+    });
   });
 
   it("a settings version records no changes: neither content nor counters", () => {

@@ -22,11 +22,15 @@ export const CONTEXT_TARGET: Target = { maxMs: 50 };
 /** What the route does with a query string and an If-None-Match header. */
 async function serveContext(engine: BenchEngine, name: string, query: string, ifNoneMatch: string | null) {
   const options = parseContextQuery(new URLSearchParams(query));
-  const target = await resolveContextTarget(engine.db, { name }, {
-    budget: options.budget,
-    includeCounters: options.counters,
-    format: options.format,
-  });
+  const target = await resolveContextTarget(
+    engine.db,
+    { name },
+    {
+      budget: options.budget,
+      includeCounters: options.counters,
+      format: options.format,
+    },
+  );
   if (matchesIfNoneMatch(ifNoneMatch, target.etag)) return { status: 304 as const, etag: target.etag };
   const { result, etag } = await compileTarget(engine.db, target);
   return { status: 200 as const, etag, result };
@@ -64,8 +68,14 @@ export async function contextBenchmarks(
       const first = await serveContext(engine, name, query, null);
       check(first.status === 200, "expected the context, got a 304");
       const { result } = first;
-      check(result.bulletCount === synthetic.bulletCount, `expected ${synthetic.bulletCount} active bullets, the context counts ${result.bulletCount}`);
-      check(result.includedBullets > 0 && result.tokens <= budget, `${result.includedBullets} bullets in ${result.tokens} tokens, budget ${budget}`);
+      check(
+        result.bulletCount === synthetic.bulletCount,
+        `expected ${synthetic.bulletCount} active bullets, the context counts ${result.bulletCount}`,
+      );
+      check(
+        result.includedBullets > 0 && result.tokens <= budget,
+        `${result.includedBullets} bullets in ${result.tokens} tokens, budget ${budget}`,
+      );
       check(
         query === "" ? /helpful=\d+ harmful=\d+/.test(result.context) : !/helpful=\d/.test(result.context),
         `the context ${query === "" ? "lacks" : "has"} counters`,
@@ -95,14 +105,25 @@ export async function contextBenchmarks(
   // three bullets, applied untimed) makes a new version, and the next fetch compiles it.
   const afterTags = `Compiled context, ${count} bullets: compile after a counter update`;
   await guarded(record, afterTags, engine.name, async () => {
-    const { result } = await compileTarget(engine.db, await resolveContextTarget(engine.db, { name }, { includeCounters: true, format: "json" }));
+    const { result } = await compileTarget(
+      engine.db,
+      await resolveContextTarget(engine.db, { name }, { includeCounters: true, format: "json" }),
+    );
     const ids = [...result.context.matchAll(/^\[([^\]]+)\]/gm)].map((match) => match[1] as string).slice(0, 30);
     check(ids.length === 30, `expected 30 bullet ids in the context, found ${ids.length}`);
     let expectedVersion = result.version;
     const samples = await measurePrepared(
       async (call) => {
-        const operations = [0, 1, 2].map((k) => ({ type: "tag" as const, bulletId: ids[(call * 3 + k) % ids.length] as string, helpful: 1 }));
-        const outcome = await editPlaybook(engine.db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark tags ${call}`, operations }));
+        const operations = [0, 1, 2].map((k) => ({
+          type: "tag" as const,
+          bulletId: ids[(call * 3 + k) % ids.length] as string,
+          helpful: 1,
+        }));
+        const outcome = await editPlaybook(
+          engine.db,
+          ACTOR,
+          editDeltaInput.parse({ playbookId, reason: `Benchmark tags ${call}`, operations }),
+        );
         check(outcome.status === "applied", `the counter update was ${outcome.status}`);
         expectedVersion += 1;
       },

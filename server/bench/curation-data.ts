@@ -83,7 +83,8 @@ export function deltaSource(corpus: CurationCorpus, seed = 0xde17a): DeltaSource
     const round = made;
     const ops: DeltaOperation[] = [];
     for (let i = 0; i < DELTA_MIX.edit; i++) ops.push({ type: "update", bulletId: take().externalId, content: `Always ${sentence(14)}.` });
-    for (let i = 0; i < DELTA_MIX.tag; i++) ops.push({ type: "tag", bulletId: take().externalId, helpful: 1, harmful: i % 3 === 0 ? 1 : 0 });
+    for (let i = 0; i < DELTA_MIX.tag; i++)
+      ops.push({ type: "tag", bulletId: take().externalId, helpful: 1, harmful: i % 3 === 0 ? 1 : 0 });
     for (let i = 0; i < DELTA_MIX.add; i++) {
       ops.push({ type: "add", section: names[(round * DELTA_MIX.add + i) % names.length] as string, content: `When ${sentence(14)}.` });
     }
@@ -92,7 +93,8 @@ export function deltaSource(corpus: CurationCorpus, seed = 0xde17a): DeltaSource
       const others = names.filter((name) => name !== nameOf.get(bullet.sectionId));
       ops.push({ type: "update", bulletId: bullet.externalId, section: others[(round + i) % others.length] as string });
     }
-    for (let i = 0; i < DELTA_MIX.remove; i++) ops.push({ type: "remove", bulletId: take().externalId, reason: `Delta ${round}: superseded.` });
+    for (let i = 0; i < DELTA_MIX.remove; i++)
+      ops.push({ type: "remove", bulletId: take().externalId, reason: `Delta ${round}: superseded.` });
     for (let i = 0; i < DELTA_MIX.merge; i++) {
       const kept = take();
       const source = take();
@@ -140,7 +142,10 @@ function reword(content: string, random: () => number): string {
  * `count` different new bullets: `rewordings` of them reword an active bullet of the playbook, the
  * others are new lessons in the playbook's own vocabulary and lengths (another seed of its generator).
  */
-export function newBullets(corpus: CurationCorpus, { count, rewordings, seed }: { count: number; rewordings: number; seed: number }): NewBullet[] {
+export function newBullets(
+  corpus: CurationCorpus,
+  { count, rewordings, seed }: { count: number; rewordings: number; seed: number },
+): NewBullet[] {
   const random = seededRandom(seed);
   const active = corpus.bullets.filter((bullet) => bullet.status === "active");
   const existing = new Set(active.map((bullet) => bullet.content));

@@ -86,9 +86,7 @@ export async function curationBenchmarks(
   };
   const edit = async () => {
     const operations = deltas.next();
-    expectApplied(
-      await editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })),
-    );
+    expectApplied(await editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })));
   };
 
   // Nothing before this loaded the playbook into the deltas service's state cache (the page and export read rows).
@@ -280,12 +278,7 @@ export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: 
       stateTokenCount,
       newSectionId: randomUUID,
     };
-    const samples = await measure(
-      async () => (state = applyDeltas(state, options, deltas.next, 1)),
-      plan,
-      CALL_TIMEOUT_MS,
-      engineName,
-    );
+    const samples = await measure(async () => (state = applyDeltas(state, options, deltas.next, 1)), plan, CALL_TIMEOUT_MS, engineName);
     record({
       kind: "measured",
       benchmark: engineName,

@@ -67,10 +67,10 @@ export async function cycleBenchmark(engine: BenchEngine, plan: CyclePlan, recor
         handlers: runHandlers(),
         concurrency: 2,
         logger: {
-        info: () => undefined,
-        warn: (message, meta) => console.warn(`[bench] jobs: ${message}`, meta ?? ""),
-        error: (message, meta) => console.error(`[bench] jobs: ${message}`, meta ?? ""),
-      },
+          info: () => undefined,
+          warn: (message, meta) => console.warn(`[bench] jobs: ${message}`, meta ?? ""),
+          error: (message, meta) => console.error(`[bench] jobs: ${message}`, meta ?? ""),
+        },
       });
       for (let round = 0; round < rounds; round++) {
         const result = await ingestTraces(db, parseTraceBody({ traces: traces.next(n) }), { source: "api" });
@@ -85,7 +85,10 @@ export async function cycleBenchmark(engine: BenchEngine, plan: CyclePlan, recor
       const curators = runs.filter((run) => run.role === "curator");
       check(runs.length === rounds * (n + 1), `expected ${rounds * n} reflector and ${rounds} curator runs, found ${runs.length} runs`);
       check(curators.length === rounds, `expected ${rounds} curator runs, found ${curators.length}`);
-      check(runs.every((run) => run.provider === "openai" && run.inputTokens > 0), "a run did not go through the mock provider");
+      check(
+        runs.every((run) => run.provider === "openai" && run.inputTokens > 0),
+        "a run did not go through the mock provider",
+      );
       for (const curator of curators) {
         const detail = await getRun(db, curator.id);
         check(detail.reflectionRunIds.length === n, `a curator run read ${detail.reflectionRunIds.length} reflections, not ${n}`);

@@ -183,7 +183,10 @@ export async function pageBenchmarks(
       verify: ({ items }) => {
         const scores = items.map((item) => item.helpful - item.harmful);
         check(items.length === 200, `expected 200 bullets, got ${items.length}`);
-        check(scores.every((score, i) => i === 0 || score <= (scores[i - 1] ?? score)), "bullets are not in descending score order");
+        check(
+          scores.every((score, i) => i === 0 || score <= (scores[i - 1] ?? score)),
+          "bullets are not in descending score order",
+        );
       },
     },
   ];

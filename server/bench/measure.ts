@@ -27,12 +27,7 @@ export async function timeOnce(work: () => Promise<unknown>, timeoutMs: number, 
 }
 
 /** `plan.warmup` untimed calls, then `plan.runs` timed ones; `work` gets the index of the call. */
-export function measure(
-  work: (call: number) => Promise<unknown>,
-  plan: RunPlan,
-  timeoutMs: number,
-  what: string,
-): Promise<number[]> {
+export function measure(work: (call: number) => Promise<unknown>, plan: RunPlan, timeoutMs: number, what: string): Promise<number[]> {
   return measurePrepared(async (call) => call, work, plan, timeoutMs, what);
 }
 

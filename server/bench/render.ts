@@ -148,7 +148,9 @@ async function waitUntilServing(server: Server, url: string): Promise<void> {
     }
     await sleep(500);
   }
-  throw new Error(`next start did not serve ${url} within ${SERVER_START_TIMEOUT_MS / 1000} s (${lastProblem}). Server output:\n${server.output()}`);
+  throw new Error(
+    `next start did not serve ${url} within ${SERVER_START_TIMEOUT_MS / 1000} s (${lastProblem}). Server output:\n${server.output()}`,
+  );
 }
 
 function xpathLiteral(text: string): string {
@@ -220,11 +222,7 @@ export async function loadOnce(browser: Browser, url: string, firstBulletId: str
   }
 }
 
-export async function renderBenchmark(
-  synthetic: SyntheticPlaybook,
-  plan: RunPlan,
-  cleanups: Cleanups,
-): Promise<BenchResult[]> {
+export async function renderBenchmark(synthetic: SyntheticPlaybook, plan: RunPlan, cleanups: Cleanups): Promise<BenchResult[]> {
   if (!existsSync(path.join(REPO_ROOT, ".next", "BUILD_ID"))) {
     const reason = "No production build (.next/BUILD_ID is missing): `npx next build` must run first.";
     console.log(`[bench] ${reason} Skipping the render benchmark.`);
@@ -234,7 +232,9 @@ export async function renderBenchmark(
     return [{ kind: "error", benchmark: BENCHMARK, engine: ENGINE, message: `Chromium is not at ${CHROMIUM} (set CHROMIUM_PATH).` }];
   }
   if (await portInUse(PORT)) {
-    return [{ kind: "error", benchmark: BENCHMARK, engine: ENGINE, message: `Port ${PORT} is taken; stop whatever listens there and rerun.` }];
+    return [
+      { kind: "error", benchmark: BENCHMARK, engine: ENGINE, message: `Port ${PORT} is taken; stop whatever listens there and rerun.` },
+    ];
   }
 
   const dataDir = await makeTempDir("render");
@@ -271,7 +271,11 @@ export async function renderBenchmark(
     server = startServer(dataDir);
     await waitUntilServing(server, `${origin}/playbooks`); // the index: up, without touching the big playbook yet
 
-    browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }), 60_000, "Launching Chromium");
+    browser = await withTimeout(
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }),
+      60_000,
+      "Launching Chromium",
+    );
     const version = browser.version();
     // What a person sees right after importing: the server's first look at this playbook version.
     const cold = await withTimeout(loadOnce(browser, url, firstBulletId), 90_000, "The first load");
@@ -279,7 +283,10 @@ export async function renderBenchmark(
     const loads: Load[] = [];
     for (let i = 0; i < plan.runs; i++) loads.push(await withTimeout(loadOnce(browser, url, firstBulletId), 90_000, "A timed load"));
 
-    const ttfb = percentile(loads.map((load) => load.responseStartMs), 50);
+    const ttfb = percentile(
+      loads.map((load) => load.responseStartMs),
+      50,
+    );
     return [
       {
         kind: "measured",

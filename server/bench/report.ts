@@ -52,7 +52,10 @@ export interface Machine {
 
 /** 1, 5 and 15 minute load averages: above the core count, other work competed for the CPU. */
 export function loadAverage(): string {
-  return os.loadavg().map((value) => value.toFixed(2)).join(" / ");
+  return os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" / ");
 }
 
 function cpuModel(): string {

@@ -151,7 +151,12 @@ async function runDatabaseBenchmarks(
     } catch (error) {
       console.error(`[bench] could not open ${name}:`, error);
       engines.push(`${name}: failed to open`);
-      record({ kind: "error", benchmark: "Database benchmarks", engine: name, message: `Could not open ${name}: ${(error as Error).message}` });
+      record({
+        kind: "error",
+        benchmark: "Database benchmarks",
+        engine: name,
+        message: `Could not open ${name}: ${(error as Error).message}`,
+      });
       continue;
     }
     if (typeof engine === "string") {

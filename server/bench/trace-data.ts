@@ -205,7 +205,8 @@ export function traceSource({
   idPrefix: string;
   seed?: number;
 }): TraceSource {
-  if (bulletIds.length < CITED_BULLETS.max) throw new Error(`Traces cite up to ${CITED_BULLETS.max} bullets; the playbook has ${bulletIds.length}.`);
+  if (bulletIds.length < CITED_BULLETS.max)
+    throw new Error(`Traces cite up to ${CITED_BULLETS.max} bullets; the playbook has ${bulletIds.length}.`);
   const random = seededRandom(seed);
   let made = 0;
 
@@ -224,7 +225,9 @@ export function traceSource({
       steps.push(text);
       length += text.length + 9;
     }
-    steps.push(`Everything checked out, so I ${task.answer === null ? "completed the task" : "returned the answer"} with apis.supervisor.complete_task.`);
+    steps.push(
+      `Everything checked out, so I ${task.answer === null ? "completed the task" : "returned the answer"} with apis.supervisor.complete_task.`,
+    );
     const reasoning = steps.map((text, index) => `Step ${index + 1}: ${text}`).join("\n");
 
     const roll = random();
@@ -259,7 +262,12 @@ export function traceSource({
       feedback,
       durationMs: int(random, 4_000, 90_000),
       usage: { inputTokens: int(random, 4_000, 20_000), outputTokens: int(random, 300, 2_000) },
-      metadata: { agent: "appworld-react", model: "gpt-4.1", taskId: `appworld-${int(random, 100_000, 999_999).toString(16)}`, steps: steps.length },
+      metadata: {
+        agent: "appworld-react",
+        model: "gpt-4.1",
+        taskId: `appworld-${int(random, 100_000, 999_999).toString(16)}`,
+        steps: steps.length,
+      },
     };
   };
 

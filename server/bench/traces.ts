@@ -94,10 +94,7 @@ export async function traceBenchmarks(engine: BenchEngine, plans: TracePlans, re
 
   // Every trace stored queued its reflection, and nothing ran it.
   await guarded(record, "Ingest traces: queued reflections", engine.name, async () => {
-    const [runs, jobs] = await Promise.all([
-      listRuns(db, listRunsInput.parse({ playbookId, limit: 1 })),
-      queueStats(db, { playbookId }),
-    ]);
+    const [runs, jobs] = await Promise.all([listRuns(db, listRunsInput.parse({ playbookId, limit: 1 })), queueStats(db, { playbookId })]);
     check(runs.total === stored, `expected ${stored} queued reflector runs, found ${runs.total}`);
     check(jobs.byStatus.queued === stored, `expected ${stored} queued jobs, found ${jobs.byStatus.queued}`);
     check(jobs.total === jobs.byStatus.queued, "a worker claimed jobs during the benchmark");

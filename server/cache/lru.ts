@@ -21,7 +21,8 @@ export function createByteBoundedCache<K extends NonNullable<unknown>, V extends
   options: ByteBoundedCacheOptions<K, V>,
 ): LRUCache<K, V> {
   const { maxBytes, sizeOf, onRemove } = options;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`A cache's maxBytes must be a positive whole number, got ${maxBytes}.`);
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1)
+    throw new RangeError(`A cache's maxBytes must be a positive whole number, got ${maxBytes}.`);
   return new LRUCache<K, V>({
     maxSize: maxBytes,
     // lru-cache wants a positive whole number; an estimate may be neither.

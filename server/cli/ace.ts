@@ -15,7 +15,14 @@ import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
 import { AppError } from "@/server/errors/app-error";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
 import { cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
-import { PLAYBOOK_FORMATS, type ExportResult, type ImportPlaybookInput, type ImportResult, type PlaybookFormat, type PlaybookListItem } from "@/server/playbooks/schemas";
+import {
+  PLAYBOOK_FORMATS,
+  type ExportResult,
+  type ImportPlaybookInput,
+  type ImportResult,
+  type PlaybookFormat,
+  type PlaybookListItem,
+} from "@/server/playbooks/schemas";
 
 const USAGE = `ACE Studio CLI
 
@@ -110,10 +117,24 @@ async function runList(backend: Backend): Promise<void> {
     console.log(`No playbooks yet in ${backend.describe}. Import one: npm run ace -- import <file>`);
     return;
   }
-  const rows = playbooks.map((p) => [p.name, p.agentLabel, String(p.bulletCount), String(p.sectionCount), p.sourceFormat, `v${p.version}`, p.updatedAt.toISOString()]);
+  const rows = playbooks.map((p) => [
+    p.name,
+    p.agentLabel,
+    String(p.bulletCount),
+    String(p.sectionCount),
+    p.sourceFormat,
+    `v${p.version}`,
+    p.updatedAt.toISOString(),
+  ]);
   const header = ["NAME", "AGENT", "BULLETS", "SECTIONS", "FORMAT", "VERSION", "UPDATED"];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  for (const row of [header, ...rows]) console.log(row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd());
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join("  ")
+        .trimEnd(),
+    );
 }
 
 type ImportOptions = { playbook?: string; format?: string; merge?: boolean; replace?: boolean; propose?: boolean; base?: string };
@@ -134,7 +155,10 @@ async function runImport(backend: Backend, file: string, options: ImportOptions)
   const existing = await findPlaybook(backend, name);
   const mode = options.replace ? "replace" : options.merge ? "merge" : options.propose ? "propose" : null;
   if (existing && !mode) {
-    throw new AppError("CONFLICT", `A playbook named "${name}" already exists. Add --merge, --replace or --propose to import into it, or choose another name with --playbook.`);
+    throw new AppError(
+      "CONFLICT",
+      `A playbook named "${name}" already exists. Add --merge, --replace or --propose to import into it, or choose another name with --playbook.`,
+    );
   }
   if (!existing && mode) throw new AppError("NOT_FOUND", `There is no playbook named "${name}" to ${mode} into.`);
   const baseVersion = options.base === undefined ? {} : { baseVersion: Number(options.base) };
@@ -147,11 +171,15 @@ async function runImport(backend: Backend, file: string, options: ImportOptions)
   const { proposal } = result;
   for (const warning of result.warnings) console.error(`note: ${warning}`);
   if (proposal) {
-    console.error(proposal.deltaId ? `${proposal.message}\nDelta ${proposal.deltaId} waits in the review queue of "${result.name}".` : proposal.message);
+    console.error(
+      proposal.deltaId ? `${proposal.message}\nDelta ${proposal.deltaId} waits in the review queue of "${result.name}".` : proposal.message,
+    );
     for (const conflict of proposal.conflicts) console.error(`  conflict: ${conflict.message}`);
     return;
   }
-  console.error(`Imported ${fileName} (${result.format}) into "${result.name}": ${result.bulletCount} bullets in ${result.sectionCount} sections, version ${result.version}.`);
+  console.error(
+    `Imported ${fileName} (${result.format}) into "${result.name}": ${result.bulletCount} bullets in ${result.sectionCount} sections, version ${result.version}.`,
+  );
 }
 
 async function runExport(backend: Backend, nameOrId: string, options: { format?: string; kayba?: string; out?: string }): Promise<void> {
@@ -217,7 +245,8 @@ async function main(argv: string[]): Promise<number> {
  * its message, and where it happened only with --debug.
  */
 function explain(error: unknown): { message: string; fault: boolean } {
-  if (error instanceof AppError || error instanceof DatabaseConfigError || error instanceof DatabaseBusyError) return { message: error.message, fault: false };
+  if (error instanceof AppError || error instanceof DatabaseConfigError || error instanceof DatabaseBusyError)
+    return { message: error.message, fault: false };
   if (error instanceof TRPCError) {
     if (error.cause instanceof ZodError) return { message: issueMessages(error.cause.issues), fault: false };
     return { message: error.message, fault: error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError) };
@@ -227,9 +256,13 @@ function explain(error: unknown): { message: string; fault: boolean } {
     return { message: issues ? issueMessages(issues) : error.message, fault: error.data?.httpStatus === 500 };
   }
   if (error instanceof TypeError && /fetch failed/.test(error.message)) {
-    return { message: "Could not reach the ACE Studio server. Is it running? (The embedded database's lock names its address.)", fault: false };
+    return {
+      message: "Could not reach the ACE Studio server. Is it running? (The embedded database's lock names its address.)",
+      fault: false,
+    };
   }
-  if (error instanceof Error && "code" in error && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return { message: `${error.message}\n\n${USAGE}`, fault: false };
+  if (error instanceof Error && "code" in error && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+    return { message: `${error.message}\n\n${USAGE}`, fault: false };
   return { message: error instanceof Error ? error.message : String(error), fault: true };
 }
 
@@ -255,8 +288,13 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     const { message, fault } = explain(error);
     const debug = process.argv.slice(2).includes("--debug");
-    console.error(fault && !debug ? `${message}\n(Something went wrong in ACE Studio itself. Run again with --debug to see where.)` : message);
-    if (debug && error instanceof Error) console.error(`\n${error.stack ?? ""}${error.cause instanceof Error ? `\nCaused by: ${error.cause.stack ?? error.cause.message}` : ""}`);
+    console.error(
+      fault && !debug ? `${message}\n(Something went wrong in ACE Studio itself. Run again with --debug to see where.)` : message,
+    );
+    if (debug && error instanceof Error)
+      console.error(
+        `\n${error.stack ?? ""}${error.cause instanceof Error ? `\nCaused by: ${error.cause.stack ?? error.cause.message}` : ""}`,
+      );
     process.exit(1);
   },
 );

@@ -117,7 +117,9 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     await writeFile(source, "## strategies\n[str-00001] helpful=two harmful=0 :: bad\n");
     const plain = await runCli(["import", source, "--format", "ace"], env);
     expect(plain.code).toBe(1);
-    expect(plain.stderr.trim()).toBe(`refused.txt: Line 2: helpful of [str-00001]: expected a whole number ≥ 0, found "two". Nothing was imported.`);
+    expect(plain.stderr.trim()).toBe(
+      `refused.txt: Line 2: helpful of [str-00001]: expected a whole number ≥ 0, found "two". Nothing was imported.`,
+    );
     const debug = await runCli(["import", source, "--format", "ace", "--debug"], env);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/^refused\.txt: Line 2/);
@@ -153,7 +155,16 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     expect(older.code, older.stderr).toBe(0);
     const bullets = JSON.parse(older.stdout);
     expect(Object.keys(bullets)).toEqual(["bullets", "sections", "next_id"]);
-    expect(Object.keys(bullets.bullets["str-00002"])).toEqual(["id", "section", "content", "helpful", "harmful", "neutral", "created_at", "updated_at"]);
+    expect(Object.keys(bullets.bullets["str-00002"])).toEqual([
+      "id",
+      "section",
+      "content",
+      "helpful",
+      "harmful",
+      "neutral",
+      "created_at",
+      "updated_at",
+    ]);
     const current = JSON.parse((await runCli(["export", "middleware", "--kayba", "skills"], env)).stdout);
     expect(current.skills["str-00002"].helpful).toBeUndefined();
     const unknown = await runCli(["export", "middleware", "--kayba", "0.4"], env);

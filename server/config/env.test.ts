@@ -75,12 +75,18 @@ describe("loadEnv", () => {
   });
 
   it.each([
-    [{ DATABASE_URL: "mysql://root:secret@h/db" }, /^DATABASE_URL must be a PostgreSQL URL \(postgres:\/\/… or postgresql:\/\/…\), got a "mysql:" URL\. Unset it/],
+    [
+      { DATABASE_URL: "mysql://root:secret@h/db" },
+      /^DATABASE_URL must be a PostgreSQL URL \(postgres:\/\/… or postgresql:\/\/…\), got a "mysql:" URL\. Unset it/,
+    ],
     [{ DATABASE_URL: "localhost" }, /DATABASE_URL must be a PostgreSQL URL .*got something that is not a URL/],
     [{ PORT: "http" }, /^PORT must be a whole number from 1 to 65535, got "http"\. Unset it to use 3000\.$/],
     [{ PORT: "70000" }, /PORT must be a whole number from 1 to 65535, got "70000"/],
     [{ ACE_DEMO_SEED: "yes" }, /^ACE_DEMO_SEED must be "auto", "always" or "off", got "yes"/],
-    [{ ACE_RUN_CONCURRENCY: "two" }, /^ACE_RUN_CONCURRENCY must be a whole number of runs from 0 to 64, got "two"\. Unset it to use 2; 0 turns/],
+    [
+      { ACE_RUN_CONCURRENCY: "two" },
+      /^ACE_RUN_CONCURRENCY must be a whole number of runs from 0 to 64, got "two"\. Unset it to use 2; 0 turns/,
+    ],
     [{ ACE_RUN_CONCURRENCY: "-1" }, /ACE_RUN_CONCURRENCY must be a whole number of runs from 0 to 64, got "-1"/],
     [{ ACE_RUN_CONCURRENCY: "65" }, /ACE_RUN_CONCURRENCY must be a whole number of runs from 0 to 64, got "65"/],
     [{ ACE_RUN_CONCURRENCY: "1.5" }, /ACE_RUN_CONCURRENCY must be a whole number/],
@@ -105,7 +111,9 @@ describe("loadEnv", () => {
   });
 
   it("never repeats a database password in its error", () => {
-    expect(() => loadEnv({ DATABASE_URL: "mysql://root:hunter2@h/db" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("hunter2") }));
+    expect(() => loadEnv({ DATABASE_URL: "mysql://root:hunter2@h/db" })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining("hunter2") }),
+    );
   });
 
   it("lists every bad variable at once", () => {

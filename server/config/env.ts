@@ -59,12 +59,23 @@ function wholeNumber(min: number, max: number, unit?: string) {
     .string()
     .regex(/^\d+$/, { error: `must be ${range}` })
     .transform(Number)
-    .pipe(z.number().min(min, { error: `must be ${range}` }).max(max, { error: `must be ${range}` }));
+    .pipe(
+      z
+        .number()
+        .min(min, { error: `must be ${range}` })
+        .max(max, { error: `must be ${range}` }),
+    );
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
-  const listed = values.map((value) => `"${value}"`).join(", ").replace(/, ([^,]*)$/, " or $1");
-  return z.string().toLowerCase().pipe(z.enum(values, { error: `must be ${listed}` }));
+  const listed = values
+    .map((value) => `"${value}"`)
+    .join(", ")
+    .replace(/, ([^,]*)$/, " or $1");
+  return z
+    .string()
+    .toLowerCase()
+    .pipe(z.enum(values, { error: `must be ${listed}` }));
 }
 
 const modelName = z
@@ -81,7 +92,7 @@ const priceTable = z.record(
       input: z.number({ error: "needs input, a price in USD per 1M tokens" }).nonnegative({ error: "must not be negative" }),
       output: z.number({ error: "must be a price in USD per 1M tokens" }).nonnegative({ error: "must not be negative" }).default(0),
     },
-    { error: "must be {\"input\": USD, \"output\": USD} per 1M tokens" },
+    { error: 'must be {"input": USD, "output": USD} per 1M tokens' },
   ),
   { error: "must be a JSON object of model names" },
 );

@@ -12,7 +12,6 @@ import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
-
 const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
 
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;
@@ -68,7 +67,14 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     expect(response.headers.get("etag")).toMatch(/^"[\w-]+"$/);
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
     const body = (await response.json()) as ContextBody;
-    expect(body).toMatchObject({ playbook: "support agent", version: 1, budget: 80_000, bulletCount: 4, includedBullets: 4, omittedBullets: 0 });
+    expect(body).toMatchObject({
+      playbook: "support agent",
+      version: 1,
+      budget: 80_000,
+      bulletCount: 4,
+      includedBullets: 4,
+      omittedBullets: 0,
+    });
     expect(body.context).toBe(
       [
         "## strategies_and_insights",
@@ -149,7 +155,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     expect(text.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(text.headers.get("x-playbook-version")).toBe("1");
     const body = await text.text();
-    expect(body).toBe((await (await get("support agent", "counters=false&budget=60")).json() as ContextBody).context);
+    expect(body).toBe(((await (await get("support agent", "counters=false&budget=60")).json()) as ContextBody).context);
     expect(countTokens(body)).toBeLessThanOrEqual(60);
   });
 
@@ -175,7 +181,10 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     ]) {
       const response = await get("support agent", query);
       expect(response.status, query).toBe(400);
-      expect(((await response.json()) as ErrorBody).error.issues?.map((issue) => issue.path), query).toEqual([path]);
+      expect(
+        ((await response.json()) as ErrorBody).error.issues?.map((issue) => issue.path),
+        query,
+      ).toEqual([path]);
     }
   });
 
@@ -210,7 +219,15 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const rows = await database.db.bullet.findMany({
       where: { playbook: { name }, status: "active" },
       orderBy: [{ section: { position: "asc" } }, { position: "asc" }, { externalId: "asc" }],
-      select: { externalId: true, content: true, helpful: true, harmful: true, neutral: true, countersKnown: true, section: { select: { name: true } } },
+      select: {
+        externalId: true,
+        content: true,
+        helpful: true,
+        harmful: true,
+        neutral: true,
+        countersKnown: true,
+        section: { select: { name: true } },
+      },
     });
     const sections: ContextSection[] = [];
     for (const { section, ...bullet } of rows) {

@@ -180,10 +180,14 @@ export async function getPlaybookContext(db: Db, ref: PlaybookRef, request: Cont
 
 /** The studio's preview: the JSON answer of the HTTP endpoint, by playbook id. */
 export async function previewContext(db: Db, input: z.output<typeof playbookContextInput>): Promise<ContextResult> {
-  const { result } = await getPlaybookContext(db, { playbookId: input.playbookId }, {
-    budget: input.budget,
-    includeCounters: input.counters,
-    format: "json",
-  });
+  const { result } = await getPlaybookContext(
+    db,
+    { playbookId: input.playbookId },
+    {
+      budget: input.budget,
+      includeCounters: input.counters,
+      format: "json",
+    },
+  );
   return result;
 }

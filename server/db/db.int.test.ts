@@ -110,14 +110,26 @@ describe.each(testEngines())("database on %s", (engine) => {
     const section = playbook.sections[0]!;
     await t.db.bullet.createMany({
       data: [
-        { playbookId: playbook.id, sectionId: section.id, externalId: "str-00001", content: "Check the order id first.", position: 0, helpful: 3 },
+        {
+          playbookId: playbook.id,
+          sectionId: section.id,
+          externalId: "str-00001",
+          content: "Check the order id first.",
+          position: 0,
+          helpful: 3,
+        },
         { playbookId: playbook.id, sectionId: section.id, externalId: "str-00002", content: "Never promise refunds.", position: 1 },
       ],
     });
 
     const read = await t.db.playbook.findUniqueOrThrow({
       where: { name: "support-agent" },
-      select: { settings: true, sections: { select: { name: true, bullets: { orderBy: { position: "asc" }, select: { externalId: true, helpful: true, status: true } } } } },
+      select: {
+        settings: true,
+        sections: {
+          select: { name: true, bullets: { orderBy: { position: "asc" }, select: { externalId: true, helpful: true, status: true } } },
+        },
+      },
     });
     expect(read).toEqual({
       settings: {},
@@ -314,7 +326,10 @@ describe.runIf(testEngines().includes("postgres"))("several processes on one Pos
 
 describe("configuration", () => {
   it("reads PostgreSQL, embedded and invalid settings from the environment", () => {
-    expect(databaseConfigFromEnv({ DATABASE_URL: "postgresql://u@h:5432/db" })).toEqual({ kind: "postgres", url: "postgresql://u@h:5432/db" });
+    expect(databaseConfigFromEnv({ DATABASE_URL: "postgresql://u@h:5432/db" })).toEqual({
+      kind: "postgres",
+      url: "postgresql://u@h:5432/db",
+    });
     expect(databaseConfigFromEnv({ DATABASE_URL: "postgres://u@h/db" })).toMatchObject({ kind: "postgres" });
     expect(databaseConfigFromEnv({})).toEqual({ kind: "pglite", dataDir: resolve(".data") });
     expect(databaseConfigFromEnv({ DATA_DIR: "tmp/x" })).toEqual({ kind: "pglite", dataDir: resolve("tmp/x") });

@@ -38,9 +38,7 @@ export type MigrationStatus = {
   upToDate: boolean;
 };
 
-export type CreateMigrationResult =
-  | { status: "created"; name: string; path: string; sql: string }
-  | { status: "no changes" };
+export type CreateMigrationResult = { status: "created"; name: string; path: string; sql: string } | { status: "no changes" };
 
 export class MigrationError extends Error {
   override name = "MigrationError";
@@ -121,7 +119,9 @@ function loadEngine(): Promise<Engine> {
         };
       }
     }
-    const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), { "./schema_engine_bg.js": imports as WebAssembly.ModuleImports });
+    const { instance } = await WebAssembly.instantiate(readFileSync(wasmPath), {
+      "./schema_engine_bg.js": imports as WebAssembly.ModuleImports,
+    });
     const exports = instance.exports as { __wbindgen_start: () => void };
     glue.__wbg_set_wasm(exports);
     exports.__wbindgen_start();
@@ -294,7 +294,11 @@ export async function applyMigrations(target: MigrationTarget, paths = defaultMi
 }
 
 /** Marks a failed migration as rolled back so it can be applied again (`prisma migrate resolve --rolled-back`). */
-export async function markMigrationRolledBack(target: MigrationTarget, migrationName: string, paths = defaultMigrationPaths()): Promise<void> {
+export async function markMigrationRolledBack(
+  target: MigrationTarget,
+  migrationName: string,
+  paths = defaultMigrationPaths(),
+): Promise<void> {
   await withEngine(target, paths, (engine) => engine.markMigrationRolledBack({ migrationName }));
 }
 
@@ -330,7 +334,8 @@ export async function createMigration(name: string, paths = defaultMigrationPath
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
     .replace(/^_+|_+$/g, "");
-  if (!slug) throw new MigrationError(`"${name}" is not a usable migration name: use letters, digits and underscores, e.g. add_trace_tags.`);
+  if (!slug)
+    throw new MigrationError(`"${name}" is not a usable migration name: use letters, digits and underscores, e.g. add_trace_tags.`);
 
   if (!existsSync(paths.schemaPath)) throw new MigrationError(`Cannot author a migration: ${paths.schemaPath} does not exist.`);
   const dev = await PGlite.create();

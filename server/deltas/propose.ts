@@ -146,7 +146,10 @@ export async function proposeDelta(
         input.origin,
         input.evidence,
         input.rationale,
-        addedRationales(input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })), result.addedIds),
+        addedRationales(
+          input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })),
+          result.addedIds,
+        ),
       ),
     });
     return {
@@ -230,9 +233,13 @@ export async function proposeFromFile(db: Db, actor: string, input: FileProposal
     );
   }
   if (baseVersion < 1) {
-    throw new AppError("CONFLICT", `Version ${baseVersion} does not exist: versions count from 1, and "${head.name}" is at version ${head.version}.`, {
-      details: { baseVersion, currentVersion: head.version },
-    });
+    throw new AppError(
+      "CONFLICT",
+      `Version ${baseVersion} does not exist: versions count from 1, and "${head.name}" is at version ${head.version}.`,
+      {
+        details: { baseVersion, currentVersion: head.version },
+      },
+    );
   }
   const base = (await statesAt(db, snapshot, [baseVersion])).get(baseVersion) as PlaybookState;
   const diff = diffProposal({
@@ -280,7 +287,9 @@ export async function proposeFromFile(db: Db, actor: string, input: FileProposal
     baseVersion,
   });
   const conflicts =
-    diff.conflicts.length > 0 ? `; ${plural(diff.conflicts.length, "conflict")} with changes made in ACE Studio since: re-base it to approve those` : "";
+    diff.conflicts.length > 0
+      ? `; ${plural(diff.conflicts.length, "conflict")} with changes made in ACE Studio since: re-base it to approve those`
+      : "";
   return {
     ...result,
     deltaId: outcome.deltaId,

@@ -231,4 +231,3 @@ export function deltasTouching(db: DbOrTx, playbookId: string, bulletId: string,
     },
   });
 }
-

@@ -12,9 +12,13 @@ function megabytes(bytes: number): string {
  */
 export async function readJsonBody(request: Request, { maxBytes, hint = "" }: { maxBytes: number; hint?: string }): Promise<unknown> {
   const tooLarge = () =>
-    new AppError("PAYLOAD_TOO_LARGE", `The request body is larger than ${megabytes(maxBytes)}.${hint ? ` ${hint}` : ""} Nothing was stored.`, {
-      details: { maxBytes },
-    });
+    new AppError(
+      "PAYLOAD_TOO_LARGE",
+      `The request body is larger than ${megabytes(maxBytes)}.${hint ? ` ${hint}` : ""} Nothing was stored.`,
+      {
+        details: { maxBytes },
+      },
+    );
   const declared = request.headers.get("content-length")?.trim();
   if (declared && /^\d+$/.test(declared) && Number(declared) > maxBytes) throw tooLarge();
 

@@ -27,9 +27,7 @@ describe("GET /api/v1/openapi.json", () => {
     const document = await fetchDocument();
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/api/v1/traces", "/api/v1/playbooks/{name}/context"]));
-    expect(Object.keys(document.paths["/api/v1/traces"]?.post ?? {})).toEqual(
-      expect.arrayContaining(["requestBody", "responses"]),
-    );
+    expect(Object.keys(document.paths["/api/v1/traces"]?.post ?? {})).toEqual(expect.arrayContaining(["requestBody", "responses"]));
   });
 
   it("describes request and response bodies with the schemas the routes validate with", async () => {

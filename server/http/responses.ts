@@ -6,7 +6,10 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof ZodError) {
     const issues = error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
     const summary = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
-    return Response.json({ error: { code: "INVALID_INPUT", message: summary, issues, fields: z.flattenError(error).fieldErrors } }, { status: 400 });
+    return Response.json(
+      { error: { code: "INVALID_INPUT", message: summary, issues, fields: z.flattenError(error).fieldErrors } },
+      { status: 400 },
+    );
   }
   if (error instanceof AppError) {
     return Response.json(

@@ -57,7 +57,14 @@ describe.each(testEngines())("job queue on %s", (engine) => {
 
       const [claimed, ...rest] = await claim(db, { workerId: "w1", limit: 1, leaseMs: LEASE });
       expect(rest).toEqual([]);
-      expect(claimed).toMatchObject({ id: first.id, kind: "reflect", status: "running", attempts: 1, lockedBy: "w1", payload: { traceId: "t1" } });
+      expect(claimed).toMatchObject({
+        id: first.id,
+        kind: "reflect",
+        status: "running",
+        attempts: 1,
+        lockedBy: "w1",
+        payload: { traceId: "t1" },
+      });
       expect(claimed!.lockedUntil.getTime()).toBeGreaterThan(Date.now() + LEASE - 5_000);
 
       expect(await complete(db, first.id, "w2")).toBe(false);
@@ -252,7 +259,9 @@ describe.each(testEngines())("job queue on %s", (engine) => {
 
     it("refuses a maxAttempts that is not a positive whole number, and enqueues nothing", async () => {
       for (const maxAttempts of [0, -1, 2.5]) {
-        await expect(enqueue(db, { kind: "reflect", maxAttempts })).rejects.toThrow(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+        await expect(enqueue(db, { kind: "reflect", maxAttempts })).rejects.toThrow(
+          `maxAttempts must be a positive integer, got ${maxAttempts}`,
+        );
         await expect(enqueueMany(db, [{ kind: "reflect" }, { kind: "reflect", maxAttempts }])).rejects.toThrow(RangeError);
       }
       expect(await listJobs(db)).toEqual([]);
@@ -294,7 +303,10 @@ describe.each(testEngines())("job queue on %s", (engine) => {
 
   describe("worker", () => {
     const workers: JobWorker[] = [];
-    const worker = (handlers: Record<string, JobHandler>, options: { concurrency?: number; leaseMs?: number; pollIntervalMs?: number } = {}) => {
+    const worker = (
+      handlers: Record<string, JobHandler>,
+      options: { concurrency?: number; leaseMs?: number; pollIntervalMs?: number } = {},
+    ) => {
       const w = new JobWorker(db, { handlers, backoff: FAST, logger: quietLogger(), ...options });
       workers.push(w);
       return w;
@@ -391,14 +403,13 @@ describe.each(testEngines())("job queue on %s", (engine) => {
 
     it("gives up waiting after the stop timeout and aborts the handler; the job runs again later", async () => {
       let signal: AbortSignal | undefined;
-      const w = worker(
-        {
-          reflect: async (_job, ctx) => {
-            signal = ctx.signal;
-            await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-            return { type: "retry", error: "aborted" };
-          },
-        });
+      const w = worker({
+        reflect: async (_job, ctx) => {
+          signal = ctx.signal;
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+          return { type: "retry", error: "aborted" };
+        },
+      });
       const { id } = await enqueue(db, { kind: "reflect" });
       w.start();
       await until(() => signal !== undefined);

@@ -89,8 +89,16 @@ export async function enqueueMany(db: DbOrTx, inputs: readonly Omit<EnqueueInput
   if (inputs.length === 0) return 0;
   const jobs = inputs.map((input): repo.NewJob => {
     const maxAttempts = input.maxAttempts ?? 5;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-    return { kind: input.kind, playbookId: input.playbookId ?? null, payload: input.payload ?? {}, singletonKey: null, runAt: input.runAt, maxAttempts };
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+      throw new RangeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+    return {
+      kind: input.kind,
+      playbookId: input.playbookId ?? null,
+      payload: input.payload ?? {},
+      singletonKey: null,
+      runAt: input.runAt,
+      maxAttempts,
+    };
   });
   const count = await repo.insertJobs(db, jobs);
   notifyEnqueued();

@@ -232,9 +232,14 @@ export class JobWorker {
       }
       return kept;
     };
-    const keepAlive = setInterval(() => {
-      extendLease().catch((error: unknown) => this.logger.warn("could not extend a lease", { jobId: job.id, error: errorMessage(error) }));
-    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    const keepAlive = setInterval(
+      () => {
+        extendLease().catch((error: unknown) =>
+          this.logger.warn("could not extend a lease", { jobId: job.id, error: errorMessage(error) }),
+        );
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
     keepAlive.unref?.();
 
     let outcome: JobOutcome;
@@ -250,7 +255,12 @@ export class JobWorker {
 
     try {
       const recorded = await this.record(db, job, outcome);
-      if (!recorded) this.logger.warn("the job's outcome was not recorded: its lease was lost", { jobId: job.id, kind: job.kind, outcome: outcome.type });
+      if (!recorded)
+        this.logger.warn("the job's outcome was not recorded: its lease was lost", {
+          jobId: job.id,
+          kind: job.kind,
+          outcome: outcome.type,
+        });
     } catch (error) {
       this.logger.error("could not record a job's outcome; it will run again when its lease expires", {
         jobId: job.id,
@@ -265,8 +275,13 @@ export class JobWorker {
       case "done":
         return queue.complete(db, job.id, this.workerId);
       case "retry": {
-        const result = await queue.fail(db, job, outcome.error, { retryable: true, retryAfterMs: outcome.retryAfterMs, backoff: this.backoff });
-        if (result && result.status === "failed") this.logger.warn("job failed after its last attempt", { jobId: job.id, kind: job.kind, error: outcome.error });
+        const result = await queue.fail(db, job, outcome.error, {
+          retryable: true,
+          retryAfterMs: outcome.retryAfterMs,
+          backoff: this.backoff,
+        });
+        if (result && result.status === "failed")
+          this.logger.warn("job failed after its last attempt", { jobId: job.id, kind: job.kind, error: outcome.error });
         return result !== false;
       }
       case "fail": {

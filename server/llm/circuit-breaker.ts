@@ -40,9 +40,7 @@ export interface CircuitBreakerOptions {
   onStoreError?: (error: unknown) => void;
 }
 
-export type BreakerPermit =
-  | { allowed: true; probe: boolean }
-  | { allowed: false; state: BreakerState; retryAfterMs: number };
+export type BreakerPermit = { allowed: true; probe: boolean } | { allowed: false; state: BreakerState; retryAfterMs: number };
 
 export const BREAKER_DEFAULTS = { failureThreshold: 5, cooldownMs: 60_000, maxCooldownMs: 15 * 60_000 } as const;
 
@@ -67,8 +65,7 @@ export class CircuitBreaker {
     this.maxCooldownMs = Math.max(this.baseCooldownMs, options.maxCooldownMs ?? BREAKER_DEFAULTS.maxCooldownMs);
     this.now = options.now ?? Date.now;
     this.store = options.store;
-    this.onStoreError =
-      options.onStoreError ?? ((error) => console.warn("Could not persist the LLM circuit breaker state:", error));
+    this.onStoreError = options.onStoreError ?? ((error) => console.warn("Could not persist the LLM circuit breaker state:", error));
     this.current = closedState(this.baseCooldownMs);
   }
 

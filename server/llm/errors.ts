@@ -1,24 +1,11 @@
 // The one error an LLM call throws when it got no answer. Parse failures are not errors: they come
 // back in CompletionResult.parsed so the run record keeps the raw text.
 
-export const LLM_ERROR_KINDS = [
-  "rate_limited",
-  "server_error",
-  "timeout",
-  "connection",
-  "auth",
-  "bad_request",
-  "circuit_open",
-] as const;
+export const LLM_ERROR_KINDS = ["rate_limited", "server_error", "timeout", "connection", "auth", "bad_request", "circuit_open"] as const;
 export type LlmErrorKind = (typeof LLM_ERROR_KINDS)[number];
 
 /** Kinds that say the provider is unwell: they are retried, and they count against the circuit breaker. */
-export const TRANSIENT_LLM_ERROR_KINDS: ReadonlySet<LlmErrorKind> = new Set([
-  "rate_limited",
-  "server_error",
-  "timeout",
-  "connection",
-]);
+export const TRANSIENT_LLM_ERROR_KINDS: ReadonlySet<LlmErrorKind> = new Set(["rate_limited", "server_error", "timeout", "connection"]);
 
 export class LlmError extends Error {
   override readonly name = "LlmError";

@@ -31,7 +31,10 @@ describe("parseModelJson", () => {
 
   it("says when there is no JSON object at all, and when the answer is empty", () => {
     const prose = parseModelJson("I could not decide which bullets helped.", reflection);
-    expect(prose).toMatchObject({ ok: false, error: expect.stringMatching(/^The model's answer is not JSON \(it contains no JSON object\)/) });
+    expect(prose).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^The model's answer is not JSON \(it contains no JSON object\)/),
+    });
     expect(parseModelJson("  ", reflection)).toEqual({ ok: false, error: "The model's answer is empty." });
   });
 

@@ -88,14 +88,20 @@ describe("mock OpenAI in ace mode", () => {
     // Deterministic per prompt, different across prompts.
     const again = await provider(mock.url).complete(request);
     expect(again.rawText).toBe(result.rawText);
-    const other = await provider(mock.url).complete({ ...request, messages: [curatorMessages[0]!, { role: "user", content: "Other task" }] });
+    const other = await provider(mock.url).complete({
+      ...request,
+      messages: [curatorMessages[0]!, { role: "user", content: "Other task" }],
+    });
     expect(other.rawText).not.toBe(result.rawText);
   });
 
   it("adds to a section the prompt offers, about the task it names", async () => {
     const result = await provider(mock.url).complete({
       purpose: "curator",
-      messages: [curatorMessages[0]!, { role: "user", content: 'Sections (use these names for ADD): "Mistakes", "Strategies"\nTask: Sum the March invoices' }],
+      messages: [
+        curatorMessages[0]!,
+        { role: "user", content: 'Sections (use these names for ADD): "Mistakes", "Strategies"\nTask: Sum the March invoices' },
+      ],
       schema: curationSchema,
       schemaName: "curation",
     });

@@ -255,7 +255,9 @@ describe("circuit breaker", () => {
     now += 30_000;
     const fast = await llmError(p.complete(request));
     expect(fast).toMatchObject({ kind: "circuit_open", attempts: 0, retryable: true, retryAfterMs: 30_000 });
-    expect(fast.message).toMatch(/paused after 2 failed calls in a row; they resume in 30 s\. The last failure: The provider answered 500 twice/);
+    expect(fast.message).toMatch(
+      /paused after 2 failed calls in a row; they resume in 30 s\. The last failure: The provider answered 500 twice/,
+    );
     expect(mock.count("chat")).toBe(4);
 
     now += 30_000;

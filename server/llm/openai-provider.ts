@@ -3,13 +3,7 @@
 // system message on servers that lack them; retries transient failures with back-off; reports
 // to a circuit breaker; never throws for an answer that does not parse.
 import { setTimeout as sleepTimer } from "node:timers/promises";
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-  type ClientOptions,
-} from "openai";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type ClientOptions } from "openai";
 import type { ChatCompletion, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { countTokens } from "../ace/tokens";
 import { backoffDelay } from "../jobs/backoff";
@@ -84,8 +78,7 @@ export function createOpenAiProvider(config: LlmConfig, options: OpenAiProviderO
     const permit = breaker ? await breaker.acquire() : ({ allowed: true, probe: false } as const);
     if (!permit.allowed) {
       const last = permit.state.lastError ? ` The last failure: ${permit.state.lastError}` : "";
-      const when =
-        permit.retryAfterMs > 0 ? `in ${formatDuration(permit.retryAfterMs)}` : "after the probe call in flight ends";
+      const when = permit.retryAfterMs > 0 ? `in ${formatDuration(permit.retryAfterMs)}` : "after the probe call in flight ends";
       throw new LlmError(
         "circuit_open",
         `Calls to the LLM provider are paused after ${permit.state.consecutiveFailures} failed calls in a row; ` +
@@ -187,16 +180,13 @@ export function createOpenAiProvider(config: LlmConfig, options: OpenAiProviderO
     for (let start = 0; start < texts.length; start += EMBEDDING_BATCH_SIZE) {
       // The API rejects empty strings; a space embeds as "nothing" just as well.
       const batch = texts.slice(start, start + EMBEDDING_BATCH_SIZE).map((t) => (t === "" ? " " : t));
-      const { value: response } = await call({ model }, () =>
-        client.embeddings.create({ model, input: batch, encoding_format: "float" }),
-      );
+      const { value: response } = await call({ model }, () => client.embeddings.create({ model, input: batch, encoding_format: "float" }));
       const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
       if (data.length !== batch.length) {
-        throw new LlmError(
-          "bad_request",
-          `The provider returned ${data.length} embeddings for ${batch.length} texts (model ${model}).`,
-          { attempts: 1, retryable: false },
-        );
+        throw new LlmError("bad_request", `The provider returned ${data.length} embeddings for ${batch.length} texts (model ${model}).`, {
+          attempts: 1,
+          retryable: false,
+        });
       }
       for (const item of data) vectors.push(item.embedding);
     }
@@ -282,11 +272,7 @@ export function retryDelayMs(failure: Pick<Failure, "retryAfterMs">, retry: numb
   return backoffDelay(retry, BACKOFF, random);
 }
 
-function toLlmError(
-  failures: Failure[],
-  attempts: number,
-  where: { baseURL: string; model: string; timeoutMs: number },
-): LlmError {
+function toLlmError(failures: Failure[], attempts: number, where: { baseURL: string; model: string; timeoutMs: number }): LlmError {
   const last = failures[failures.length - 1]!;
   const same = failures.filter((f) => f.kind === last.kind);
   const n = failures.every((f) => f.kind === last.kind) ? times(failures.length) : "";
@@ -327,7 +313,20 @@ function toLlmError(
   });
 }
 
-const TIMES = ["", "once", "twice", "three times", "four times", "five times", "six times", "seven times", "eight times", "nine times", "ten times", "eleven times"];
+const TIMES = [
+  "",
+  "once",
+  "twice",
+  "three times",
+  "four times",
+  "five times",
+  "six times",
+  "seven times",
+  "eight times",
+  "nine times",
+  "ten times",
+  "eleven times",
+];
 
 function times(n: number): string {
   return TIMES[n] || `${n} times`;

@@ -39,7 +39,14 @@ const pad = (n: number) => String(n).padStart(2, "0");
 function fixtureTraces() {
   const traces: Record<string, unknown>[] = [];
   const add = (timestamp: string, outcome: string, extra: Record<string, unknown> = {}) =>
-    traces.push({ playbook: "support", task: `task ${traces.length + 1}`, externalId: `f-${traces.length + 1}`, timestamp, outcome, ...extra });
+    traces.push({
+      playbook: "support",
+      task: `task ${traces.length + 1}`,
+      externalId: `f-${traces.length + 1}`,
+      timestamp,
+      outcome,
+      ...extra,
+    });
   add("2026-03-01T23:59:59.999Z", "success");
   for (let i = 0; i < 10; i += 1) {
     const time = i === 9 ? "2026-03-02T23:59:59.999Z" : `2026-03-02T${pad(i * 2)}:00:00.000Z`;
@@ -102,7 +109,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
 
   /** What POST /api/v1/traces does with the body (its own tests cover the route). */
   async function postFixture() {
-    const result = await ingestTraces(database.db, parseTraceBody(JSON.parse(JSON.stringify({ traces: fixtureTraces() }))), { source: "api" });
+    const result = await ingestTraces(database.db, parseTraceBody(JSON.parse(JSON.stringify({ traces: fixtureTraces() }))), {
+      source: "api",
+    });
     expect(result.created).toBe(103);
   }
 
@@ -198,9 +207,21 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     const all = await get(`${MARCH}&bucket=day`);
     expect(all.body.outcomesByVariant.map((s) => s.variant)).toEqual(["A", "B"]);
     const [a, b] = all.body.outcomesByVariant;
-    expect(a!.outcomes.map((o) => [o.traces, o.success, o.failure])).toEqual([[0, 0, 0], [10, 0, 10], [0, 0, 0], [40, 17, 23], [0, 0, 0], [0, 0, 0]]);
+    expect(a!.outcomes.map((o) => [o.traces, o.success, o.failure])).toEqual([
+      [0, 0, 0],
+      [10, 0, 10],
+      [0, 0, 0],
+      [40, 17, 23],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     expect(b!.outcomes.map((o) => [o.traces, o.success, o.failure, o.unknown])).toEqual([
-      [0, 0, 0, 0], [0, 0, 0, 0], [10, 10, 0, 0], [40, 20, 20, 0], [2, 0, 0, 2], [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [10, 10, 0, 0],
+      [40, 20, 20, 0],
+      [2, 0, 0, 2],
+      [0, 0, 0, 0],
     ]);
     expect(a!.totals).toMatchObject({ traces: 50, success: 17, failure: 33 });
     expect(b!.totals).toMatchObject({ traces: 52, success: 30, failure: 20, unknown: 2 });
@@ -212,7 +233,14 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(variantA.body.outcomesByVariant.map((s) => s.variant)).toEqual(["A"]);
 
     const toneA = await get(`${MARCH}&experiment=tone&variant=A`);
-    expect(toneA.body.outcomes.map((o) => [o.traces, o.success])).toEqual([[0, 0], [10, 0], [0, 0], [20, 7], [0, 0], [0, 0]]);
+    expect(toneA.body.outcomes.map((o) => [o.traces, o.success])).toEqual([
+      [0, 0],
+      [10, 0],
+      [0, 0],
+      [20, 7],
+      [0, 0],
+      [0, 0],
+    ]);
     const other = await get(`${MARCH}&experiment=other`);
     expect(other.body.totals).toMatchObject({ traces: 20, success: 10, failure: 10 });
     const nobody = await get(`${MARCH}&variant=C`);
@@ -250,7 +278,16 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   it("reflector and curator runs per bucket and role: tokens, cost, latency quantiles, failed and retried", async () => {
     const run = (role: "reflector" | "curator", createdAt: string, fields: Record<string, unknown>) =>
       database.db.run.create({
-        data: { playbookId, role, provider: "offline", model: "rules", status: "succeeded", createdAt: new Date(createdAt), attempts: 1, ...fields },
+        data: {
+          playbookId,
+          role,
+          provider: "offline",
+          model: "rules",
+          status: "succeeded",
+          createdAt: new Date(createdAt),
+          attempts: 1,
+          ...fields,
+        },
       });
     await run("reflector", "2026-03-02T01:00:00Z", { latencyMs: 100, inputTokens: 500, outputTokens: 50, costUsd: 0.001 });
     await run("reflector", "2026-03-02T02:00:00Z", { latencyMs: 200, inputTokens: 500, outputTokens: 50, costUsd: 0.002, attempts: 2 });
@@ -258,7 +295,11 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     await run("curator", "2026-03-04T12:00:00Z", { latencyMs: 2000, inputTokens: 3000, outputTokens: 400, costUsd: 0.01 });
     const { body } = await get(`${MARCH}&bucket=day`);
     const of = (role: string) => body.llm.buckets.filter((row) => row.role === role);
-    expect(body.llm.buckets.map((row) => row.role)).toEqual([...Array(6).fill("reflector"), ...Array(6).fill("curator"), ...Array(6).fill("agent")]);
+    expect(body.llm.buckets.map((row) => row.role)).toEqual([
+      ...Array(6).fill("reflector"),
+      ...Array(6).fill("curator"),
+      ...Array(6).fill("agent"),
+    ]);
     expect(of("reflector").map((row) => row.runs)).toEqual([0, 3, 0, 0, 0, 0]);
     expect(of("reflector")[1]).toMatchObject({
       start: "2026-03-02T00:00:00.000Z",
@@ -274,11 +315,21 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(of("reflector")[1]!.costUsd).toBeCloseTo(0.003, 12);
     expect(of("curator")[3]).toMatchObject({ runs: 1, failed: 0, inputTokens: 3000, p50LatencyMs: 2000, p95LatencyMs: 2000 });
     expect(of("curator")[0]).toMatchObject({ runs: 0, costUsd: 0, p50LatencyMs: null });
-    expect(body.llm.byRole.map((row) => [row.role, row.runs])).toEqual([["reflector", 3], ["curator", 1], ["agent", 0]]);
+    expect(body.llm.byRole.map((row) => [row.role, row.runs])).toEqual([
+      ["reflector", 3],
+      ["curator", 1],
+      ["agent", 0],
+    ]);
   });
 
   it("review per bucket and origin: proposed, decided, auto-applied, near-duplicates and time to decision", async () => {
-    const delta = (origin: "curator" | "reflector", status: "applied" | "rejected" | "pending" | "auto_applied", createdAt: string, decidedAt?: string, nearDuplicate = false) =>
+    const delta = (
+      origin: "curator" | "reflector",
+      status: "applied" | "rejected" | "pending" | "auto_applied",
+      createdAt: string,
+      decidedAt?: string,
+      nearDuplicate = false,
+    ) =>
       database.db.delta.create({
         data: {
           playbookId,
@@ -289,7 +340,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
           createdAt: new Date(createdAt),
           decidedAt: decidedAt ? new Date(decidedAt) : null,
           operations: {
-            create: [{ position: 0, type: "add", payload: {}, flags: nearDuplicate ? [{ kind: "near_duplicate", severity: "warning" }] : [] }],
+            create: [
+              { position: 0, type: "add", payload: {}, flags: nearDuplicate ? [{ kind: "near_duplicate", severity: "warning" }] : [] },
+            ],
           },
         },
       });
@@ -299,8 +352,18 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     await delta("reflector", "auto_applied", "2026-03-03T08:00:00Z", "2026-03-03T08:00:00Z");
     const { body } = await get(`${MARCH}&bucket=day`);
     expect(body.review.buckets.map((row) => `${row.origin} ${row.start.slice(5, 10)} ${row.proposed}`)).toEqual([
-      "curator 03-01 0", "curator 03-02 2", "curator 03-03 0", "curator 03-04 1", "curator 03-05 0", "curator 03-06 0",
-      "reflector 03-01 0", "reflector 03-02 0", "reflector 03-03 1", "reflector 03-04 0", "reflector 03-05 0", "reflector 03-06 0",
+      "curator 03-01 0",
+      "curator 03-02 2",
+      "curator 03-03 0",
+      "curator 03-04 1",
+      "curator 03-05 0",
+      "curator 03-06 0",
+      "reflector 03-01 0",
+      "reflector 03-02 0",
+      "reflector 03-03 1",
+      "reflector 03-04 0",
+      "reflector 03-05 0",
+      "reflector 03-06 0",
     ]);
     expect(body.review.buckets[1]).toMatchObject({ approved: 1, rejected: 1, nearDuplicates: 1, medianDecisionMs: 13 * 3_600_000 });
     const curator = body.review.byOrigin.find((row) => row.origin === "curator");
@@ -347,13 +410,18 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       const { status, body } = await get<ErrorBody>(query);
       expect(status, query).toBe(400);
       expect(body.error.code, query).toBe("INVALID_INPUT");
-      expect(body.error.issues?.map((issue) => issue.path), query).toEqual([parameter]);
+      expect(
+        body.error.issues?.map((issue) => issue.path),
+        query,
+      ).toEqual([parameter]);
       expect(body.error.issues?.[0]?.message, query).toMatch(message);
     }
     // 5,001 hours: a wider bucket is named; a range of 5,000 is fine.
     const tooMany = await get<ErrorBody>("from=2026-01-01T00:00:00Z&to=2026-07-28T09:00:00Z&bucket=hour");
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error.issues).toEqual([{ path: "bucket", message: expect.stringMatching(/5,001 hour buckets.*bucket=day or bucket=week/) }]);
+    expect(tooMany.body.error.issues).toEqual([
+      { path: "bucket", message: expect.stringMatching(/5,001 hour buckets.*bucket=day or bucket=week/) },
+    ]);
     expect((await get("from=2026-01-01T00:00:00Z&to=2026-07-28T08:00:00Z&bucket=hour")).body.outcomes).toHaveLength(5_000);
 
     const missing = await get<ErrorBody>(MARCH, "Support");
@@ -393,7 +461,11 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       ],
     });
     await caller.delta.approve({ deltaId: proposed.deltaId });
-    await caller.delta.edit({ playbookId, operations: [{ type: "tag", bulletId: "str-00001", helpful: 2, harmful: 1 }], reason: "Reflection" });
+    await caller.delta.edit({
+      playbookId,
+      operations: [{ type: "tag", bulletId: "str-00001", helpful: 2, harmful: 1 }],
+      reason: "Reflection",
+    });
     // Until commitChanges stores figures itself, the start-up backfill does; either way every version has them.
     await backfillVersionFigures(database.db);
 
@@ -424,8 +496,23 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       [3, "person", false, true],
     ]);
     expect(every.body.versions[2]).toMatchObject({ operations: { tag: 1 }, helpful: 7, harmful: 1, tokens: context.tokens });
-    expect(every.body.scores).toEqual({ version: 3, distribution: [[0, 2], [2, 1], [4, 1]] });
-    expect((await get(`${now}&scoresAt=1`)).body.scores).toEqual({ version: 1, distribution: [[-3, 1], [0, 1], [2, 1], [3, 1]] });
+    expect(every.body.scores).toEqual({
+      version: 3,
+      distribution: [
+        [0, 2],
+        [2, 1],
+        [4, 1],
+      ],
+    });
+    expect((await get(`${now}&scoresAt=1`)).body.scores).toEqual({
+      version: 1,
+      distribution: [
+        [-3, 1],
+        [0, 1],
+        [2, 1],
+        [3, 1],
+      ],
+    });
 
     // Counter totals are a time series of every version, whatever contentOnly says.
     const counters = content.body.counters.filter((bucket) => bucket.version !== null);
@@ -437,9 +524,19 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(churn?.byOrigin.curator).toEqual({ add: 1, remove: 1 });
 
     const figures = await caller.metrics.versionFigures({ playbookId, version: 2 });
-    expect(figures).toMatchObject({ version: 2, origin: "curator", scores: [[0, 2], [2, 1], [3, 1]] });
+    expect(figures).toMatchObject({
+      version: 2,
+      origin: "curator",
+      scores: [
+        [0, 2],
+        [2, 1],
+        [3, 1],
+      ],
+    });
     // Before the range: the last version before it, for series that start at `from`.
-    const later = await get(`from=${new Date(Date.now() + 2 * 3_600_000).toISOString()}&to=${new Date(Date.now() + 3 * 3_600_000).toISOString()}&bucket=hour`);
+    const later = await get(
+      `from=${new Date(Date.now() + 2 * 3_600_000).toISOString()}&to=${new Date(Date.now() + 3 * 3_600_000).toISOString()}&bucket=hour`,
+    );
     expect(later.body.versions).toEqual([]);
     expect(later.body.previousVersion).toMatchObject({ version: 2 });
     expect(later.body.counters[0]).toMatchObject({ version: 3, helpful: 7, harmful: 1 });
@@ -448,7 +545,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   it("figures are recorded with a version from the previous ones, or from the state, and backfilled once", async () => {
     const proposed = await caller.delta.propose({
       playbookId,
-      operations: [{ operation: { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." } }],
+      operations: [
+        { operation: { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." } },
+      ],
     });
     await caller.delta.approve({ deltaId: proposed.deltaId });
     await caller.delta.edit({ playbookId, operations: [{ type: "tag", bulletId: "mis-00004", harmful: 2 }], reason: "Reflection" });
@@ -463,7 +562,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(await backfillVersionFigures(database.db)).toEqual({ playbooks: 0, versions: 0 });
     await database.db.playbookFigures.deleteMany({ where: { playbookId, version: { gte: 2 } } });
     expect(await backfillVersionFigures(database.db)).toEqual({ playbooks: 1, versions: 2 });
-    expect(await database.db.playbookFigures.findMany({ where: { playbookId }, orderBy: { version: "asc" }, omit: { id: true } })).toEqual(stored);
+    expect(await database.db.playbookFigures.findMany({ where: { playbookId }, orderBy: { version: "asc" }, omit: { id: true } })).toEqual(
+      stored,
+    );
 
     // The write path: from the previous version's figures and the version's changes.
     await database.db.playbookFigures.deleteMany({ where: { playbookId, version: 3 } });
@@ -481,7 +582,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     // … and with the delta engine's state of the version, the figures come from the state.
     const { entry } = await loadSnapshot(database.db, playbookId);
     expect(entry.version).toBe(3);
-    const fromState = await database.db.$transaction((tx) => recordVersionFigures(tx, { playbookId, version: 3, changes, state: entry.state }));
+    const fromState = await database.db.$transaction((tx) =>
+      recordVersionFigures(tx, { playbookId, version: 3, changes, state: entry.state }),
+    );
     expect(fromState).toEqual(figuresOf3);
   });
 
@@ -489,16 +592,38 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     await postFixture();
     const { db } = database;
     const run = await db.run.create({
-      data: { playbookId, role: "reflector", provider: "offline", model: "rules", status: "queued", createdAt: new Date("2026-03-02T05:00:00Z") },
+      data: {
+        playbookId,
+        role: "reflector",
+        provider: "offline",
+        model: "rules",
+        status: "queued",
+        createdAt: new Date("2026-03-02T05:00:00Z"),
+      },
     });
     // A run goes through its states; each update moves its counts.
     await db.run.update({ where: { id: run.id }, data: { status: "running", attempts: 1 } });
     await db.run.update({ where: { id: run.id }, data: { status: "failed", attempts: 2, latencyMs: 700 } });
-    await db.run.update({ where: { id: run.id }, data: { status: "succeeded", attempts: 3, latencyMs: 900, costUsd: 0.002, inputTokens: 10 } });
-    await db.run.create({ data: { playbookId, role: "curator", provider: "offline", model: "rules", createdAt: new Date("2026-03-02T05:30:00Z"), latencyMs: 900 } });
+    await db.run.update({
+      where: { id: run.id },
+      data: { status: "succeeded", attempts: 3, latencyMs: 900, costUsd: 0.002, inputTokens: 10 },
+    });
+    await db.run.create({
+      data: {
+        playbookId,
+        role: "curator",
+        provider: "offline",
+        model: "rules",
+        createdAt: new Date("2026-03-02T05:30:00Z"),
+        latencyMs: 900,
+      },
+    });
     // Traces change outcome, move hour or variant, lose their duration, or go; a reflection changes nothing counted.
     await db.trace.updateMany({ where: { externalId: { in: ["f-2", "f-3"] } }, data: { outcome: "success", durationMs: 5 } });
-    await db.trace.updateMany({ where: { externalId: "f-4" }, data: { timestamp: new Date("2026-03-06T10:00:00Z"), variant: "C", durationMs: null } });
+    await db.trace.updateMany({
+      where: { externalId: "f-4" },
+      data: { timestamp: new Date("2026-03-06T10:00:00Z"), variant: "C", durationMs: null },
+    });
     await db.trace.updateMany({ where: { externalId: { startsWith: "f-1" } }, data: { reflectedAt: new Date() } });
     await db.trace.deleteMany({ where: { externalId: { in: ["f-5", "f-6", "f-30", "f-31"] } } });
 
@@ -521,10 +646,34 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       SELECT hour, role::text, runs, failed, retried, "inputTokens", "outputTokens", round("costUsd"::numeric, 9)::float8 AS cost, uncosted,
         ARRAY(SELECT v FROM unnest(latencies) v ORDER BY v) AS latencies
       FROM "RunHourly" ORDER BY 1, 2`;
-    expect(runRollup).toEqual([
-      { hour: new Date("2026-03-02T05:00:00Z"), role: "reflector", runs: 1, failed: 0, retried: 1, inputTokens: 10, outputTokens: 0, cost: 0.002, uncosted: 0, latencies: [900] },
-      { hour: new Date("2026-03-02T05:00:00Z"), role: "curator", runs: 1, failed: 0, retried: 0, inputTokens: 0, outputTokens: 0, cost: 0, uncosted: 1, latencies: [900] },
-    ].sort((a, b) => a.role.localeCompare(b.role)));
+    expect(runRollup).toEqual(
+      [
+        {
+          hour: new Date("2026-03-02T05:00:00Z"),
+          role: "reflector",
+          runs: 1,
+          failed: 0,
+          retried: 1,
+          inputTokens: 10,
+          outputTokens: 0,
+          cost: 0.002,
+          uncosted: 0,
+          latencies: [900],
+        },
+        {
+          hour: new Date("2026-03-02T05:00:00Z"),
+          role: "curator",
+          runs: 1,
+          failed: 0,
+          retried: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          cost: 0,
+          uncosted: 1,
+          latencies: [900],
+        },
+      ].sort((a, b) => a.role.localeCompare(b.role)),
+    );
 
     // What the metrics read agrees: the moved trace is on the 6th, the deleted ones are gone.
     const { body } = await get(`${MARCH}&bucket=day`);
@@ -541,7 +690,10 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   it("the studio overview: a row per playbook with its success rate per bucket, the change against the range before, pending deltas", async () => {
     await postFixture();
     await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "quiet" } });
-    await caller.delta.propose({ playbookId, operations: [{ operation: { type: "add", section: "common_mistakes_to_avoid", content: "Pending." } }] });
+    await caller.delta.propose({
+      playbookId,
+      operations: [{ operation: { type: "add", section: "common_mistakes_to_avoid", content: "Pending." } }],
+    });
     const overview: OverviewResult = await caller.metrics.overview({
       from: new Date("2026-03-04T00:00:00Z"),
       to: new Date("2026-03-06T00:00:00Z"),

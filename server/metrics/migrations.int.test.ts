@@ -22,7 +22,8 @@ describe("metrics migrations on a database with data", () => {
     const paths = defaultMigrationPaths();
     earlier = mkdtempSync(join(tmpdir(), "ace-migrations-"));
     for (const entry of readdirSync(paths.migrationsDir)) {
-      if (entry < FIRST_METRICS_MIGRATION || entry === "migration_lock.toml") cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
+      if (entry < FIRST_METRICS_MIGRATION || entry === "migration_lock.toml")
+        cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
     }
     pglite = await PGlite.create();
     await applyMigrations(new PrismaPGlite(pglite), { schemaPath: paths.schemaPath, migrationsDir: earlier });
@@ -77,7 +78,15 @@ describe("metrics migrations on a database with data", () => {
       expect(await backfillVersionFigures(db)).toEqual({ playbooks: 0, versions: 0 });
       const figures = await db.playbookFigures.findMany({ where: { playbookId }, orderBy: { version: "asc" } });
       expect(
-        figures.map((row) => [row.version, row.recordedAt.toISOString(), row.activeBullets, row.helpful, row.harmful, row.contentChanged, row.countersChanged]),
+        figures.map((row) => [
+          row.version,
+          row.recordedAt.toISOString(),
+          row.activeBullets,
+          row.helpful,
+          row.harmful,
+          row.contentChanged,
+          row.countersChanged,
+        ]),
       ).toEqual([
         [1, "2026-05-01T09:00:00.000Z", 2, 1, 0, true, false],
         [2, "2026-05-02T09:00:00.000Z", 2, 1, 3, false, true],

@@ -113,11 +113,7 @@ export async function findFigures(db: DbOrTx, playbookId: string, version: numbe
  * Stores figures, each with its version's createdAt (so the row needs the version inserted first);
  * figures a version already has are kept. Returns how many rows were written.
  */
-export async function insertFigures(
-  db: DbOrTx,
-  playbookId: string,
-  rows: { version: number; figures: VersionFigures }[],
-): Promise<number> {
+export async function insertFigures(db: DbOrTx, playbookId: string, rows: { version: number; figures: VersionFigures }[]): Promise<number> {
   if (rows.length === 0) return 0;
   const json = rows.map(({ version, figures }) => ({ id: randomUUID(), version, ...figures }));
   return db.$executeRaw`
@@ -335,7 +331,11 @@ export async function versionBefore(db: DbOrTx, playbookId: string, before: Date
 }
 
 /** One version's figures with its score distribution. */
-export async function versionFigures(db: DbOrTx, playbookId: string, version: number): Promise<(VersionRow & { scores: ScoreCount[] }) | null> {
+export async function versionFigures(
+  db: DbOrTx,
+  playbookId: string,
+  version: number,
+): Promise<(VersionRow & { scores: ScoreCount[] }) | null> {
   const [row] = await db.$queryRaw<(VersionRow & { scores: ScoreCount[] })[]>`
     SELECT ${versionColumns}, f.scores FROM "PlaybookFigures" f ${versionJoins}
     WHERE f."playbookId" = ${playbookId}::uuid AND f.version = ${version}::int`;

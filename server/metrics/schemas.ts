@@ -91,9 +91,7 @@ function instantParameter(name: "from" | "to") {
     .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message })
     .transform((text) => new Date(/T/.test(text) ? text : `${text}T00:00:00.000Z`))
     .describe(
-      name === "from"
-        ? "Start, truncated to the start of its bucket. Default: 30 days before `to`."
-        : "End, exclusive. Default: now.",
+      name === "from" ? "Start, truncated to the start of its bucket. Default: 30 days before `to`." : "End, exclusive. Default: now.",
     );
 }
 
@@ -127,7 +125,12 @@ export function parseMetricsQuery(params: URLSearchParams): MetricsQuery {
   for (const name of new Set(params.keys())) {
     const values = params.getAll(name);
     if (!(QUERY_PARAMETERS as readonly string[]).includes(name)) {
-      issues.push({ code: "custom", path: [name], message: `Unknown parameter ${name}; the parameters are ${QUERY_PARAMETERS.join(", ")}.`, input: values[0] });
+      issues.push({
+        code: "custom",
+        path: [name],
+        message: `Unknown parameter ${name}; the parameters are ${QUERY_PARAMETERS.join(", ")}.`,
+        input: values[0],
+      });
       continue;
     }
     if (values.length > 1) {
@@ -163,9 +166,7 @@ export const playbookMetricsInput = z
   .superRefine(checkRange);
 
 /** tRPC: the studio overview, one row per playbook. */
-export const overviewInput = z
-  .object({ from: z.date().optional(), to: z.date().optional(), bucket: bucketSchema })
-  .superRefine(checkRange);
+export const overviewInput = z.object({ from: z.date().optional(), to: z.date().optional(), bucket: bucketSchema }).superRefine(checkRange);
 
 /** tRPC: the stored figures of one version (the score distribution at a chosen version). */
 export const versionFiguresInput = z.object({ playbookId: z.uuid(), version: z.number().int().min(1, "Versions count from 1.") });

@@ -172,7 +172,12 @@ function counterSeries(range: BucketRange, rows: repo.CounterRow[]): CounterBuck
   const starts = bucketStarts(range);
   type Level = Omit<CounterBucket, "start">;
   const none: Level = { version: null, helpful: null, harmful: null, neutral: null };
-  const level = (row: repo.CounterRow): Level => ({ version: row.version, helpful: row.helpful, harmful: row.harmful, neutral: row.neutral });
+  const level = (row: repo.CounterRow): Level => ({
+    version: row.version,
+    helpful: row.helpful,
+    harmful: row.harmful,
+    neutral: row.neutral,
+  });
   const before = rows.find((row) => row.start === null);
   const recorded = new Map(rows.flatMap((row) => (row.start ? [[row.start.getTime(), level(row)] as const] : [])));
   return carryForward(starts, recorded, before ? level(before) : none).map((value, index) => ({
@@ -253,12 +258,27 @@ export async function playbookMetrics(db: Db, ref: PlaybookRef, query: MetricsQu
       movers: await repo.movers(tx, playbook.id, range, MOVERS_LIMIT),
       review: await repo.review(tx, playbook.id, range),
       runs: await repo.runs(tx, playbook.id, range),
-      scores: await repo.scoreDistribution(tx, playbook.id, query.scoresAt === undefined ? { before: range.end } : { version: query.scoresAt }),
+      scores: await repo.scoreDistribution(
+        tx,
+        playbook.id,
+        query.scoresAt === undefined ? { before: range.end } : { version: query.scoresAt },
+      ),
       earliest: await repo.earliestActivity(tx, playbook.id),
     };
     return { playbook, rows };
   });
-  const { outcomes: outcomeRows, versions, before, counters: counterRows, churn: churnRows, movers: moverRows, review: reviewRows, runs: runRows, scores, earliest } = rows;
+  const {
+    outcomes: outcomeRows,
+    versions,
+    before,
+    counters: counterRows,
+    churn: churnRows,
+    movers: moverRows,
+    review: reviewRows,
+    runs: runRows,
+    scores,
+    earliest,
+  } = rows;
   if (query.scoresAt !== undefined && !scores) {
     throw new AppError("INVALID_INPUT", `scoresAt: the playbook has no version ${query.scoresAt} (or no figures for it).`, {
       details: { parameter: "scoresAt" },

@@ -11,15 +11,16 @@ import type { exportPlaybookInput, ExportResult } from "./schemas";
 
 export async function loadDocument(db: Db, playbookId: string): Promise<PlaybookDocument> {
   const playbook = await requirePlaybook(db, playbookId);
-  const [sections, bullets] = await Promise.all([
-    repo.listSections(db, playbookId),
-    repo.listBulletsForExport(db, playbookId),
-  ]);
+  const [sections, bullets] = await Promise.all([repo.listSections(db, playbookId), repo.listBulletsForExport(db, playbookId)]);
   return documentFromRows(playbook, sections, bullets);
 }
 
 function fileNameFor(name: string, format: PlaybookFormat): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "playbook";
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "") || "playbook";
   return `${base}${FORMAT_INFO[format].extension}`;
 }
 

@@ -33,11 +33,7 @@ function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileNa
   }
 }
 
-export async function importPlaybook(
-  db: Db,
-  actor: string,
-  input: z.output<typeof importPlaybookInput>,
-): Promise<ImportResult> {
+export async function importPlaybook(db: Db, actor: string, input: z.output<typeof importPlaybookInput>): Promise<ImportResult> {
   const { format, document, warnings } = parseOrExplain(input.content, input.format, input.fileName);
   const { target } = input;
   const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
@@ -53,7 +49,15 @@ export async function importPlaybook(
   } else if (target.mode === "propose") {
     return { ...(await proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" })), warnings };
   } else {
-    result = await mergeIntoPlaybook(db, actor, target.playbookId, document, target.mode, `Imported from ${source}`, countersOfFormat(format));
+    result = await mergeIntoPlaybook(
+      db,
+      actor,
+      target.playbookId,
+      document,
+      target.mode,
+      `Imported from ${source}`,
+      countersOfFormat(format),
+    );
   }
   // Embedded PGlite has no autovacuum, so the planner never learns a table grew: after a large import
   // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.
@@ -206,11 +210,7 @@ async function mergeIntoPlaybook(
     if (changes.length === 0) {
       return resultOf(playbook, sections.length, activeCount, playbook.version);
     }
-    const nextBulletNumber = Math.max(
-      playbook.nextBulletNumber,
-      highestIdNumber([...inFile]) + 1,
-      (document.lastIdNumber ?? 0) + 1,
-    );
+    const nextBulletNumber = Math.max(playbook.nextBulletNumber, highestIdNumber([...inFile]) + 1, (document.lastIdNumber ?? 0) + 1);
     if (!(await repo.bumpVersion(tx, playbookId, playbook.version, { nextBulletNumber }))) {
       throw new AppError("CONFLICT", "The playbook changed while the file was being imported. Nothing was imported; try again.");
     }

@@ -63,17 +63,9 @@ interface CreateOptions {
   reason: string;
 }
 
-export async function createFromDocument(
-  db: Db,
-  actor: string,
-  document: PlaybookDocument,
-  options: CreateOptions,
-): Promise<ImportResult> {
+export async function createFromDocument(db: Db, actor: string, document: PlaybookDocument, options: CreateOptions): Promise<ImportResult> {
   if (await repo.findPlaybookByName(db, options.name)) {
-    throw new AppError(
-      "CONFLICT",
-      `A playbook named "${options.name}" already exists. Choose another name, or import into that playbook.`,
-    );
+    throw new AppError("CONFLICT", `A playbook named "${options.name}" already exists. Choose another name, or import into that playbook.`);
   }
   const { sections, bullets } = rowsFromDocument(document);
   const ids = bullets.map(({ row }) => row.externalId);
@@ -96,7 +88,11 @@ export async function createFromDocument(
         version: 1,
       });
       await repo.insertSections(tx, playbook.id, sections);
-      await repo.insertBullets(tx, playbook.id, bullets.map(({ row }) => row));
+      await repo.insertBullets(
+        tx,
+        playbook.id,
+        bullets.map(({ row }) => row),
+      );
       await recordVersion(tx, {
         playbookId: playbook.id,
         number: 1,
@@ -135,11 +131,7 @@ function describeSetting(value: unknown): string {
  * Changes some curation settings. The change is recorded as a version without bullet changes, so
  * the history says who turned auto-apply or pruning on, and when.
  */
-export async function updateSettings(
-  db: Db,
-  actor: string,
-  input: z.output<typeof updateSettingsInput>,
-): Promise<UpdateSettingsResult> {
+export async function updateSettings(db: Db, actor: string, input: z.output<typeof updateSettingsInput>): Promise<UpdateSettingsResult> {
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
     const before = readSettings(playbook.settings);

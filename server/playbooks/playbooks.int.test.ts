@@ -46,7 +46,6 @@ function countersPlaybook(): string {
   });
 }
 
-
 describe.each(testEngines())("playbook procedures on %s", (engine) => {
   let database: TestDatabase;
   let caller: ReturnType<typeof createCaller>;
@@ -163,7 +162,11 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
 
   it("a page's total is what the filter matches, whether the version's tally or the query counts it", async () => {
     const { playbookId } = await importText(countersPlaybook(), "counters");
-    await caller.delta.edit({ playbookId, reason: "Archive one", operations: [{ type: "remove", bulletId: "str-00003", reason: "Risky" }] });
+    await caller.delta.edit({
+      playbookId,
+      reason: "Archive one",
+      operations: [{ type: "remove", bulletId: "str-00003", reason: "Risky" }],
+    });
     const detail = await caller.playbook.get({ playbookId }); // the page opens with this: it tallies the version
     const [str, mis] = detail.sections.map((section) => section.id);
     const combinations = [];

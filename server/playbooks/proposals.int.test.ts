@@ -62,7 +62,11 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
   });
   beforeEach(async () => {
     await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support agent" } }));
+    ({ playbookId } = await caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "support agent" },
+    }));
   });
 
   const propose = (content: string, extra: { baseVersion?: number; format?: "auto" | "ace" | "ace-plain" | "kayba" | "json" } = {}) =>
@@ -70,7 +74,12 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       content,
       format: extra.format ?? "auto",
       fileName: "loop-playbook.txt",
-      target: { kind: "existing", playbookId, mode: "propose", ...(extra.baseVersion === undefined ? {} : { baseVersion: extra.baseVersion }) },
+      target: {
+        kind: "existing",
+        playbookId,
+        mode: "propose",
+        ...(extra.baseVersion === undefined ? {} : { baseVersion: extra.baseVersion }),
+      },
     });
 
   const bullet = (externalId: string) => caller.playbook.bullet({ playbookId, externalId });
@@ -125,8 +134,10 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
 
   it("flags a bullet changed on both sides as a conflict: the delta is stale until re-based", async () => {
     await editInStudio([{ type: "update", bulletId: "str-00001", content: "Verify data types and units before processing numbers." }]);
-    const file = SMALL_PLAYBOOK.replace(LINE.one, "[str-00001] helpful=3 harmful=0 :: Check data types before processing numeric fields.")
-      .replace(LINE.three, "[str-00003] helpful=0 harmful=0 :: Paginate until a page comes back empty.");
+    const file = SMALL_PLAYBOOK.replace(
+      LINE.one,
+      "[str-00001] helpful=3 harmful=0 :: Check data types before processing numeric fields.",
+    ).replace(LINE.three, "[str-00003] helpful=0 harmful=0 :: Paginate until a page comes back empty.");
 
     const { proposal } = await propose(file, { baseVersion: 1 });
     expect(proposal).toMatchObject({ operations: 2, stale: true });
@@ -239,7 +250,12 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
 
   describe("POST /api/v1/playbooks/{name}/proposals", () => {
     it("answers 201 with the pending delta and its operation count", async () => {
-      const { status, body } = await post("support agent", { content: EVOLVED, format: "auto", baseVersion: 1, rationale: "Nightly run 42" });
+      const { status, body } = await post("support agent", {
+        content: EVOLVED,
+        format: "auto",
+        baseVersion: 1,
+        rationale: "Nightly run 42",
+      });
       expect(status).toBe(201);
       expect(body).toMatchObject({ playbook: "support agent", operations: 4, baseVersion: 1, stale: false, conflicts: [] });
       const delta = await caller.delta.get({ deltaId: body.deltaId as string });

@@ -203,7 +203,12 @@ function bulletFilter(query: ListBulletsQuery): Prisma.Sql {
     where.push(Prisma.sql`b."sectionId" IN (${Prisma.join(query.sectionIds.map((id) => Prisma.sql`${id}::uuid`))})`);
   }
   if (query.signals?.length) {
-    where.push(Prisma.sql`(${Prisma.join(query.signals.map((signal) => SIGNAL_SQL[signal]), " OR ")})`);
+    where.push(
+      Prisma.sql`(${Prisma.join(
+        query.signals.map((signal) => SIGNAL_SQL[signal]),
+        " OR ",
+      )})`,
+    );
   }
   return Prisma.join(where, " AND ");
 }
@@ -311,7 +316,19 @@ export function listBulletsForExport(db: DbOrTx, playbookId: string) {
 }
 export type ExportBulletRow = Awaited<ReturnType<typeof listBulletsForExport>>[number];
 
-type BulletStateTuple = [string, string, string, number, number, number, boolean, BulletState["status"], number, string | null, string | null];
+type BulletStateTuple = [
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  boolean,
+  BulletState["status"],
+  number,
+  string | null,
+  string | null,
+];
 
 /**
  * The current state of every bullet, in the shape versions record. Read as one JSON document: for

@@ -29,9 +29,7 @@ export const playbookRouter = createTRPCRouter({
 
   bullets: viewerProcedure.input(listBulletsInput).query(({ ctx, input }) => listBullets(ctx.db, input)),
 
-  bullet: viewerProcedure
-    .input(bulletRefInput)
-    .query(({ ctx, input }) => getBullet(ctx.db, input.playbookId, input.externalId)),
+  bullet: viewerProcedure.input(bulletRefInput).query(({ ctx, input }) => getBullet(ctx.db, input.playbookId, input.externalId)),
 
   import: curatorProcedure
     .input(importPlaybookInput)

@@ -14,7 +14,6 @@ import { createCaller } from "@/server/trpc/root";
 import { offlineProvider, openAiRunProvider, useRunProvider } from "./providers";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 
-
 const { POST } = await import("@/app/api/v1/traces/route");
 
 const DEMO = "Customer service (demo)";
@@ -38,7 +37,13 @@ function agentTraces(ids: string[], count = 100) {
 }
 
 async function post(body: unknown): Promise<Response> {
-  return POST(new Request("http://studio.test/api/v1/traces", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  return POST(
+    new Request("http://studio.test/api/v1/traces", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
+  );
 }
 
 describe.each(testEngines())("the agent loop on %s", (engine) => {

@@ -72,13 +72,14 @@ export function assessBudget(
 /** The playbook's and the studio's budgets this month. */
 export async function budgetUsage(db: Db, playbookId: string, settings: PlaybookSettings, now = new Date()): Promise<BudgetUsage[]> {
   const since = monthStart(now);
-  const [own, all, studio] = await Promise.all([
-    repo.usageSince(db, since, playbookId),
-    repo.usageSince(db, since),
-    readStudioBudget(db),
-  ]);
+  const [own, all, studio] = await Promise.all([repo.usageSince(db, since, playbookId), repo.usageSince(db, since), readStudioBudget(db)]);
   return [
-    assessBudget("playbook", own, { monthlyTokenBudget: settings.monthlyTokenBudget, monthlyCostBudgetUsd: settings.monthlyCostBudgetUsd }, now),
+    assessBudget(
+      "playbook",
+      own,
+      { monthlyTokenBudget: settings.monthlyTokenBudget, monthlyCostBudgetUsd: settings.monthlyCostBudgetUsd },
+      now,
+    ),
     assessBudget("studio", all, studio, now),
   ];
 }

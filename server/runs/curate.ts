@@ -42,8 +42,15 @@ function statsOf(state: PlaybookState, tokenCount: number, tokenBudget: number) 
     tokenCount,
     tokenBudget,
     sections: state.sections.map((section) => ({ name: section.name, bullets: perSection.get(section.id) ?? 0 })),
-    mostHelpful: ranked.filter((bullet) => bulletScore(bullet) > 0).slice(0, 5).map(summary),
-    mostHarmful: ranked.filter((bullet) => bulletScore(bullet) < 0).reverse().slice(0, 5).map(summary),
+    mostHelpful: ranked
+      .filter((bullet) => bulletScore(bullet) > 0)
+      .slice(0, 5)
+      .map(summary),
+    mostHarmful: ranked
+      .filter((bullet) => bulletScore(bullet) < 0)
+      .reverse()
+      .slice(0, 5)
+      .map(summary),
   };
 }
 
@@ -68,7 +75,14 @@ async function curateWithModel(
 export async function curatePlaybook(context: RunContext, exchange: Exchange): Promise<RoleResult> {
   const { db, provider, playbookId, runId, settings } = context;
   const pending = await repo.uncuratedReflections(db, playbookId, CURATOR_BATCH);
-  const traces = new Map((await repo.findTraces(db, pending.flatMap((run) => run.traceIds))).map((trace) => [trace.id, trace]));
+  const traces = new Map(
+    (
+      await repo.findTraces(
+        db,
+        pending.flatMap((run) => run.traceIds),
+      )
+    ).map((trace) => [trace.id, trace]),
+  );
   const notes: string[] = [];
   // In trace order, not in the order reflections finished: the same traces give the same proposal.
   const reflections = pending
@@ -77,12 +91,17 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
       if (!parsed.success) {
         // Left out rather than blocking every later curation; the run's notes say which and why.
         const issue = parsed.error.issues[0];
-        notes.push(`The reflection of run ${run.id} was left out: its stored output cannot be read (${issue?.path.join(".") || "output"}: ${issue?.message ?? "invalid"}).`);
+        notes.push(
+          `The reflection of run ${run.id} was left out: its stored output cannot be read (${issue?.path.join(".") || "output"}: ${issue?.message ?? "invalid"}).`,
+        );
         return [];
       }
       return [{ run, reflection: parsed.data, trace: traces.get(run.traceIds[0] ?? "") }];
     })
-    .sort((a, b) => (a.trace?.createdAt.getTime() ?? 0) - (b.trace?.createdAt.getTime() ?? 0) || (a.trace?.id ?? "").localeCompare(b.trace?.id ?? ""));
+    .sort(
+      (a, b) =>
+        (a.trace?.createdAt.getTime() ?? 0) - (b.trace?.createdAt.getTime() ?? 0) || (a.trace?.id ?? "").localeCompare(b.trace?.id ?? ""),
+    );
   await repo.setCuratorInputs(
     db,
     runId,
@@ -116,7 +135,9 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
     const newContents = operations.flatMap((operation) => ("content" in operation && operation.content ? [operation.content] : []));
     const embeddings = provider.name === "openai" ? await embeddingSimilarity(provider.llm, state, newContents) : { note: null };
     if (embeddings.note) notes.push(embeddings.note);
-    const confidences = operations.map((_, index) => sourceOf(index)?.confidence).filter((value): value is number => Number.isFinite(value));
+    const confidences = operations
+      .map((_, index) => sourceOf(index)?.confidence)
+      .filter((value): value is number => Number.isFinite(value));
     const outcome = await proposeDelta(
       db,
       `curator (${provider.label})`,

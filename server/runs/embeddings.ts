@@ -28,7 +28,11 @@ export interface EmbeddingSimilarity {
 }
 
 /** Embeds the playbook's active bullets and the delta's new contents; a failure falls back to local scores. */
-export async function embeddingSimilarity(llm: LlmProvider, state: PlaybookState, newContents: readonly string[]): Promise<EmbeddingSimilarity> {
+export async function embeddingSimilarity(
+  llm: LlmProvider,
+  state: PlaybookState,
+  newContents: readonly string[],
+): Promise<EmbeddingSimilarity> {
   if (!llm.embed) return { note: null };
   const cache = cached();
   const keyOf = (text: string) => `${llm.name}\u0000${text}`;

@@ -106,7 +106,15 @@ export async function executeRun(
   }
 
   await repo.markRunning(db, run.id, provider.name, provider.modelFor(run.role));
-  const context: RunContext = { db, provider, runId: run.id, playbookId: run.playbookId, settings, attempt: job.attempt, maxAttempts: job.maxAttempts };
+  const context: RunContext = {
+    db,
+    provider,
+    runId: run.id,
+    playbookId: run.playbookId,
+    settings,
+    attempt: job.attempt,
+    maxAttempts: job.maxAttempts,
+  };
   const exchange = new Exchange(context);
   const started = Date.now();
   const sent = () => ({
@@ -144,7 +152,11 @@ export async function executeRun(
     const message = describe(error);
     if (retryable && job.attempt < job.maxAttempts) {
       await repo.markRunQueued(db, run.id, `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${message} It will be retried.`, sent());
-      return { type: "retry", error: message, ...(error instanceof LlmError && error.retryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}) };
+      return {
+        type: "retry",
+        error: message,
+        ...(error instanceof LlmError && error.retryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
+      };
     }
     const reason = retryable ? `Failed after ${job.attempt} attempts: ${message}` : message;
     await repo.finishRun(db, run.id, { status: "failed", error: reason, ...usage() });

@@ -27,17 +27,27 @@ export const storedReflectionSchema = z.object({
   correctApproach: z.string(),
   keyInsight: z.string(),
   bulletTags: z.array(z.object({ id: z.string(), tag: z.enum(BULLET_TAGS), justification: z.string() })),
-  lessons: z
-    .array(z.object({ section: z.string(), content: z.string(), evidence: z.string(), general: z.string().optional() }))
-    .optional(),
+  lessons: z.array(z.object({ section: z.string(), content: z.string(), evidence: z.string(), general: z.string().optional() })).optional(),
 }) satisfies z.ZodType<StoredReflection>;
 
 /** A trace's stored feedback, as ingest checked it (null for a field left out). */
 const storedFeedbackSchema = z.object({
-  groundTruth: z.string().nullish().transform((value) => value ?? undefined),
-  errors: z.array(z.string()).nullish().transform((value) => value ?? undefined),
-  testResults: z.string().nullish().transform((value) => value ?? undefined),
-  notes: z.string().nullish().transform((value) => value ?? undefined),
+  groundTruth: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? undefined),
+  errors: z
+    .array(z.string())
+    .nullish()
+    .transform((value) => value ?? undefined),
+  testResults: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? undefined),
+  notes: z
+    .string()
+    .nullish()
+    .transform((value) => value ?? undefined),
 }) satisfies z.ZodType<TraceFeedback>;
 
 const TEXT_FIELDS = ["reasoning", "errorIdentification", "rootCause", "correctApproach", "keyInsight"] as const;
@@ -60,7 +70,9 @@ function feedbackOf(stored: unknown): TraceFeedback {
   const parsed = storedFeedbackSchema.safeParse(stored);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new RunRejected(`The trace's stored feedback cannot be read (${issue?.path.join(".") || "feedback"}: ${issue?.message ?? "invalid"}).`);
+  throw new RunRejected(
+    `The trace's stored feedback cannot be read (${issue?.path.join(".") || "feedback"}: ${issue?.message ?? "invalid"}).`,
+  );
 }
 
 async function reflectWithModel(

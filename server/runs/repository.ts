@@ -73,7 +73,6 @@ export function findRun(db: DbOrTx, runId: string) {
 }
 export type RunRecord = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 
-
 function runWhere(query: z.output<typeof listRunsInput>): Prisma.RunWhereInput {
   return {
     ...(query.playbookId ? { playbookId: query.playbookId } : {}),

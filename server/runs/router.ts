@@ -20,9 +20,7 @@ export const runRouter = createTRPCRouter({
   get: viewerProcedure.input(runIdInput).query(({ ctx, input }) => service.getRun(ctx.db, input.runId)),
 
   /** Provider, circuit breaker, queue, budgets and triggers of one playbook. */
-  status: viewerProcedure
-    .input(z.object({ playbookId: z.uuid() }))
-    .query(({ ctx, input }) => service.runsStatus(ctx.db, input.playbookId)),
+  status: viewerProcedure.input(z.object({ playbookId: z.uuid() })).query(({ ctx, input }) => service.runsStatus(ctx.db, input.playbookId)),
 
   reflectNow: curatorProcedure
     .input(reflectNowInput)

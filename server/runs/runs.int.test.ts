@@ -85,7 +85,11 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
   }
 
   async function playbook(settings: Record<string, unknown> = {}) {
-    const { playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } });
+    const { playbookId } = await caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "support" },
+    });
     if (Object.keys(settings).length) await caller.playbook.updateSettings({ playbookId, settings });
     return playbookId;
   }
@@ -232,13 +236,22 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       const playbookId = await playbook({ curatorFrequency: 1 });
       mock.script(
         { content: reflection([{ id: "str-00001", tag: "helpful" }]), usage: { prompt_tokens: 800, completion_tokens: 120 } },
-        { content: curation("Convert every amount to cents before comparing totals."), usage: { prompt_tokens: 1500, completion_tokens: 90 } },
+        {
+          content: curation("Convert every amount to cents before comparing totals."),
+          usage: { prompt_tokens: 1500, completion_tokens: 90 },
+        },
       );
       await ingest([{ externalId: "o1", outcome: "success", output: "Used [str-00001]." }]);
       await worker().drain();
 
       const [reflector] = await runs(playbookId, "reflector");
-      expect(reflector).toMatchObject({ status: "succeeded", provider: "openai", model: "gpt-4.1-mini", inputTokens: 800, outputTokens: 120 });
+      expect(reflector).toMatchObject({
+        status: "succeeded",
+        provider: "openai",
+        model: "gpt-4.1-mini",
+        inputTokens: 800,
+        outputTokens: 120,
+      });
       expect(reflector!.costUsd).toBeGreaterThan(0);
       const detail = await caller.runs.get({ runId: reflector!.id });
       expect(JSON.stringify(detail.prompt)).toContain("Always verify data types");
@@ -250,7 +263,10 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       expect(curator).toMatchObject({ status: "succeeded", inputTokens: 1500 });
       const delta = await caller.delta.get({ deltaId: curator!.deltaId! });
       expect(delta).toMatchObject({ status: "pending", origin: "curator" });
-      expect(delta.operations[0]!.payload).toMatchObject({ type: "add", content: "Convert every amount to cents before comparing totals." });
+      expect(delta.operations[0]!.payload).toMatchObject({
+        type: "add",
+        content: "Convert every amount to cents before comparing totals.",
+      });
       const chat = mock.requests.filter((request) => request.path.endsWith("/chat/completions"));
       expect(chat.map((request) => request.body.response_format?.type)).toEqual(["json_schema", "json_schema"]);
     });
@@ -289,10 +305,7 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
     it("a 429 then an answer succeeds without failing the run", async () => {
       mockProvider();
       const playbookId = await playbook({ curatorMode: "off" });
-      mock.script(
-        { status: 429, headers: { "retry-after-ms": "5" } },
-        { content: reflection([{ id: "str-00001", tag: "helpful" }]) },
-      );
+      mock.script({ status: 429, headers: { "retry-after-ms": "5" } }, { content: reflection([{ id: "str-00001", tag: "helpful" }]) });
       await ingest([{ externalId: "rl", outcome: "success", citedBulletIds: ["str-00001"] }]);
       await worker().drain();
       expect((await runs(playbookId, "reflector"))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
@@ -400,7 +413,10 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
 
       mock.reset();
       mock.scriptEmbeddings({ status: 400, body: { error: { message: "embeddings are not served here" } } });
-      mock.script({ content: reflection([]) }, { content: curation(`Prefer idempotent writes when retrying a request on ${engine}.`, 0.5) });
+      mock.script(
+        { content: reflection([]) },
+        { content: curation(`Prefer idempotent writes when retrying a request on ${engine}.`, 0.5) },
+      );
       await ingest([{ externalId: "dup2", outcome: "success" }]);
       await worker().drain();
       [curator] = await runs(playbookId, "curator");
@@ -504,7 +520,11 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
 
     it("reflect now refuses traces it does not know, and curate now a playbook whose curator is off", async () => {
       const playbookId = await playbook({ curatorMode: "off" });
-      await expectAppError(caller.runs.reflectNow({ playbookId, traceIds: [NO_SUCH_ID] }), "NOT_FOUND", /Some of the traces were not found/);
+      await expectAppError(
+        caller.runs.reflectNow({ playbookId, traceIds: [NO_SUCH_ID] }),
+        "NOT_FOUND",
+        /Some of the traces were not found/,
+      );
       await expectAppError(caller.runs.reflectNow({ playbookId, traceIds: [] }), "BAD_REQUEST", /traceIds/);
       await expectAppError(caller.runs.curateNow({ playbookId }), "BAD_REQUEST", /The curator is off for this playbook/);
       expect(await runs(playbookId)).toHaveLength(0);
@@ -533,7 +553,10 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
     it("a run job whose payload names no run fails with the reason", async () => {
       const { id } = await enqueue(database.db, { kind: REFLECT_JOB, payload: { runId: "not-a-run" } });
       await worker().drain();
-      expect(await getJob(database.db, id)).toMatchObject({ status: "failed", lastError: "The job names no run (its payload has no runId)." });
+      expect(await getJob(database.db, id)).toMatchObject({
+        status: "failed",
+        lastError: "The job names no run (its payload has no runId).",
+      });
     });
 
     it("a reflection whose stored output cannot be read is left out of the curation, with a note, and does not block the next", async () => {
@@ -553,7 +576,9 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
       const [curator] = await runs(playbookId, "curator");
       expect(curator).toMatchObject({ status: "succeeded" });
       const detail = await caller.runs.get({ runId: curator!.id });
-      expect(JSON.stringify(detail.output)).toContain(`The reflection of run ${broken.id} was left out: its stored output cannot be read (reasoning: `);
+      expect(JSON.stringify(detail.output)).toContain(
+        `The reflection of run ${broken.id} was left out: its stored output cannot be read (reasoning: `,
+      );
       const delta = await caller.delta.get({ deltaId: detail.deltaId! });
       expect(delta.operations).toHaveLength(1);
       expect((await caller.runs.status({ playbookId })).uncurated).toBe(0);

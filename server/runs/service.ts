@@ -147,7 +147,10 @@ export async function reflectNow(db: Db, input: z.output<typeof reflectNowInput>
     };
   }
   const runIds = await enqueueReflections(db, playbook.id, traceIds, trigger);
-  return { runIds, message: `${plural(runIds.length, "reflector run")} queued${playbook.settings.runsPaused ? " (runs are paused for this playbook)" : ""}.` };
+  return {
+    runIds,
+    message: `${plural(runIds.length, "reflector run")} queued${playbook.settings.runsPaused ? " (runs are paused for this playbook)" : ""}.`,
+  };
 }
 
 export async function curateNow(db: Db, playbookId: string, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {

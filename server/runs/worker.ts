@@ -15,9 +15,12 @@ export async function startRunWorker(db: Db): Promise<JobWorker | null> {
   if (concurrency === 0 || globalForRuns.__aceRunWorker) return globalForRuns.__aceRunWorker ?? null;
   // A bad provider setting fails here, at start, with the variable's name, not in every run.
   const provider = runProviderFor(db);
-  console.log(`[ace-studio] runs use the ${provider.name === "offline" ? "offline provider (rule-based, no LLM)" : `OpenAI-compatible provider (${provider.label})`}`);
+  console.log(
+    `[ace-studio] runs use the ${provider.name === "offline" ? "offline provider (rule-based, no LLM)" : `OpenAI-compatible provider (${provider.label})`}`,
+  );
   const abandoned = await failAbandonedRuns(db);
-  if (abandoned > 0) console.log(`[ace-studio] ${abandoned} run(s) lost their worker before the last stop: marked failed, retry them from the Runs page`);
+  if (abandoned > 0)
+    console.log(`[ace-studio] ${abandoned} run(s) lost their worker before the last stop: marked failed, retry them from the Runs page`);
   const swept = await sweepOrphanTraces(db);
   if (swept > 0) console.log(`[ace-studio] queued ${swept} trace(s) stored before the last stop but never reflected`);
   const worker = new JobWorker(db, { handlers: runHandlers(), concurrency });

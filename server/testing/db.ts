@@ -41,7 +41,8 @@ export async function openTestDatabase(engine: TestEngine): Promise<TestDatabase
     handle = await openDatabase({ kind: "pglite", dataDir: MEMORY_DATA_DIR }, { migrate: false, snapshot: await migratedSnapshot() });
   } else {
     const url = inject("testPostgresUrl");
-    if (!url) throw new Error("No PostgreSQL test database: use testEngines() to choose engines (server/testing/global-setup.ts makes it).");
+    if (!url)
+      throw new Error("No PostgreSQL test database: use testEngines() to choose engines (server/testing/global-setup.ts makes it).");
     handle = await openDatabase({ kind: "postgres", url }, { migrate: false });
   }
   const reset = () => truncateAppTables(handle.db);

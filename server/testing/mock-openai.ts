@@ -177,7 +177,8 @@ export async function startMockOpenAi(options: MockOpenAiOptions = {}): Promise<
           return sendJson(res, 200, { object: "list", data: [{ id: "mock-model", object: "model", created: 0, owned_by: "mock" }] });
         }
         const endpoint = (Object.keys(PATHS) as MockEndpoint[]).find((e) => PATHS[e] === path);
-        if (req.method !== "POST" || !endpoint) return sendJson(res, 404, mockError(`no route ${req.method} ${path}`, "invalid_request_error"));
+        if (req.method !== "POST" || !endpoint)
+          return sendJson(res, 404, mockError(`no route ${req.method} ${path}`, "invalid_request_error"));
         if (options.latencyMs) await wait(options.latencyMs);
         if (options.rejectJsonSchema && body.response_format?.type === "json_schema") {
           return sendJson(res, 400, jsonSchemaRejection());
@@ -285,8 +286,7 @@ function embeddingsResponse(body: MockRequestBody, vectors: number[][]) {
       object: "embedding",
       index,
       // The SDK asks for base64 unless told otherwise: little-endian float32, as OpenAI sends it.
-      embedding:
-        body.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
+      embedding: body.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
     })),
     usage: { prompt_tokens: tokens, total_tokens: tokens },
   };

@@ -11,7 +11,6 @@ import { createCaller } from "@/server/trpc/root";
 import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES } from "./schemas";
 
-
 const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
 vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
 
@@ -112,7 +111,15 @@ describe.each(testEngines())("traces on %s", (engine) => {
       reflectedAt: null,
     });
     const bare = await caller.traces.get({ traceId: body.traces[2]!.id });
-    expect(bare).toMatchObject({ outcome: "unknown", reasoning: "", output: "", feedback: {}, metadata: {}, durationMs: null, variant: null });
+    expect(bare).toMatchObject({
+      outcome: "unknown",
+      reasoning: "",
+      output: "",
+      feedback: {},
+      metadata: {},
+      durationMs: null,
+      variant: null,
+    });
   });
 
   it("a single trace object is accepted as well as a batch", async () => {
@@ -122,7 +129,9 @@ describe.each(testEngines())("traces on %s", (engine) => {
   });
 
   it("the same externalId is stored once, within a batch and across posts, and a retry answers 200", async () => {
-    const first = await post({ traces: [trace({ externalId: "a" }), trace({ externalId: "a", task: "changed" }), trace({ externalId: "b" })] });
+    const first = await post({
+      traces: [trace({ externalId: "a" }), trace({ externalId: "a", task: "changed" }), trace({ externalId: "b" })],
+    });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ created: 2, duplicates: 1 });
     const [a, aAgain, b] = first.body.traces;
@@ -213,7 +222,14 @@ describe.each(testEngines())("traces on %s", (engine) => {
       ],
     });
     const past = await caller.traces.get({ traceId: body.traces[0]!.id });
-    expect(past).toMatchObject({ model: "gpt-4.1-mini", inputTokens: 1500, outputTokens: 300, costUsd: 0.0011, experiment: "tone", variant: "B" });
+    expect(past).toMatchObject({
+      model: "gpt-4.1-mini",
+      inputTokens: 1500,
+      outputTokens: 300,
+      costUsd: 0.0011,
+      experiment: "tone",
+      variant: "B",
+    });
     // The offset is applied: 23:30 at UTC−2 is 01:30 UTC the next day.
     expect(past.timestamp.toISOString()).toBe("2026-01-16T01:30:00.250Z");
     expect(past.createdAt.getTime()).toBeGreaterThan(Date.now() - 60_000);
@@ -277,7 +293,10 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(MAX_TRACE_BODY_BYTES).toBe(10 * 1024 * 1024);
     const declared = await POST(request(JSON.stringify(trace()), { "content-length": String(MAX_TRACE_BODY_BYTES + 1) }));
     expect(declared.status).toBe(413);
-    expect(((await declared.json()) as ErrorBody).error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringMatching(/10 MB/) });
+    expect(((await declared.json()) as ErrorBody).error).toMatchObject({
+      code: "PAYLOAD_TOO_LARGE",
+      message: expect.stringMatching(/10 MB/),
+    });
 
     // A chunked body has no length: it is counted as it arrives and reading stops past the limit.
     let sent = 0;
@@ -403,7 +422,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
   });
 
   it("the after-ingest trigger gets the new traces of each playbook, once committed, and never the duplicates", async () => {
-    const { playbookId: otherId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
+    const { playbookId: otherId } = await caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name: "other" },
+    });
     await post(trace({ externalId: "old" }));
     afterTracesIngested.mockClear();
     const { body } = await post({ traces: [trace({ externalId: "old" }), trace({ externalId: "new" }), trace({ playbook: "other" })] });
@@ -453,7 +476,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
 
   it("the list refuses a cursor it did not hand out and a page size out of range; a trace id must be a UUID", async () => {
     await caller.traces.ingest({ traces: [trace({ externalId: "x" })] });
-    await expectAppError(caller.traces.list({ playbookId, cursor: "page-2" }), "BAD_REQUEST", /The page cursor is not one this list returned/);
+    await expectAppError(
+      caller.traces.list({ playbookId, cursor: "page-2" }),
+      "BAD_REQUEST",
+      /The page cursor is not one this list returned/,
+    );
     await expectAppError(caller.traces.list({ playbookId, limit: 0 }), "BAD_REQUEST", /limit/);
     await expectAppError(caller.traces.get({ traceId: "x" }), "BAD_REQUEST", /traceId/);
     expect((await caller.traces.list({ playbookId })).items).toHaveLength(1);

@@ -45,4 +45,3 @@ export const trpc = createTRPCOptionsProxy({
 export function HydrateClient({ children }: { children: ReactNode }) {
   return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
 }
-

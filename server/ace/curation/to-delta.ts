@@ -157,7 +157,11 @@ function cleanIds(ids: unknown): string[] {
   if (!Array.isArray(ids)) return [];
   const cleaned = ids
     .filter((id): id is string => typeof id === "string")
-    .map((id) => sanitizeModelText(id, { maxLength: CURATOR_LIMITS.bulletId }).replace(/^\[\s*|\s*\]$/gu, "").trim())
+    .map((id) =>
+      sanitizeModelText(id, { maxLength: CURATOR_LIMITS.bulletId })
+        .replace(/^\[\s*|\s*\]$/gu, "")
+        .trim(),
+    )
     .filter(Boolean);
   return [...new Set(cleaned)];
 }

@@ -18,8 +18,7 @@ export function placeAt<T>(others: readonly T[], index: number, positionOf: (ite
   const at = Math.max(0, Math.min(index, others.length));
   const previous = others[at - 1];
   const first = others[0];
-  const position =
-    previous !== undefined ? positionOf(previous) + 1 : Math.min(0, first !== undefined ? positionOf(first) : 0);
+  const position = previous !== undefined ? positionOf(previous) + 1 : Math.min(0, first !== undefined ? positionOf(first) : 0);
   const shifted: { item: T; position: number }[] = [];
   let last = position;
   for (const item of others.slice(at)) {

@@ -3,7 +3,10 @@
 import type { SectionState } from "../history";
 
 export function sectionKey(name: string): string {
-  return name.normalize("NFKC").toLowerCase().replace(/[\s_]+/gu, "");
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\s_]+/gu, "");
 }
 
 export function resolveSection(sections: readonly SectionState[], ref: string): SectionState | undefined {

@@ -128,17 +128,23 @@ describe("agreement with the GrowthBook SDK", () => {
 
 describe("stability", () => {
   it("gives the same unit the same variant after a restart (a fresh load of the module)", async () => {
-    const before = Array.from({ length: 1_000 }, (_, i) => assignVariant({ ...base, unitId: `agent-${i}`, weights: [0.3, 0.7], coverage: 0.9 }));
+    const before = Array.from({ length: 1_000 }, (_, i) =>
+      assignVariant({ ...base, unitId: `agent-${i}`, weights: [0.3, 0.7], coverage: 0.9 }),
+    );
     vi.resetModules();
     const reloaded = await import("./assignment");
-    const after = Array.from({ length: 1_000 }, (_, i) => reloaded.assignVariant({ ...base, unitId: `agent-${i}`, weights: [0.3, 0.7], coverage: 0.9 }));
+    const after = Array.from({ length: 1_000 }, (_, i) =>
+      reloaded.assignVariant({ ...base, unitId: `agent-${i}`, weights: [0.3, 0.7], coverage: 0.9 }),
+    );
     expect(after).toEqual(before);
   });
 
   it("re-randomises with a new seed (a new phase), and reports the phase", () => {
     const ids = Array.from({ length: 1_000 }, (_, i) => `agent-${i}`);
     const moved = ids.filter(
-      (unitId) => assignVariant({ ...base, unitId, seed: "phase-1" }).variantIndex !== assignVariant({ ...base, unitId, seed: "phase-2" }).variantIndex,
+      (unitId) =>
+        assignVariant({ ...base, unitId, seed: "phase-1" }).variantIndex !==
+        assignVariant({ ...base, unitId, seed: "phase-2" }).variantIndex,
     );
     expect(moved.length).toBeGreaterThan(400);
     expect(moved.length).toBeLessThan(600);

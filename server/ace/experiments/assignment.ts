@@ -73,7 +73,10 @@ export function validateAssignmentInput(input: AssignmentInput): void {
 // Each evaluation gets a fresh user context, so nothing accumulates between calls.
 const growthbook = new GrowthBookClient();
 
-function evaluate(experiment: Experiment<number>, unitId: string): { inExperiment: boolean; variationId: number; bucket: number | undefined } {
+function evaluate(
+  experiment: Experiment<number>,
+  unitId: string,
+): { inExperiment: boolean; variationId: number; bucket: number | undefined } {
   const result = growthbook.runInlineExperiment(experiment, { attributes: { id: unitId } });
   return { inExperiment: result.inExperiment && result.hashUsed === true, variationId: result.variationId, bucket: result.bucket };
 }
@@ -102,7 +105,19 @@ export function assignVariant(input: AssignmentInput): Assignment {
   if (assigned.inExperiment && assigned.bucket !== undefined) {
     return { inExperiment: true, variantIndex: assigned.variationId, hashValue: assigned.bucket, phase };
   }
-  const probe = evaluate({ ...experiment, variations: [0, 1], weights: undefined, coverage: 1, ranges: [[0, 1], [1, 1]] }, input.unitId);
+  const probe = evaluate(
+    {
+      ...experiment,
+      variations: [0, 1],
+      weights: undefined,
+      coverage: 1,
+      ranges: [
+        [0, 1],
+        [1, 1],
+      ],
+    },
+    input.unitId,
+  );
   if (probe.bucket === undefined) throw new Error(`GrowthBook returned no hash for unit "${input.unitId}" in experiment "${input.key}"`);
   return { inExperiment: false, variantIndex: null, hashValue: probe.bucket, phase };
 }

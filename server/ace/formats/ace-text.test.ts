@@ -137,7 +137,12 @@ describe("multi-line content", () => {
   it("escapes lines that already start with backslashes before a header or bullet, so they read back unchanged", () => {
     const tricky = "x\n\\[a] one backslash\n\\\\## two\n  [b] indented\n\\ plain backslash\n\\[ display math \\]";
     const text = serializeAceText(docWith([bullet("str-00001", tricky)]), "ace-plain");
-    expect(text.split("\n").slice(2, 6)).toEqual(["  \\\\[a] one backslash", "  \\\\\\## two", "  \\  [b] indented", "  \\ plain backslash"]);
+    expect(text.split("\n").slice(2, 6)).toEqual([
+      "  \\\\[a] one backslash",
+      "  \\\\\\## two",
+      "  \\  [b] indented",
+      "  \\ plain backslash",
+    ]);
     expect(parseAceText(text, "ace-plain").sections[0]?.bullets[0]?.content).toBe(tricky);
   });
 
@@ -220,9 +225,7 @@ describe("serializeAceText", () => {
   it("skips archived bullets unless includeArchived is set", () => {
     const doc = docWith([bullet("str-00001", "kept"), bullet("str-00002", "gone", { status: "archived" })]);
     expect(serializeAceText(doc, "ace-plain")).toBe("## STRATEGIES\n[str-00001] kept\n");
-    expect(serializeAceText(doc, "ace-plain", { includeArchived: true })).toBe(
-      "## STRATEGIES\n[str-00001] kept\n[str-00002] gone\n",
-    );
+    expect(serializeAceText(doc, "ace-plain", { includeArchived: true })).toBe("## STRATEGIES\n[str-00001] kept\n[str-00002] gone\n");
   });
 
   it("refuses ids and section names the text format cannot hold, naming them all and the formats that keep them", () => {
@@ -263,10 +266,22 @@ describe("malformed text", () => {
       line: 2,
       message: `Line 2: ${orphan('"free text"')}`,
     },
-    { title: "a title line before everything", format: "ace", text: "# My playbook\n## A\n", line: 1, message: `Line 1: ${orphan('"# My playbook"', "before it")}` },
+    {
+      title: "a title line before everything",
+      format: "ace",
+      text: "# My playbook\n## A\n",
+      line: 1,
+      message: `Line 1: ${orphan('"# My playbook"', "before it")}`,
+    },
     { title: "an empty header", format: "ace", text: "## \n", line: 1, message: `Line 1: a section header needs a name, found "## "` },
     { title: "a bare ##", format: "ace", text: "##\n", line: 1, message: `Line 1: a section header needs a name, found "##"` },
-    { title: "an empty id with no bullet above", format: "ace-plain", text: "## A\n[] x\n", line: 2, message: `Line 2: ${orphan('"[] x"')}` },
+    {
+      title: "an empty id with no bullet above",
+      format: "ace-plain",
+      text: "## A\n[] x\n",
+      line: 2,
+      message: `Line 2: ${orphan('"[] x"')}`,
+    },
     {
       title: "an id without a closing bracket with no bullet above",
       format: "ace-plain",
@@ -355,13 +370,18 @@ describe("files the peers' code writes", () => {
 
   it("keeps the raw second line of a curator ADD as content of its bullet, and says so", () => {
     // apply_curator_operations writes an ADD's content as is, line breaks included.
-    const text = "## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code\n## OTHERS\n";
+    const text =
+      "## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code\n## OTHERS\n";
     const { document, warnings } = readAceText(text, "ace");
-    expect(document.sections[0]?.bullets[0]?.content).toBe("NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code");
+    expect(document.sections[0]?.bullets[0]?.content).toBe(
+      "NPV = sum of CF_t / (1+r)^t\nDiscount each year separately.\n\n    indented code",
+    );
     expect(warnings).toEqual([expect.stringMatching(/^Lines 3 and 5: read as more lines of the bullet above them \(\[calc-00002\]\)\./)]);
     // Written back in ACE Studio's form, which reads back to the same content.
     const back = serializeAceText(document, "ace");
-    expect(back).toBe("## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\n  Discount each year separately.\n  \n      indented code\n## OTHERS\n");
+    expect(back).toBe(
+      "## FORMULAS\n[calc-00002] helpful=2 harmful=0 :: NPV = sum of CF_t / (1+r)^t\n  Discount each year separately.\n  \n      indented code\n## OTHERS\n",
+    );
     expect(parseAceText(back, "ace").sections[0]?.bullets[0]?.content).toBe(document.sections[0]?.bullets[0]?.content);
   });
 
@@ -375,13 +395,16 @@ describe("files the peers' code writes", () => {
 
   it("reads bullets before any header into an unnamed first section that is written back without a header", () => {
     // The curator's ADD into an empty playbook.
-    const text = "[gene-00001] helpful=1 harmful=0 :: Check units.\n[misc-00002] helpful=0 harmful=0 :: Growth = (new - old) / old\n\n## LATER\n[lat-00003] helpful=0 harmful=0 :: x";
+    const text =
+      "[gene-00001] helpful=1 harmful=0 :: Check units.\n[misc-00002] helpful=0 harmful=0 :: Growth = (new - old) / old\n\n## LATER\n[lat-00003] helpful=0 harmful=0 :: x";
     const { document, warnings } = readAceText(text, "ace");
     expect(document.sections.map((s) => [s.name, s.bullets.length])).toEqual([
       ["", 2],
       ["LATER", 1],
     ]);
-    expect(warnings).toEqual([expect.stringMatching(/^Lines 1-2: bullets before the first "## " header were read into an unnamed first section/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Lines 1-2: bullets before the first "## " header were read into an unnamed first section/),
+    ]);
     expect(serializeAceText(document, "ace")).toBe(text);
   });
 
@@ -427,7 +450,8 @@ describe("files the peers' code writes", () => {
   });
 
   it("reads counters spaced with several spaces, tabs or none, as the peers' regular expression does", () => {
-    const text = "## S\n[s-00001] helpful=1  harmful=0 :: two spaces\n[s-00002] helpful=3\tharmful=1\t::\ttabs\n[s-00003]helpful=0 harmful=2::none\n";
+    const text =
+      "## S\n[s-00001] helpful=1  harmful=0 :: two spaces\n[s-00002] helpful=3\tharmful=1\t::\ttabs\n[s-00003]helpful=0 harmful=2::none\n";
     expect(detectAceTextFormat(text)).toBe("ace");
     expect(contents(text)).toEqual([
       [
@@ -440,7 +464,9 @@ describe("files the peers' code writes", () => {
       ],
     ]);
     const { document, warnings } = readAceText(text, "ace");
-    expect(warnings).toEqual([expect.stringMatching(/^Lines 2-4: bullets spaced differently from "\[id\] helpful=H harmful=K :: content"/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Lines 2-4: bullets spaced differently from "\[id\] helpful=H harmful=K :: content"/),
+    ]);
     expect(serializeAceText(document, "ace")).toBe(
       "## S\n[s-00001] helpful=1 harmful=0 :: two spaces\n[s-00002] helpful=3 harmful=1 :: tabs\n[s-00003] helpful=0 harmful=2 :: none\n",
     );
@@ -452,7 +478,10 @@ describe("files the peers' code writes", () => {
       ["A", ["x"]],
       ["B", ["y"]],
     ]);
-    expect(warnings).toEqual([expect.stringMatching(/^Line 2: bullets spaced differently/), expect.stringMatching(/^Lines 1 and 3: section headers written differently/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Line 2: bullets spaced differently/),
+      expect.stringMatching(/^Lines 1 and 3: section headers written differently/),
+    ]);
     expect(serializeAceText(document, "ace-plain")).toBe("## A\n[a-00001] x\n## B\n[b-00002] y\n");
   });
 

@@ -193,7 +193,10 @@ class AceTextReader {
   finish(hints: DocumentHints): AceTextReading {
     this.closeBullet();
     for (const section of this.sections) {
-      section.slug = slugForSection(section.name, section.bullets.map((bullet) => bullet.id));
+      section.slug = slugForSection(
+        section.name,
+        section.bullets.map((bullet) => bullet.id),
+      );
     }
     // "[id] helpful=0 harmful=0 ::" ending a file without a final newline is what Python's strip()
     // leaves of an empty last bullet: kept as such. Anywhere else it is only spaced differently.
@@ -253,7 +256,9 @@ class AceTextReader {
       );
     }
     if (this.spaceOnlyLines.length > 0) {
-      warnings.push(`${linesInWords(this.spaceOnlyLines)}: lines of only spaces between bullets were read as blank lines and are written back empty.`);
+      warnings.push(
+        `${linesInWords(this.spaceOnlyLines)}: lines of only spaces between bullets were read as blank lines and are written back empty.`,
+      );
     }
     return warnings;
   }
@@ -293,11 +298,25 @@ class AceTextReader {
     const canonical = CANONICAL_PLAIN.exec(line);
     const unindented = line.trimStart();
     if (canonical) {
-      return { id: canonical[1] ?? "", content: line.slice(canonical[0].length), counters: null, canonical: true, indented: false, bareSeparator: false };
+      return {
+        id: canonical[1] ?? "",
+        content: line.slice(canonical[0].length),
+        counters: null,
+        canonical: true,
+        indented: false,
+        bareSeparator: false,
+      };
     }
     const peer = PEER_PLAIN_LINE.exec(unindented);
     if (!peer) return null;
-    return { id: peer[1] ?? "", content: peer[2] ?? "", counters: null, canonical: false, indented: unindented !== line, bareSeparator: false };
+    return {
+      id: peer[1] ?? "",
+      content: peer[2] ?? "",
+      counters: null,
+      canonical: false,
+      indented: unindented !== line,
+      bareSeparator: false,
+    };
   }
 
   /** Why a line that starts as a bullet with counters is not one, in the words of the old messages. */
@@ -449,14 +468,18 @@ function isTextWritableId(id: string): boolean {
 
 /** Every id and section name the text cannot hold, named in one message. */
 function assertWritable(doc: PlaybookDocument, format: AceTextFormat, written: (bullet: BulletDoc) => boolean): void {
-  const badIds = doc.sections.flatMap((section) => section.bullets.filter((bullet) => written(bullet) && !isTextWritableId(bullet.id)).map((bullet) => bullet.id));
+  const badIds = doc.sections.flatMap((section) =>
+    section.bullets.filter((bullet) => written(bullet) && !isTextWritableId(bullet.id)).map((bullet) => bullet.id),
+  );
   const badNames = doc.sections
     .filter((section, index) => !isHeaderless(section, index) && (section.name.trim() === "" || /[\r\n]/.test(section.name)))
     .map((section) => section.name);
   if (badIds.length === 0 && badNames.length === 0) return;
   const problems: string[] = [];
   if (badIds.length > 0) {
-    problems.push(`bullet ${badIds.length === 1 ? "id" : "ids"} ${listInWords(badIds.map((id) => quote(id)))} cannot stand inside "[ ]" (empty, or with "]" or a line break)`);
+    problems.push(
+      `bullet ${badIds.length === 1 ? "id" : "ids"} ${listInWords(badIds.map((id) => quote(id)))} cannot stand inside "[ ]" (empty, or with "]" or a line break)`,
+    );
   }
   if (badNames.length > 0) {
     problems.push(
@@ -465,7 +488,10 @@ function assertWritable(doc: PlaybookDocument, format: AceTextFormat, written: (
     );
   }
   const label = format === "ace" ? "ACE text" : "ACE text without counters";
-  throw new PlaybookExportError(format, `Cannot write this playbook as ${label}: ${problems.join("; ")}. Export it as kayba or ACE Studio JSON, which keep them.`);
+  throw new PlaybookExportError(
+    format,
+    `Cannot write this playbook as ${label}: ${problems.join("; ")}. Export it as kayba or ACE Studio JSON, which keep them.`,
+  );
 }
 
 /**
@@ -476,9 +502,7 @@ export function bulletLines(bullet: Pick<BulletDoc, "id" | "content" | "counters
   // A bullet without counters (from ace-plain) is written as never rated.
   const counters = bullet.counters ?? { helpful: 0, harmful: 0 };
   const prefix =
-    format === "ace"
-      ? `[${bullet.id}] helpful=${counters.helpful} harmful=${counters.harmful}${COUNTERS_SEPARATOR}`
-      : `[${bullet.id}] `;
+    format === "ace" ? `[${bullet.id}] helpful=${counters.helpful} harmful=${counters.harmful}${COUNTERS_SEPARATOR}` : `[${bullet.id}] `;
   const [first = "", ...rest] = bullet.content.split("\n");
   return [prefix + first, ...rest.map((line) => CONTINUATION_INDENT + escapeLine(line))];
 }

@@ -69,6 +69,6 @@ describe("parseJsonText", () => {
   }
 
   it("finds the offset of the first error", () => {
-    expect(findJsonSyntaxError('[1, 2, ]')).toEqual({ offset: 7, problem: 'unexpected "]"' });
+    expect(findJsonSyntaxError("[1, 2, ]")).toEqual({ offset: 7, problem: 'unexpected "]"' });
   });
 });

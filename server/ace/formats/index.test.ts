@@ -8,7 +8,9 @@ import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
 // The published playbooks with bullets; round-trip.test.ts goes through every fixture.
-const fixtureNames = readdirSync(FIXTURES).filter((name) => /\.(txt|json)$/.test(name) && !name.endsWith(".peer.json") && fixture(name) !== "");
+const fixtureNames = readdirSync(FIXTURES).filter(
+  (name) => /\.(txt|json)$/.test(name) && !name.endsWith(".peer.json") && fixture(name) !== "",
+);
 
 const bulletCount = (doc: PlaybookDocument) => doc.sections.reduce((sum, section) => sum + section.bullets.length, 0);
 
@@ -114,9 +116,7 @@ describe("detectFormat", () => {
       `not a playbook in a known format (${TRIED}): found no "## <section>" header and no "[id] …" bullet line`,
     );
     const json = failureOf(() => detectFormat('{"items": []}'));
-    expect(json.message).toBe(
-      `$: not a playbook in a known format (${TRIED}): JSON without "format": "ace-studio", "skills" or "bullets"`,
-    );
+    expect(json.message).toBe(`$: not a playbook in a known format (${TRIED}): JSON without "format": "ace-studio", "skills" or "bullets"`);
     expect(json.format).toBe("auto");
   });
 
@@ -128,7 +128,9 @@ describe("detectFormat", () => {
     expect(detectFormat(" \n")).toBe("ace");
     const { format, document, warnings } = parsePlaybook("", "auto");
     expect([format, document.sections, serializePlaybook(document, format)]).toEqual(["ace", [], ""]);
-    expect(warnings).toEqual(["The file is empty: it was read as a playbook with no sections and no bullets, as the ACE implementations read it."]);
+    expect(warnings).toEqual([
+      "The file is empty: it was read as a playbook with no sections and no bullets, as the ACE implementations read it.",
+    ]);
   });
 
   it("says when the guess between the text formats was close", () => {

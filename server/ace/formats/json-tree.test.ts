@@ -17,7 +17,9 @@ describe("the JSON tree", () => {
 
   it("keeps the same through its compact form", () => {
     const compact = printCompact(parseTree(PYTHON));
-    expect(compact).toBe('{"b":[1.0,-2.5e-05,1e+16,0.1,12345678901234567890,-0.0],"42":{"x":[],"y":{}},"a":"café \u2028 \\u0001 \\"q\\" \\\\ /","t":true,"n":null}');
+    expect(compact).toBe(
+      '{"b":[1.0,-2.5e-05,1e+16,0.1,12345678901234567890,-0.0],"42":{"x":[],"y":{}},"a":"café \u2028 \\u0001 \\"q\\" \\\\ /","t":true,"n":null}',
+    );
     expect(printTree(parseTree(compact))).toBe(PYTHON);
   });
 

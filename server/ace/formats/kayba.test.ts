@@ -6,10 +6,7 @@ import { PlaybookExportError, PlaybookParseError } from "./errors";
 import { parseKayba, readKayba, readKaybaExtra, serializeKayba } from "./kayba";
 import { playbookFixture } from "@/server/testing/playbook-files";
 
-const FIXTURE = readFileSync(
-  playbookFixture("kayba__skillbook_20260318_150822.json"),
-  "utf8",
-);
+const FIXTURE = readFileSync(playbookFixture("kayba__skillbook_20260318_150822.json"), "utf8");
 
 /** How kayba's Python writes a skillbook: json.dump(indent=2, ensure_ascii=False), no final newline. */
 const asPython = (value: unknown) => JSON.stringify(value, null, 2);
@@ -148,7 +145,11 @@ describe("parseKayba", () => {
   });
 
   it("reads a status other than active as archived and writes the source status back", () => {
-    const text = asPython({ skills: { "a-00001": skill("a-00001", "a", { status: "invalid" }) }, sections: { a: ["a-00001"] }, next_id: 1 });
+    const text = asPython({
+      skills: { "a-00001": skill("a-00001", "a", { status: "invalid" }) },
+      sections: { a: ["a-00001"] },
+      next_id: 1,
+    });
     const doc = parseKayba(text);
     expect(allBullets(doc)[0]?.status).toBe("archived");
     expect(serializeKayba(doc)).toBe(text);
@@ -194,7 +195,13 @@ describe("serializeKayba", () => {
         name: "strategies_and_insights",
         slug: "str",
         bullets: [
-          { id: "str-00001", content: "Verify types", counters: { helpful: 3, harmful: 1, neutral: 2 }, status: "active", justification: "why" },
+          {
+            id: "str-00001",
+            content: "Verify types",
+            counters: { helpful: 3, harmful: 1, neutral: 2 },
+            status: "active",
+            justification: "why",
+          },
           { id: "str-00004", content: "Old advice", counters: null, status: "archived", createdAt: "2026-01-02T03:04:05.678Z" },
         ],
       },
@@ -259,7 +266,15 @@ describe("serializeKayba", () => {
     first.counters = { helpful: 7, harmful: 2, neutral: 1 };
     first.status = "archived";
     const written = JSON.parse(serializeKayba(doc)).skills[first.id];
-    expect(written).toMatchObject({ content: "Edited", helpful: 7, harmful: 2, neutral: 1, status: "invalid", embedding: null, sources: [] });
+    expect(written).toMatchObject({
+      content: "Edited",
+      helpful: 7,
+      harmful: 2,
+      neutral: 1,
+      status: "invalid",
+      embedding: null,
+      sources: [],
+    });
   });
 
   it("refuses two sections with one name or two bullets with one id, which kayba's maps cannot hold", () => {
@@ -303,7 +318,11 @@ describe("kayba → ace → kayba", () => {
 describe("malformed kayba JSON", () => {
   const skills = { "a-00001": skill("a-00001", "a") };
   const cases: { title: string; text: string; message: string }[] = [
-    { title: "text that is not JSON", text: '{\n  "skills": {\n    "a": }\n}', message: `Line 3, column 10: not valid JSON: unexpected "}"` },
+    {
+      title: "text that is not JSON",
+      text: '{\n  "skills": {\n    "a": }\n}',
+      message: `Line 3, column 10: not valid JSON: unexpected "}"`,
+    },
     { title: "truncated JSON", text: '{"skills": {', message: "Line 1, column 13: not valid JSON: the text ends too early" },
     { title: "a top level that is not an object", text: "[1, 2]", message: "$: expected a JSON object, found an array" },
     {
@@ -311,7 +330,11 @@ describe("malformed kayba JSON", () => {
       text: asPython({ sections: {} }),
       message: `$: expected a "skills" object (older files: "bullets") mapping ids to skills, found neither`,
     },
-    { title: "skills that are not a map", text: asPython({ skills: [] }), message: "skills: expected an object mapping ids to skills, found an array" },
+    {
+      title: "skills that are not a map",
+      text: asPython({ skills: [] }),
+      message: "skills: expected an object mapping ids to skills, found an array",
+    },
     {
       title: "a skill without content",
       text: asPython({ skills: { x: { id: "x", section: "a" } } }),
@@ -388,7 +411,12 @@ describe("skillbooks kayba writes in ordinary use", () => {
 
   it("imports ids with a space or a bracket and sections with no name or a line break, refusing only a text export", () => {
     const text = asPython({
-      skills: { "my skill": current("my skill", "tools"), "a]b": current("a]b", "tools"), "x-00003": current("x-00003", ""), "m-00004": current("m-00004", "multi\nline") },
+      skills: {
+        "my skill": current("my skill", "tools"),
+        "a]b": current("a]b", "tools"),
+        "x-00003": current("x-00003", ""),
+        "m-00004": current("m-00004", "multi\nline"),
+      },
       sections: { tools: ["my skill", "a]b"], "": ["x-00003"], "multi\nline": ["m-00004"] },
       next_id: 0,
       similarity_decisions: {},
@@ -401,7 +429,9 @@ describe("skillbooks kayba writes in ordinary use", () => {
     ]);
     expect(serializeKayba(doc)).toBe(text);
     expect(() => serializeAceText(doc, "ace")).toThrow(PlaybookExportError);
-    expect(() => serializeAceText(doc, "ace")).toThrow(/bullet id "a\]b" .*section names "" and "multi\\nline" .*Export it as kayba or ACE Studio JSON/);
+    expect(() => serializeAceText(doc, "ace")).toThrow(
+      /bullet id "a\]b" .*section names "" and "multi\\nline" .*Export it as kayba or ACE Studio JSON/,
+    );
   });
 
   it("imports an id add_skill listed twice in its section, keeping the first listing, and says so", () => {
@@ -434,10 +464,12 @@ describe("skillbooks kayba writes in ordinary use", () => {
       asPython({ skills: { "a-00001": current("a-00001", "a") }, sections: { a: ["a-00001", "gone-00002"] }, next_id: 2 }),
     );
     expect(document.sections[0]?.bullets.map((b) => b.id)).toEqual(["a-00001"]);
-    expect(warnings).toEqual([expect.stringMatching(/^Listings of ids that are not in skills were left out .*sections\.a\[1\] \("gone-00002"\)/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^Listings of ids that are not in skills were left out .*sections\.a\[1\] \("gone-00002"\)/),
+    ]);
   });
 
-  it("comes back byte for byte with Python's float spelling, ids and sections like \"42\", and skills in their own order", () => {
+  it('comes back byte for byte with Python\'s float spelling, ids and sections like "42", and skills in their own order', () => {
     const text = [
       "{",
       '  "skills": {',
@@ -488,7 +520,12 @@ describe("skillbooks kayba writes in ordinary use", () => {
   });
 
   it("reads a current skillbook without counters as bullets with none, and writes it back without them", () => {
-    const text = asPython({ skills: { "a-00001": current("a-00001", "a") }, sections: { a: ["a-00001"] }, next_id: 1, similarity_decisions: {} });
+    const text = asPython({
+      skills: { "a-00001": current("a-00001", "a") },
+      sections: { a: ["a-00001"] },
+      next_id: 1,
+      similarity_decisions: {},
+    });
     const doc = parseKayba(text);
     expect(allBullets(doc)[0]?.counters).toBeNull();
     expect(doc.hints.kaybaCounters).toBe(false);
@@ -502,7 +539,17 @@ describe("skillbooks kayba writes in ordinary use", () => {
     first.status = "archived";
     const skills = JSON.parse(serializeKayba(doc, "skills"));
     expect(Object.keys(skills)).toEqual(["skills", "sections", "next_id", "similarity_decisions"]);
-    expect(Object.keys(skills.skills[first.id])).toEqual(["id", "section", "content", "justification", "evidence", "created_at", "updated_at", "status", "sources"]);
+    expect(Object.keys(skills.skills[first.id])).toEqual([
+      "id",
+      "section",
+      "content",
+      "justification",
+      "evidence",
+      "created_at",
+      "updated_at",
+      "status",
+      "sources",
+    ]);
     expect(skills.skills[first.id].status).toBe("invalid");
 
     const counters = JSON.parse(serializeKayba(doc, "skills-counters"));

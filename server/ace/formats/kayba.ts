@@ -128,7 +128,9 @@ export function readKayba(text: string): KaybaReading {
     kaybaCollection: collection,
     kaybaKeyOrder: [...root.keys()],
     kaybaExtraText: Object.fromEntries(
-      [...root].filter(([key]) => key !== collection && key !== "sections" && key !== "next_id").map(([key, node]) => [key, printCompact(node)]),
+      [...root]
+        .filter(([key]) => key !== collection && key !== "sections" && key !== "next_id")
+        .map(([key, node]) => [key, printCompact(node)]),
     ),
     kaybaCounters: skills.size === 0 || [...skills.values()].some((skill) => skill.bullet.counters !== null),
     trailingNewline: text.endsWith("\n"),
@@ -285,7 +287,9 @@ function readSections(
     );
   }
   if (dangling.length > 0) {
-    warnings.push(`Listings of ids that are not in ${collection} were left out (kayba keeps them but shows no skill for them): ${listInWords(dangling)}.`);
+    warnings.push(
+      `Listings of ids that are not in ${collection} were left out (kayba keeps them but shows no skill for them): ${listInWords(dangling)}.`,
+    );
   }
   if (unlisted.length > 0) {
     warnings.push(`Skills their own section does not list were added at the end of it: ${listInWords(unlisted)}.`);
@@ -337,22 +341,29 @@ export function serializeKayba(doc: PlaybookDocument, flavour?: KaybaFlavour): s
     const bullets = section.bullets.filter((bullet) => target !== "bullets" || bullet.status === "active");
     sections.push([section.name, { kind: "array", items: bullets.map((bullet) => ({ kind: "string", value: bullet.id })) }]);
     for (const bullet of bullets) {
-      if (skills.has(bullet.id)) throw new PlaybookExportError("kayba", `Cannot write kayba JSON: two bullets have the id ${quote(bullet.id)}.`);
+      if (skills.has(bullet.id))
+        throw new PlaybookExportError("kayba", `Cannot write kayba JSON: two bullets have the id ${quote(bullet.id)}.`);
       skills.set(bullet.id, skillNode(bullet, section.name, target, asSource));
     }
   }
   const order = asSource ? (doc.hints.kaybaSkillOrder ?? []) : [];
-  const skillEntries = [...new Set([...order.filter((id) => skills.has(id)), ...skills.keys()])].map(
-    (id): [string, JsonNode] => [id, skills.get(id) as JsonNode],
-  );
+  const skillEntries = [...new Set([...order.filter((id) => skills.has(id)), ...skills.keys()])].map((id): [string, JsonNode] => [
+    id,
+    skills.get(id) as JsonNode,
+  ]);
 
   const fromKayba = source !== null;
-  const values = new Map<string, JsonNode>(fromKayba ? extrasOf(doc.hints) : target === "bullets" ? [] : [["similarity_decisions", treeOf({})]]);
+  const values = new Map<string, JsonNode>(
+    fromKayba ? extrasOf(doc.hints) : target === "bullets" ? [] : [["similarity_decisions", treeOf({})]],
+  );
   values.set(collection, { kind: "object", entries: skillEntries });
   values.set("sections", { kind: "object", entries: sections });
   values.set("next_id", { kind: "number", text: String(nextIdOf(doc, fromKayba)) });
   const sourceOrder = (doc.hints.kaybaKeyOrder ?? []).map((key) => (key === doc.hints.kaybaCollection ? collection : key));
-  const root: JsonNode = { kind: "object", entries: ordered(values, sourceOrder, [collection, "sections", "next_id", "similarity_decisions"]) };
+  const root: JsonNode = {
+    kind: "object",
+    entries: ordered(values, sourceOrder, [collection, "sections", "next_id", "similarity_decisions"]),
+  };
   const json = printTree(root);
   // Python's json.dump writes no final newline and LF; other layout is only kept from a kayba source.
   const text = fromKayba && doc.hints.trailingNewline ? `${json}\n` : json;
@@ -373,7 +384,9 @@ function nextIdOf(doc: PlaybookDocument, fromKayba: boolean): number {
   const ids = doc.sections.flatMap((section) => section.bullets.map((bullet) => bullet.id));
   const highest = Math.max(doc.lastIdNumber ?? 0, highestIdNumber(ids));
   if (!fromKayba || doc.hints.kaybaNextId === undefined) return Math.max(doc.hints.kaybaNextId ?? 0, highest);
-  const fromFile = doc.sections.flatMap((section) => section.bullets.filter((bullet) => readKaybaExtra(bullet.extra)).map((bullet) => bullet.id));
+  const fromFile = doc.sections.flatMap((section) =>
+    section.bullets.filter((bullet) => readKaybaExtra(bullet.extra)).map((bullet) => bullet.id),
+  );
   const known = Math.max(doc.hints.kaybaNextId, highestIdNumber(fromFile));
   return highest > known ? highest : doc.hints.kaybaNextId;
 }

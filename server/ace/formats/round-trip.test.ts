@@ -188,7 +188,8 @@ const TARGETS: Target[] = [
 // An import then export in the file's own format gives the file back byte for byte, except here,
 // where the peers' code wrote what ACE Studio writes in its own form (each said on import).
 const DOCUMENTED_DIFFERENCES: Record<string, string> = {
-  "generated/ace-agent__curator_session.txt": "lines after a bullet's first are written indented by two spaces (a bullet-like one after a backslash)",
+  "generated/ace-agent__curator_session.txt":
+    "lines after a bullet's first are written indented by two spaces (a bullet-like one after a backslash)",
   "generated/ace-appworld__curator_session.txt": "lines after a bullet's first are written indented by two spaces",
   "generated/hand__counters_spacing.txt": "counters are written as `[id] helpful=H harmful=K :: content`",
   "generated/hand__indented_bullet.txt": "the indented bullet is written without its indent",
@@ -272,9 +273,14 @@ describe("round trips over every fixture", () => {
             return counters;
           };
           const expected = sectionsOf(document, keepsArchived)
-            .map((section) => ({ ...section, bullets: section.bullets.map((bullet) => ({ ...bullet, counters: countersKept(bullet.counters) })) }))
+            .map((section) => ({
+              ...section,
+              bullets: section.bullets.map((bullet) => ({ ...bullet, counters: countersKept(bullet.counters) })),
+            }))
             // A text export has no header for an unnamed first section without bullets, so it is not read back.
-            .filter((section, index) => !(target.format.startsWith("ace") && index === 0 && section.name === "" && section.bullets.length === 0));
+            .filter(
+              (section, index) => !(target.format.startsWith("ace") && index === 0 && section.name === "" && section.bullets.length === 0),
+            );
           expect(sectionsOf(back, true)).toEqual(expected);
           if (target.format === format && target.kaybaFlavour === undefined) {
             expect(serializePlaybook(back, format)).toBe(exported);
@@ -294,7 +300,9 @@ describe("round trips over every fixture", () => {
           const { document } = parse();
           const exported = serializePlaybook(document, targetFormat, { kaybaFlavour: kaybaFlavour ?? undefined });
           // The recorded reading is of exactly this export; a changed export needs a new reading (see the README).
-          expect(sha256(exported), `export of ${fixture} as ${targetName} changed: record the peers' reading again`).toBe(record.export.sha256);
+          expect(sha256(exported), `export of ${fixture} as ${targetName} changed: record the peers' reading again`).toBe(
+            record.export.sha256,
+          );
           expectSameReading(document, record.reading, { archived: kaybaFlavour !== null && kaybaFlavour !== "bullets" });
           if (isKayba(record.reading) && kaybaFlavour === "skills") {
             expect(record.reading.skills.every((skill) => skill.helpful === undefined)).toBe(true);

@@ -102,7 +102,9 @@ describe("ACE Studio JSON", () => {
 
   it("is pretty-printed with 2 spaces and a final newline, format and version first", () => {
     const text = serializeStudioJson(fullDoc);
-    expect(text.startsWith('{\n  "format": "ace-studio",\n  "formatVersion": 1,\n  "playbook": {\n    "name": "Support agent",')).toBe(true);
+    expect(text.startsWith('{\n  "format": "ace-studio",\n  "formatVersion": 1,\n  "playbook": {\n    "name": "Support agent",')).toBe(
+      true,
+    );
     expect(text.endsWith("}\n")).toBe(true);
     expect(Object.keys(JSON.parse(text))).toEqual(["format", "formatVersion", "playbook", "lastIdNumber", "hints", "sections"]);
   });
@@ -128,7 +130,11 @@ describe("malformed ACE Studio JSON", () => {
   const cases: { title: string; edit: (file: EditableFile) => unknown; message: string }[] = [
     { title: "a wrong format marker", edit: (f) => (f.format = "kayba"), message: `format: expected "ace-studio", found "kayba"` },
     { title: "an unknown version", edit: (f) => (f.formatVersion = 2), message: "formatVersion: expected 1, found 2" },
-    { title: "missing sections", edit: (f) => Reflect.deleteProperty(f, "sections"), message: "sections: expected a list of sections, found nothing" },
+    {
+      title: "missing sections",
+      edit: (f) => Reflect.deleteProperty(f, "sections"),
+      message: "sections: expected a list of sections, found nothing",
+    },
     {
       title: "a bullet without content",
       edit: (f) => Reflect.deleteProperty(bulletAt(f, 0, 1), "content"),

@@ -49,4 +49,3 @@ export function binomialCdf(k: number, n: number, p: number): number {
 export function betaCdf(x: number, alpha: number, beta: number): number {
   return betaCdfStdlib(x, alpha, beta);
 }
-

@@ -69,7 +69,14 @@ export function welchComparison(arms: Comparison<WelchArm>, confidenceLevel: num
   const difference = arms.variant.estimate - arms.control.estimate;
   const t = difference / standardError;
   const half = tQuantile(1 - (1 - confidenceLevel) / 2, degreesOfFreedom) * standardError;
-  return { difference, standardError, t, degreesOfFreedom, pValue: tTwoSidedP(t, degreesOfFreedom), ci: [difference - half, difference + half] };
+  return {
+    difference,
+    standardError,
+    t,
+    degreesOfFreedom,
+    pValue: tTwoSidedP(t, degreesOfFreedom),
+    ci: [difference - half, difference + half],
+  };
 }
 
 /**

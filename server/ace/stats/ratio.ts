@@ -89,8 +89,16 @@ export function ratioDifferenceTest(groups: Comparison<RatioSums>, confidenceLev
   if (arms.some((sums) => sums.units < 2 || sums.denominatorSum === 0)) return null;
   const test = welchComparison(
     {
-      variant: { estimate: groups.variant.numeratorSum / groups.variant.denominatorSum, variance: perUnitVariance(groups.variant), n: groups.variant.units },
-      control: { estimate: groups.control.numeratorSum / groups.control.denominatorSum, variance: perUnitVariance(groups.control), n: groups.control.units },
+      variant: {
+        estimate: groups.variant.numeratorSum / groups.variant.denominatorSum,
+        variance: perUnitVariance(groups.variant),
+        n: groups.variant.units,
+      },
+      control: {
+        estimate: groups.control.numeratorSum / groups.control.denominatorSum,
+        variance: perUnitVariance(groups.control),
+        n: groups.control.units,
+      },
     },
     confidenceLevel,
   );

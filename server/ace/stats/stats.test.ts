@@ -68,8 +68,14 @@ describe("difference of two rates", () => {
   });
 
   it("finds no evidence when every trace in both variants failed, or every one succeeded", () => {
-    expect(twoProportionZTest({ variant: { successes: 0, trials: 12 }, control: { successes: 0, trials: 10 } })).toEqual({ z: 0, pValue: 1 });
-    expect(twoProportionZTest({ variant: { successes: 12, trials: 12 }, control: { successes: 10, trials: 10 } })).toEqual({ z: 0, pValue: 1 });
+    expect(twoProportionZTest({ variant: { successes: 0, trials: 12 }, control: { successes: 0, trials: 10 } })).toEqual({
+      z: 0,
+      pValue: 1,
+    });
+    expect(twoProportionZTest({ variant: { successes: 12, trials: 12 }, control: { successes: 10, trials: 10 } })).toEqual({
+      z: 0,
+      pValue: 1,
+    });
   });
 
   it("gives the same p whichever variant is called the control, with z of opposite sign", () => {
@@ -100,8 +106,12 @@ describe("Welch's t-test", () => {
 
   it("refuses sums that no data could give", () => {
     expect(() => summarizeSample({ n: 3, sum: 1, sumSquares: -1 })).toThrow(/sumSquares must be ≥ 0/);
-    expect(() => welchTTest({ variant: { n: 3, sum: NaN, sumSquares: 1 }, control: { n: 3, sum: 1, sumSquares: 1 } })).toThrow(/sum must be a finite number/);
-    expect(() => welchTTest({ variant: { n: 3, sum: 1, sumSquares: 1 }, control: { n: 3, sum: 1, sumSquares: 1 } }, 95)).toThrow(/confidenceLevel/);
+    expect(() => welchTTest({ variant: { n: 3, sum: NaN, sumSquares: 1 }, control: { n: 3, sum: 1, sumSquares: 1 } })).toThrow(
+      /sum must be a finite number/,
+    );
+    expect(() => welchTTest({ variant: { n: 3, sum: 1, sumSquares: 1 }, control: { n: 3, sum: 1, sumSquares: 1 } }, 95)).toThrow(
+      /confidenceLevel/,
+    );
   });
 });
 
@@ -146,9 +156,24 @@ describe("per-unit ratio metric", () => {
 
   it("has no rate without a decided trace, and no variance with a single unit", () => {
     expect(ratioMetric(ratioSums([]))).toBeNull();
-    expect(ratioMetric(ratioSums([[0, 0], [0, 0]]))).toBeNull();
+    expect(
+      ratioMetric(
+        ratioSums([
+          [0, 0],
+          [0, 0],
+        ]),
+      ),
+    ).toBeNull();
     expect(ratioMetric(ratioSums([[2, 3]]))).toEqual({ units: 1, rate: 2 / 3, variance: null, standardError: null, ci: null });
-    expect(ratioDifferenceTest({ variant: ratioSums([[2, 3]]), control: ratioSums([[1, 2], [0, 1]]) })).toBeNull();
+    expect(
+      ratioDifferenceTest({
+        variant: ratioSums([[2, 3]]),
+        control: ratioSums([
+          [1, 2],
+          [0, 1],
+        ]),
+      }),
+    ).toBeNull();
   });
 
   it("puts the chance to beat control on the side of the difference", () => {
@@ -183,7 +208,12 @@ describe("Holm adjustment", () => {
 describe("sample-ratio mismatch", () => {
   it("flags a 48/52 split of 10,200 units and passes an even one", () => {
     expect(sampleRatioMismatch([4800, 5400], [0.5, 0.5]).flagged).toBe(true);
-    expect(sampleRatioMismatch([5000, 5000], [0.5, 0.5])).toMatchObject({ chiSquare: 0, pValue: 1, flagged: false, expected: [5000, 5000] });
+    expect(sampleRatioMismatch([5000, 5000], [0.5, 0.5])).toMatchObject({
+      chiSquare: 0,
+      pValue: 1,
+      flagged: false,
+      expected: [5000, 5000],
+    });
   });
 
   it("has nothing to mismatch before any unit is exposed", () => {
@@ -265,8 +295,12 @@ describe("power and sample size", () => {
   });
 
   it("uses α = 0.05 two-sided and power 0.8 by default", () => {
-    expect(sampleSizePerVariant({ baseline: 0.3, mde: 0.05 })).toBe(sampleSizePerVariant({ baseline: 0.3, mde: 0.05, alpha: 0.05, power: 0.8 }));
-    expect(twoProportionPower({ unitsPerVariant: 1000, baseline: 0.3, mde: 0.05 })).toBe(twoProportionPower({ unitsPerVariant: 1000, baseline: 0.3, mde: 0.05, alpha: 0.05 }));
+    expect(sampleSizePerVariant({ baseline: 0.3, mde: 0.05 })).toBe(
+      sampleSizePerVariant({ baseline: 0.3, mde: 0.05, alpha: 0.05, power: 0.8 }),
+    );
+    expect(twoProportionPower({ unitsPerVariant: 1000, baseline: 0.3, mde: 0.05 })).toBe(
+      twoProportionPower({ unitsPerVariant: 1000, baseline: 0.3, mde: 0.05, alpha: 0.05 }),
+    );
   });
 
   it("refuses effects no rate can have and settings outside (0, 1)", () => {

@@ -11,7 +11,11 @@ export const dynamic = "force-dynamic";
 
 export const metadata: Metadata = { title: "New experiment" };
 
-export default async function NewExperimentPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function NewExperimentPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { identity } = await getSession();
   if (identity.kind === "anonymous" || !roleAtLeast(identity.role, "curator")) {
     return (

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { VersionChange } from "@/server/ace/history";
 import type { OperationCounts, PlaybookFigures, ScoreCount, SectionFigures, VersionFigures } from "@/server/ace/version-figures";
-import { Prisma, type DbOrTx } from "@/server/db/client";
+import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { BUCKET_INTERVAL, lastBucketStart, type BucketRange } from "./buckets";
 
 /** A UTC instant as the timestamp-without-zone the columns hold. */
@@ -27,6 +27,21 @@ const HOUR_MS = 3_600_000;
  */
 function rollupCut(start: Date, end: Date): Date {
   return new Date(Math.max(start.getTime(), Math.floor(end.getTime() / HOUR_MS) * HOUR_MS));
+}
+
+/**
+ * The reads of one answer, in one transaction: one snapshot, so every chart of a page agrees, and
+ * without PostgreSQL's JIT compilation, which the planner's guesses about the bucket grid (it cannot
+ * know how many buckets a generate_series holds) would start for queries that run in milliseconds.
+ */
+export function readSnapshot<T>(db: Db, read: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SET LOCAL jit = off`;
+      return read(tx);
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },
+  );
 }
 
 export interface TraceFilter {

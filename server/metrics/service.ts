@@ -2,7 +2,7 @@
 // the studio overview: the repository aggregates in SQL; this resolves the playbook and the range,
 // adds rates and Wilson intervals, and shapes the answer.
 import { wilsonInterval } from "@/server/ace/stats";
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { type Db, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/manage";
 import { bucketRange, bucketStarts, carryForward, previousRange, type BucketRange } from "./buckets";
@@ -31,21 +31,6 @@ import {
 } from "./schemas";
 
 export type PlaybookRef = { playbookId: string } | { name: string };
-
-/**
- * The reads of one answer, in one transaction: one snapshot, so every chart of a page agrees, and
- * without PostgreSQL's JIT compilation, which the planner's guesses about the bucket grid (it cannot
- * know how many buckets a generate_series holds) would start for queries that run in milliseconds.
- */
-function readSnapshot<T>(db: Db, read: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.$transaction(
-    async (tx) => {
-      await tx.$executeRaw`SET LOCAL jit = off`;
-      return read(tx);
-    },
-    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },
-  );
-}
 
 function safeDecode(text: string): string {
   try {
@@ -246,7 +231,7 @@ export async function playbookMetrics(db: Db, ref: PlaybookRef, query: MetricsQu
   const { from, to, bucket } = resolveRange(query);
   const range = bucketRange(from, to, bucket);
   const filter = { experiment: query.experiment, variant: query.variant };
-  const { playbook, rows } = await readSnapshot(db, async (tx) => {
+  const { playbook, rows } = await repo.readSnapshot(db, async (tx) => {
     const playbook = await resolvePlaybook(tx, ref);
     // One connection: the reads run one after another, each a few milliseconds.
     const rows = {
@@ -327,7 +312,7 @@ export async function studioOverview(db: Db, query: { from?: Date; to?: Date; bu
   const { from, to, bucket } = resolveRange(query);
   const range = bucketRange(from, to, bucket);
   const previous = previousRange(range);
-  const rows = await readSnapshot(db, (tx) => repo.overview(tx, range, previous.start));
+  const rows = await repo.readSnapshot(db, (tx) => repo.overview(tx, range, previous.start));
   const playbooks = new Map<string, OverviewRow>();
   for (const row of rows) {
     let entry = playbooks.get(row.playbookId);

@@ -6,9 +6,11 @@ test("a newcomer opens the app and sees the demo playbook by section with its co
   await expect(page).toHaveURL(/\/playbooks$/);
   await expect(page.getByRole("heading", { level: 1, name: "Playbooks" })).toBeVisible();
 
-  const demoRow = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Customer service (demo)" }) });
+  // The index lists the playbooks (the studio overview above it links them too).
+  const playbooks = page.getByRole("table", { name: "Playbooks" });
+  const demoRow = playbooks.getByRole("row").filter({ has: page.getByRole("link", { name: "Customer service (demo)" }) });
   await expect(demoRow).toContainText("6");
-  await page.getByRole("link", { name: "Customer service (demo)" }).click();
+  await playbooks.getByRole("link", { name: "Customer service (demo)" }).click();
 
   await expect(page.getByRole("heading", { level: 1, name: "Customer service (demo)" })).toBeVisible();
   const list = page.getByRole("list", { name: "Bullets" });
@@ -27,7 +29,7 @@ test("a newcomer opens the app and sees the demo playbook by section with its co
 
 test("a playbook without counters says so instead of showing zeros", async ({ page }) => {
   await page.goto("/playbooks");
-  await page.getByRole("link", { name: "AppWorld initial (demo)" }).click();
+  await page.getByRole("table", { name: "Playbooks" }).getByRole("link", { name: "AppWorld initial (demo)" }).click();
   const list = page.getByRole("list", { name: "Bullets" });
   await expect(list.getByRole("link").first()).toBeVisible();
   const rows = await list.getByRole("link").count();

@@ -58,7 +58,7 @@ test("adding a bullet leaves the page as it was and offers to open it", async ({
 test("ids and section names wrap only at their separators, and sections read the same in the list and the sidebar", async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await openPage(page, "/playbooks");
-  await page.getByRole("link", { name: "Customer service (demo)" }).click();
+  await page.getByRole("table", { name: "Playbooks" }).getByRole("link", { name: "Customer service (demo)" }).click();
   const id = bulletList(page).locator("[data-bullet-id]").first();
   // The id's text is whole (no hyphen inserted), and its line breaks fall after "_" or "-".
   await expect(id).toHaveText("[customer_service_structure-00001]");

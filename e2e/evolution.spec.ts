@@ -279,7 +279,11 @@ test("clicking a bucket of the outcomes chart opens the trace explorer filtered 
   await page.mouse.up();
   const selected = page.getByRole("region", { name: "Selected bucket" });
   await expect(selected).toContainText(`${totals(day).traces} traces`);
-  await selected.getByRole("link", { name: `Failures (${totals(day).failure})` }).click();
+  // The bucket panel lists all variants first, then each variant: take the all-variants link.
+  await selected
+    .getByRole("link", { name: `Failures (${totals(day).failure})` })
+    .first()
+    .click();
 
   const start = utcDay(day.daysAgo);
   await expect(page).toHaveURL(/\/traces\?/);

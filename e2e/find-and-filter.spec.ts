@@ -88,8 +88,12 @@ test("every one of the 318 bullet ids and all 8 sections can be found by scrolli
     for (const text of await list.getByRole("heading", { level: 3 }).allTextContents()) sections.add(text);
     const atEnd = await page.evaluate(() => window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2);
     if (atEnd && (await page.getByText(/^End of the list/).isVisible())) break;
-    await page.evaluate(() => window.scrollBy(0, window.innerHeight * 0.8));
-    await page.waitForTimeout(30);
+    // Scroll, then wait until the browser has painted twice: the virtualiser renders the new rows
+    // in the frame after the scroll event.
+    await page.evaluate(async () => {
+      window.scrollBy(0, window.innerHeight * 0.8);
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    });
   }
 
   expect(ids.size).toBe(318);

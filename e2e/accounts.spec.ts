@@ -23,8 +23,16 @@ let dataDir: string;
 test.describe.configure({ mode: "serial" });
 
 test.beforeAll(async () => {
+  // A server left on the port would answer for this one, with its own accounts: refuse, saying so.
+  const taken = await fetch(`${BASE}/sign-in`).then(
+    () => true,
+    () => false,
+  );
+  if (taken) throw new Error(`Port ${PORT} is taken by another server; stop it and rerun.`);
   dataDir = mkdtempSync(join(tmpdir(), "ace-e2e-accounts-"));
-  server = spawn("npx", ["next", "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+  // next itself (not through npx), in its own process group, so stopping the group stops the server.
+  server = spawn(process.execPath, [join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(PORT), "-H", "127.0.0.1"], {
+    detached: true,
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -49,7 +57,7 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(() => {
-  server?.kill("SIGTERM");
+  if (server?.pid) process.kill(-server.pid, "SIGTERM");
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "DeltaOrigin" ADD VALUE 'agent';

@@ -1,6 +1,6 @@
 // Words, tones and icons for delta origins, statuses and operation types, in one place so the
 // queue, the history and the bullet sheet say the same thing.
-import { Bot, FileUp, History, ScanSearch, Scissors, User, type LucideIcon } from "lucide-react";
+import { Bot, FileUp, History, ScanSearch, Scissors, SquareTerminal, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
 import { plural, pluralWord } from "@/components/ui/format";
 import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
@@ -14,6 +14,7 @@ export const ORIGIN_META: Record<DeltaOrigin, { label: string; source: string; t
   import: { label: "Import", source: "imports", tone: "gray", icon: FileUp },
   person: { label: "Person", source: "people", tone: "blue", icon: User },
   rollback: { label: "Rollback", source: "rollbacks", tone: "gray", icon: History },
+  agent: { label: "Coding agent", source: "coding agents", tone: "blue", icon: SquareTerminal },
 };
 
 export const STATUS_FILTER_LABELS: Record<ReviewStatus, string> = {

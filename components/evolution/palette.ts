@@ -61,6 +61,7 @@ export const ORIGIN_COLORS: Record<VersionOrigin, string> = {
   pruning: "#d97706",
   import: "#78716c",
   rollback: "#0d9488",
+  agent: "#0891b2",
   settings: "#a8a29e",
 };
 
@@ -75,6 +76,7 @@ export const VERSION_ORIGIN_LABELS: Record<VersionOrigin, string> = {
   pruning: ORIGIN_META.pruning.label,
   import: ORIGIN_META.import.label,
   rollback: ORIGIN_META.rollback.label,
+  agent: ORIGIN_META.agent.label,
   settings: "Settings",
 };
 

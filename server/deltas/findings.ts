@@ -170,6 +170,9 @@ const BULLET_ORIGIN: Record<DeltaOrigin, NewBulletProvenance["origin"]> = {
   pruning: "curator",
   import: "import",
   rollback: "manual",
+  // A bullet has no agent origin: like a curator's, it was proposed by a machine and approved by a
+  // person; the delta's origin and the add's rationale say which agent.
+  agent: "curator",
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -57,8 +57,10 @@ export async function proposeDelta(
       throw new AppError("INVALID_INPUT", `The playbook is at version ${head.version}; a delta cannot be based on version ${baseVersion}.`);
     }
     const confident = input.confidence !== null && input.confidence >= settings.autoApplyConfidence;
-    // Pruning is never applied without a person; duplicates and limit breaches wait for a reviewer.
-    const mayAutoApply = (options.applyUnlessFlagged || (settings.autoApply && confident)) && input.origin !== "pruning";
+    // Pruning and a coding agent's lessons are never applied without a person; duplicates and limit
+    // breaches wait for a reviewer.
+    const mayAutoApply =
+      (options.applyUnlessFlagged || (settings.autoApply && confident)) && input.origin !== "pruning" && input.origin !== "agent";
     // When it may apply at once, one engine run both validates and applies.
     const similarity = options.similarity?.(entry.state);
     const engine = engineOptions(snapshot, ops, { similarity });

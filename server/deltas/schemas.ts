@@ -14,10 +14,13 @@ export type { DeltaOperation, DeltaOperationType, Finding, FindingKind, MergeOpe
 export const DELTA_STATUSES = ["pending", "applied", "auto_applied", "rejected"] as const;
 export type DeltaStatus = (typeof DELTA_STATUSES)[number];
 
-/** Where a delta came from. "rollback" deltas are written by history.rollback, never proposed. */
-export const DELTA_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "rollback"] as const;
+/**
+ * Where a delta came from. "rollback" deltas are written by history.rollback, never proposed.
+ * "agent": a coding agent's lesson through MCP (propose_lesson), which always waits for review.
+ */
+export const DELTA_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "rollback", "agent"] as const;
 export type DeltaOrigin = (typeof DELTA_ORIGINS)[number];
-export const PROPOSABLE_ORIGINS = ["person", "reflector", "curator", "pruning", "import"] as const;
+export const PROPOSABLE_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "agent"] as const;
 
 export const OPERATION_STATUSES = ["pending", "approved", "rejected"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];

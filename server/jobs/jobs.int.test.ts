@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Db } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { cancel, claim, complete, defer, enqueue, enqueueMany, extendLease, fail, getJob, listJobs, queueStats } from "./queue";
-import { type JobHandler, type JobLogger, type JobOutcome, JobWorker } from "./worker";
+import { DEFAULT_LEASE_MS, HEARTBEATS_PER_LEASE, type JobHandler, type JobLogger, type JobOutcome, JobWorker } from "./worker";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LEASE = 60_000;
@@ -14,6 +14,23 @@ function quietLogger(): JobLogger & { lines: string[] } {
   const lines: string[] = [];
   const log = (message: string) => void lines.push(message);
   return { lines, info: log, warn: log, error: log };
+}
+
+/** A client whose every call hangs once frozen: what a killed process looks like from the database. */
+function freezable(db: Db): { db: Db; freeze(): void } {
+  let frozen = false;
+  const wrap = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get(object, property, receiver) {
+        const value: unknown = Reflect.get(object, property, receiver);
+        if (typeof value === "function") {
+          return (...args: unknown[]) =>
+            frozen ? new Promise(() => undefined) : (value as (...a: unknown[]) => unknown).apply(object, args);
+        }
+        return value && typeof value === "object" && typeof property === "string" && !property.startsWith("_") ? wrap(value) : value;
+      },
+    });
+  return { db: wrap(db), freeze: () => void (frozen = true) };
 }
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 3_000) {
@@ -436,6 +453,56 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       await w.drain();
       expect(takenByOther).toBe(false);
       expect(await job(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+    });
+
+    it("takes back the job of a worker that stopped heartbeating (killed) once its lease runs out, and runs it once", async () => {
+      // The killed worker's process is gone: from the database's side its calls simply never come.
+      // A client whose every call hangs after freeze() is that: the handler is stuck, no heartbeat arrives.
+      const frozen = freezable(db);
+      let startedOnKilled = false;
+      const completions: string[] = [];
+      const killed = new JobWorker(frozen.db, {
+        workerId: "killed",
+        handlers: {
+          reflect: async (_job, ctx) => {
+            startedOnKilled = true;
+            await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+            completions.push("killed");
+            return { type: "done" };
+          },
+        },
+        leaseMs: 400,
+        pollIntervalMs: 60_000,
+        logger: quietLogger(),
+      });
+      const { id } = await enqueue(db, { kind: "reflect" });
+      killed.start();
+      await until(() => startedOnKilled);
+      frozen.freeze();
+      const killedAt = Date.now();
+
+      const survivor = worker(
+        {
+          reflect: async () => {
+            completions.push("survivor");
+            return { type: "done" };
+          },
+        },
+        { pollIntervalMs: 20 },
+      );
+      survivor.start();
+      await until(async () => (await job(id)).status === "succeeded", 10_000);
+      const takenAfterMs = Date.now() - killedAt;
+      expect(await job(id)).toMatchObject({ status: "succeeded", attempts: 2, lockedBy: survivor.workerId });
+      expect(completions).toEqual(["survivor"]);
+      // Not before the killed worker's last lease ran out (it may have renewed once just before the kill).
+      expect(takenAfterMs).toBeGreaterThanOrEqual(400 - 400 / 4 - 50);
+      expect(await killed.stop({ timeoutMs: 10 })).toBe(false); // its handler never returns: the process is "gone"
+    });
+
+    it("renews a running job's lease by a heartbeat well inside the lease: 20 s by default, so a killed server's jobs return within 30 s", () => {
+      expect(DEFAULT_LEASE_MS + 1_000).toBeLessThanOrEqual(30_000); // the lease, plus one poll of the survivor
+      expect(DEFAULT_LEASE_MS / HEARTBEATS_PER_LEASE).toBe(5_000);
     });
 
     it("aborts a handler whose job was cancelled and does not record its outcome", async () => {

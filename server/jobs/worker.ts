@@ -21,7 +21,7 @@ export type JobContext = {
   workerId: string;
   /** Aborted when the lease is lost (job cancelled or taken over) or the worker stops past its timeout. */
   signal: AbortSignal;
-  /** Extends the lease now; the worker also does this on its own every leaseMs / 3. */
+  /** Extends the lease now; the worker's heartbeat also does this on its own every heartbeatMs. */
   extendLease(): Promise<boolean>;
 };
 
@@ -40,8 +40,13 @@ export type JobWorkerOptions = {
   concurrency?: number;
   /** How often to look for due jobs when nothing wakes the worker (default 1 s). */
   pollIntervalMs?: number;
-  /** How long a claimed job stays ours between lease extensions (default 5 min). */
+  /**
+   * How long a claimed job stays ours without a heartbeat (default 20 s): the longest a job held by
+   * a killed worker waits before another worker (this server restarted, or another instance) takes it.
+   */
   leaseMs?: number;
+  /** How often a running job's lease is renewed (default leaseMs / 4: three heartbeats may fail in a row). */
+  heartbeatMs?: number;
   backoff?: BackoffOptions;
   logger?: JobLogger;
 };
@@ -64,6 +69,13 @@ function delay(ms: number): { promise: Promise<void>; cancel(): void } {
 
 type Running = { job: ClaimedJob; controller: AbortController; done: Promise<void> };
 
+/**
+ * A short lease renewed by a heartbeat: a worker that dies (killed, crashed, its machine gone)
+ * stops renewing, and its jobs are claimable again 20 s later at most, plus one poll.
+ */
+export const DEFAULT_LEASE_MS = 20_000;
+export const HEARTBEATS_PER_LEASE = 4;
+
 export class JobWorker {
   readonly workerId: string;
   private readonly handlers: Record<string, JobHandler>;
@@ -71,6 +83,7 @@ export class JobWorker {
   private readonly concurrency: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
   private readonly backoff: BackoffOptions | undefined;
   private readonly logger: JobLogger;
   private readonly getDb: () => Promise<Db>;
@@ -90,7 +103,8 @@ export class JobWorker {
     this.kinds = Object.keys(options.handlers);
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.heartbeatMs = Math.max(5, Math.min(options.heartbeatMs ?? Math.floor(this.leaseMs / HEARTBEATS_PER_LEASE), this.leaseMs));
     this.backoff = options.backoff;
     this.logger = options.logger ?? consoleLogger;
   }
@@ -232,14 +246,10 @@ export class JobWorker {
       }
       return kept;
     };
-    const keepAlive = setInterval(
-      () => {
-        extendLease().catch((error: unknown) =>
-          this.logger.warn("could not extend a lease", { jobId: job.id, error: errorMessage(error) }),
-        );
-      },
-      Math.max(10, Math.floor(this.leaseMs / 3)),
-    );
+    // The heartbeat: while the handler runs, the lease is renewed well before it runs out.
+    const keepAlive = setInterval(() => {
+      extendLease().catch((error: unknown) => this.logger.warn("could not extend a lease", { jobId: job.id, error: errorMessage(error) }));
+    }, this.heartbeatMs);
     keepAlive.unref?.();
 
     let outcome: JobOutcome;

@@ -21,7 +21,7 @@ describe("loadEnv", () => {
         prices: DEFAULT_PRICES,
       },
       runConcurrency: 2,
-      cacheBytes: { embeddings: 128 * 1024 * 1024 },
+      cacheBytes: { embeddings: 128 * 1024 * 1024, playbookStates: 512 * 1024 * 1024 },
     });
   });
 
@@ -37,9 +37,20 @@ describe("loadEnv", () => {
     expect(loadEnv({ DATA_DIR: ":memory:" }).database).toEqual({ kind: "pglite", dataDir: ":memory:" });
   });
 
-  it("reads the port, the demo seed in any case, the run concurrency and the embeddings cache", () => {
-    const env = loadEnv({ PORT: "8080", ACE_DEMO_SEED: "Always", ACE_RUN_CONCURRENCY: "0", ACE_EMBEDDING_CACHE_MB: "16" });
-    expect(env).toMatchObject({ port: 8080, demoSeed: "always", runConcurrency: 0, cacheBytes: { embeddings: 16 * 1024 * 1024 } });
+  it("reads the port, the demo seed in any case, the run concurrency and the cache bounds", () => {
+    const env = loadEnv({
+      PORT: "8080",
+      ACE_DEMO_SEED: "Always",
+      ACE_RUN_CONCURRENCY: "0",
+      ACE_EMBEDDING_CACHE_MB: "16",
+      ACE_PLAYBOOK_CACHE_MB: "64",
+    });
+    expect(env).toMatchObject({
+      port: 8080,
+      demoSeed: "always",
+      runConcurrency: 0,
+      cacheBytes: { embeddings: 16 * 1024 * 1024, playbookStates: 64 * 1024 * 1024 },
+    });
   });
 
   it("chooses the openai provider when an API key or a base URL is set, and ACE_LLM_PROVIDER can force offline", () => {
@@ -91,6 +102,10 @@ describe("loadEnv", () => {
     [{ ACE_RUN_CONCURRENCY: "65" }, /ACE_RUN_CONCURRENCY must be a whole number of runs from 0 to 64, got "65"/],
     [{ ACE_RUN_CONCURRENCY: "1.5" }, /ACE_RUN_CONCURRENCY must be a whole number/],
     [{ ACE_EMBEDDING_CACHE_MB: "0" }, /ACE_EMBEDDING_CACHE_MB must be a whole number of megabytes from 1 to 1048576, got "0"/],
+    [
+      { ACE_PLAYBOOK_CACHE_MB: "half" },
+      /^ACE_PLAYBOOK_CACHE_MB must be a whole number of megabytes from 1 to 1048576, got "half"\. Unset it to use 512\./,
+    ],
     [{ ACE_LLM_PROVIDER: "anthropic" }, /^ACE_LLM_PROVIDER must be "openai" or "offline", got "anthropic"/],
     [{ ACE_LLM_PROVIDER: "openai" }, /ACE_LLM_PROVIDER is "openai" but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/],
     [{ OPENAI_BASE_URL: "localhost:11434" }, /^OPENAI_BASE_URL must be an http:\/\/ or https:\/\/ URL, got "localhost:11434"/],

@@ -33,6 +33,8 @@ export interface AppEnv {
   cacheBytes: {
     /** ACE_EMBEDDING_CACHE_MB: the provider's embeddings of bullet texts, kept so only new texts are embedded. */
     embeddings: number;
+    /** ACE_PLAYBOOK_CACHE_MB: the delta engine's playbook states and their near-duplicate indexes, per database. */
+    playbookStates: number;
   };
 }
 
@@ -42,6 +44,7 @@ const ENV_DEFAULTS = {
   demoSeed: "auto",
   runConcurrency: 2,
   embeddingCacheMb: 128,
+  playbookCacheMb: 512,
 } as const;
 
 export class ConfigError extends Error {
@@ -140,6 +143,7 @@ const variables = z.object({
   ACE_LLM_PRICES: setting(jsonText.pipe(priceTable), {} as PriceTable),
   ACE_RUN_CONCURRENCY: setting(wholeNumber(0, 64, "runs"), ENV_DEFAULTS.runConcurrency),
   ACE_EMBEDDING_CACHE_MB: setting(wholeNumber(1, 1_048_576, "megabytes"), ENV_DEFAULTS.embeddingCacheMb),
+  ACE_PLAYBOOK_CACHE_MB: setting(wholeNumber(1, 1_048_576, "megabytes"), ENV_DEFAULTS.playbookCacheMb),
 });
 
 type VariableName = keyof typeof variables.shape;
@@ -161,6 +165,7 @@ const HINTS: Record<VariableName, string> = {
   ACE_LLM_PRICES: 'Write it as {"model-name": {"input": 0.4, "output": 1.6}} in USD per 1M tokens.',
   ACE_RUN_CONCURRENCY: `Unset it to use ${ENV_DEFAULTS.runConcurrency}; 0 turns the background worker off.`,
   ACE_EMBEDDING_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.embeddingCacheMb}.`,
+  ACE_PLAYBOOK_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.playbookCacheMb}.`,
 };
 
 /** Values never repeated in a message, since they may hold a password or a key. */
@@ -223,7 +228,7 @@ export function loadEnv(source: EnvSource = process.env): AppEnv {
       prices: { ...DEFAULT_PRICES, ...v.ACE_LLM_PRICES },
     },
     runConcurrency: v.ACE_RUN_CONCURRENCY,
-    cacheBytes: { embeddings: v.ACE_EMBEDDING_CACHE_MB * MB },
+    cacheBytes: { embeddings: v.ACE_EMBEDDING_CACHE_MB * MB, playbookStates: v.ACE_PLAYBOOK_CACHE_MB * MB },
   });
 }
 

@@ -1,6 +1,7 @@
-// The delta engine's view of a playbook, cached per (playbook, version): loading 10,000 bullets
-// and indexing them for near-duplicates is most of an apply's cost. Every write bumps the version,
-// so a state cached under the version read from the database is exact.
+// The delta engine's view of a playbook, cached per (playbook, version) in a byte-bounded cache
+// (state-cache.ts): loading 10,000 bullets and indexing them for near-duplicates is most of an
+// apply's cost. Every write bumps the version, so a state cached under the version read from the
+// database is exact.
 //
 // The similarity index is built on first need (the compiled context reads the state and never
 // needs it) and is mutable: it is synced forward after a commit (commit.ts), and the entry it
@@ -11,6 +12,8 @@ import type { VersionChange } from "@/server/ace/history";
 import { redoChanges } from "@/server/ace/replay";
 import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { countBulletTokens } from "@/server/ace/tokens";
+import { cachePerScope } from "@/server/cache/lru";
+import { getEnv } from "@/server/config/env";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as historyRepo from "@/server/history/repository";
@@ -18,55 +21,25 @@ import { readSettings } from "@/server/playbooks/manage";
 import * as playbookRepo from "@/server/playbooks/repository";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";
+import { createEngineStateCache, recountEntry, type EngineEntry, type EngineStateCache } from "./state-cache";
 
 /** A read that raced a commit is repeated this many times before the caller is told to try later. */
 const READ_ATTEMPTS = 4;
 
-export interface EngineEntry {
-  version: number;
-  state: PlaybookState;
-  /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
-  index: SimilarityIndex | null;
-  /**
-   * Tokens of the active bullets' lines in the compiled playbook (countBulletTokens): the sum of the
-   * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).
-   */
-  tokens: number | null;
-  retired: boolean;
-}
-
-const CACHED_PLAYBOOKS = 16;
-const globalForCache = globalThis as typeof globalThis & { __aceEngineStates?: WeakMap<Db, Map<string, EngineEntry>> };
-const engineStates: WeakMap<Db, Map<string, EngineEntry>> = (globalForCache.__aceEngineStates ??= new WeakMap());
-
-function cacheOf(db: Db): Map<string, EngineEntry> {
-  let cache = engineStates.get(db);
-  if (!cache) {
-    cache = new Map();
-    engineStates.set(db, cache);
-  }
-  return cache;
-}
+// One cache per database client, on globalThis: Next.js may load this module more than once.
+const globalForStates = globalThis as typeof globalThis & { __acePlaybookStates?: (db: Db) => EngineStateCache };
+const cacheOf = (globalForStates.__acePlaybookStates ??= cachePerScope<Db, EngineStateCache>(() =>
+  createEngineStateCache(getEnv().cacheBytes.playbookStates),
+));
 
 /** Caches the entry as the playbook's newest, retiring the one it replaces; an older version is ignored. */
 export function remember(db: Db, playbookId: string, entry: EngineEntry): void {
-  const cache = cacheOf(db);
-  const current = cache.get(playbookId);
-  if (current && current.version >= entry.version) return;
-  if (current) current.retired = true;
-  cache.delete(playbookId); // re-insert: the Map's order is the eviction order
-  cache.set(playbookId, entry);
-  while (cache.size > CACHED_PLAYBOOKS) {
-    const oldest = cache.keys().next().value;
-    if (oldest === undefined) break;
-    cache.delete(oldest);
-  }
+  cacheOf(db).remember(playbookId, entry);
 }
 
-/** For benchmarks that time a first load: drops every cached playbook state of this database. */
+/** For benchmarks that time a first load: drops (and retires) every cached playbook state of this database. */
 export function forgetEngineStates(db: Db): void {
-  for (const entry of cacheOf(db).values()) entry.retired = true;
-  engineStates.delete(db);
+  cacheOf(db).clear();
 }
 
 export interface Snapshot {
@@ -149,7 +122,9 @@ export async function freshSnapshot(db: Db, playbookId: string): Promise<Snapsho
 
 /** The entry's near-duplicate index, built from its state the first time it is asked for. */
 export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
-  entry.index ??= buildSimilarityIndex(entry.state.bullets.values());
+  if (entry.index) return entry.index;
+  entry.index = buildSimilarityIndex(entry.state.bullets.values());
+  recountEntry(entry); // about ten times the state's size: the cache must know
   return entry.index;
 }
 

@@ -1,0 +1,94 @@
+// The cached playbook states (engine-state.ts, state-cache.ts) against real databases: a retired
+// state is never handed out, and a bound in bytes smaller than two playbooks evicts without
+// getting in the way of writers.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetEnv } from "@/server/config/env";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { callerAs } from "@/server/trpc/callers";
+import type { createCaller } from "@/server/trpc/root";
+import { forgetEngineStates, freshSnapshot, loadSnapshot } from "./engine-state";
+
+type Caller = ReturnType<typeof createCaller>;
+
+/** `count` bullets of 100 characters: 1,200 of them are estimated at 600 KB (state-cache.ts). */
+function largePlaybook(count: number): string {
+  const lines = Array.from({ length: count }, (_, i) => {
+    const id = String(i + 1).padStart(5, "0");
+    return `[str-${id}] helpful=0 harmful=0 :: ${`Lesson ${id} about handling the ${i % 7}th kind of paginated answer`.padEnd(100, ".")}`;
+  });
+  return ["## strategies_and_insights", ...lines, ""].join("\n");
+}
+
+describe.each(testEngines())("cached playbook states on %s", (engine) => {
+  let database: TestDatabase;
+  let alice: Caller;
+  const previousBound = process.env.ACE_PLAYBOOK_CACHE_MB;
+
+  beforeAll(async () => {
+    // Read when this database's cache is made, on its first use below.
+    process.env.ACE_PLAYBOOK_CACHE_MB = "1";
+    resetEnv();
+    database = await openTestDatabase(engine);
+    alice = callerAs(database.db, "admin", "alice");
+  });
+  afterAll(async () => {
+    if (previousBound === undefined) delete process.env.ACE_PLAYBOOK_CACHE_MB;
+    else process.env.ACE_PLAYBOOK_CACHE_MB = previousBound;
+    resetEnv();
+    await database?.close();
+  });
+  beforeEach(async () => {
+    forgetEngineStates(database.db);
+    await database.reset();
+  });
+
+  async function playbook(name: string, content = SMALL_PLAYBOOK) {
+    const { playbookId } = await alice.playbook.import({ content, format: "ace", target: { kind: "new", name } });
+    return playbookId;
+  }
+
+  function tag(playbookId: string, helpful: number) {
+    return alice.delta.edit({ playbookId, reason: "Counters", operations: [{ type: "tag", bulletId: "str-00001", helpful }] });
+  }
+
+  it("never hands out a state that was forgotten: the next read loads a fresh one", async () => {
+    const playbookId = await playbook("support");
+    const forgotten = (await loadSnapshot(database.db, playbookId)).entry;
+    expect((await loadSnapshot(database.db, playbookId)).entry).toBe(forgotten); // cached
+    forgetEngineStates(database.db);
+    expect(forgotten.retired).toBe(true);
+    const { entry } = await freshSnapshot(database.db, playbookId);
+    expect(entry).not.toBe(forgotten);
+    expect(entry).toMatchObject({ version: forgotten.version, retired: false });
+    expect(entry.state.bullets.get("str-00001")?.helpful).toBe(3);
+  });
+
+  it("retires the state a commit moved on from, and the next read gets the committed version", async () => {
+    const playbookId = await playbook("support");
+    const before = (await loadSnapshot(database.db, playbookId)).entry;
+    await tag(playbookId, 2);
+    expect(before.retired).toBe(true);
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expect(entry).toMatchObject({ version: before.version + 1, retired: false });
+    expect(entry.state.bullets.get("str-00001")?.helpful).toBe(5);
+  });
+
+  it("evicts by bytes when two playbooks' states do not fit, and writers on both still commit", async () => {
+    // Two states of 600 KB each under a bound of 1 MB: reading one evicts the other.
+    const first = await playbook("first", largePlaybook(1_200));
+    const second = await playbook("second", largePlaybook(1_200));
+    const evicted = (await loadSnapshot(database.db, first)).entry;
+    await loadSnapshot(database.db, second);
+    const reloaded = (await loadSnapshot(database.db, first)).entry;
+    expect(reloaded).not.toBe(evicted);
+    expect(evicted.retired).toBe(false); // still exact for its version: whoever held it may go on
+    for (let round = 1; round <= 3; round += 1) {
+      for (const playbookId of [first, second]) {
+        const applied = await tag(playbookId, round);
+        expect(applied).toMatchObject({ status: "applied", playbookVersion: 1 + round });
+      }
+    }
+    expect((await loadSnapshot(database.db, second)).entry.state.bullets.get("str-00001")?.helpful).toBe(6);
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { createPlaybookState } from "@/server/ace/delta";
+import { bullet, STRATEGIES } from "@/server/ace/delta/test-fixtures";
+import { buildSimilarityIndex } from "@/server/ace/similarity";
+import { createEngineStateCache, entryBytes, recountEntry, type EngineEntry } from "./state-cache";
+
+/** A state of `count` active bullets of 100 characters each. */
+function entryOf(count: number, version = 1): EngineEntry {
+  const bullets = Array.from({ length: count }, (_, i) =>
+    bullet(`str-${String(i + 1).padStart(5, "0")}`, `Bullet ${String(i).padStart(4, "0")} `.padEnd(100, "x"), { position: i }),
+  );
+  return { version, state: createPlaybookState([STRATEGIES], bullets), index: null, tokens: null, retired: false };
+}
+
+function withIndex(entry: EngineEntry): EngineEntry {
+  entry.index = buildSimilarityIndex(entry.state.bullets.values());
+  return entry;
+}
+
+describe("entryBytes", () => {
+  it("counts a bullet's object and its content, and the similarity index once it is built", () => {
+    // 100 bullets: 300 B + 2 × 100 characters each, and 2,600 B + 15 × 100 more with the index.
+    expect(entryBytes(entryOf(100))).toBe(100 * (300 + 200));
+    expect(entryBytes(withIndex(entryOf(100)))).toBe(100 * (300 + 200 + 2_600 + 1_500));
+  });
+
+  it("counts archived bullets in the state but not in the index, which holds active bullets only", () => {
+    const entry = entryOf(2);
+    const archived = { ...entry.state.bullets.get("str-00002")!, status: "archived" as const };
+    const state = createPlaybookState([STRATEGIES], [entry.state.bullets.get("str-00001")!, archived]);
+    expect(entryBytes(withIndex({ ...entry, state }))).toBe(2 * 500 + 4_100);
+  });
+});
+
+describe("createEngineStateCache", () => {
+  it("drops the least recently used playbook states once their sizes pass the bound in bytes", () => {
+    // 100 bullets without their index: 50,000 B estimated; three fit in 160,000 B, four do not.
+    const cache = createEngineStateCache(160_000);
+    const entries = ["a", "b", "c", "d"].map(() => entryOf(100));
+    cache.remember("a", entries[0]!);
+    cache.remember("b", entries[1]!);
+    cache.remember("c", entries[2]!);
+    expect(cache.get("a")).toBe(entries[0]); // a is now used more recently than b
+    cache.remember("d", entries[3]!);
+    expect(cache.get("b")).toBeUndefined();
+    expect([cache.get("a"), cache.get("c"), cache.get("d")]).toEqual([entries[0], entries[2], entries[3]]);
+    expect(cache.bytes).toBe(150_000);
+    // Evicted to make room, the state stays exact for its version: whoever holds it may go on.
+    expect(entries[1]!.retired).toBe(false);
+  });
+
+  it("counts an entry again once its index is built, and then evicts by the larger size", () => {
+    const cache = createEngineStateCache(600_000);
+    const first = entryOf(100);
+    const second = entryOf(100);
+    cache.remember("first", first);
+    cache.remember("second", second);
+    expect(cache.bytes).toBe(100_000);
+    withIndex(second);
+    recountEntry(second);
+    expect(cache.bytes).toBe(50_000 + 460_000);
+    withIndex(first);
+    recountEntry(first); // 920,000 B do not fit: the least recently used, second, goes
+    expect(cache.get("second")).toBeUndefined();
+    expect(cache.get("first")).toBe(first);
+    expect(cache.bytes).toBe(460_000);
+  });
+
+  it("does not put back an entry that left the cache when it is counted again", () => {
+    const cache = createEngineStateCache(600_000);
+    const old = entryOf(100, 1);
+    cache.remember("p", old);
+    cache.remember("p", entryOf(100, 2));
+    recountEntry(withIndex(old));
+    expect(cache.get("p")?.version).toBe(2);
+    expect(cache.bytes).toBe(50_000);
+  });
+
+  it("keeps an entry usable that outgrew the whole bound, though the cache no longer holds it", () => {
+    const cache = createEngineStateCache(100_000);
+    const entry = entryOf(100);
+    cache.remember("p", entry);
+    recountEntry(withIndex(entry)); // 460,000 B > 100,000 B
+    expect(cache.get("p")).toBeUndefined();
+    expect(entry.retired).toBe(false);
+  });
+
+  it("retires the entry a newer version replaces and ignores an older version", () => {
+    const cache = createEngineStateCache(1_000_000);
+    const v2 = entryOf(10, 2);
+    cache.remember("p", v2);
+    cache.remember("p", entryOf(10, 1));
+    expect(cache.get("p")).toBe(v2);
+    const v3 = entryOf(10, 3);
+    cache.remember("p", v3);
+    expect(v2.retired).toBe(true);
+    expect(cache.get("p")).toBe(v3);
+  });
+
+  it("retires every entry it forgets, so that nobody goes on writing into a dropped state", () => {
+    const cache = createEngineStateCache(1_000_000);
+    const entries = [entryOf(10), entryOf(10)];
+    cache.remember("a", entries[0]!);
+    cache.remember("b", entries[1]!);
+    cache.clear();
+    expect(entries.map((entry) => entry.retired)).toEqual([true, true]);
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.bytes).toBe(0);
+  });
+});

@@ -1,0 +1,105 @@
+// The playbook states the delta engine works on, one per playbook, in a least-recently-used cache
+// bounded in bytes (server/cache/lru.ts): ACE_PLAYBOOK_CACHE_MB per database, 512 by default.
+import type { PlaybookState } from "@/server/ace/delta";
+import type { SimilarityIndex } from "@/server/ace/similarity";
+import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
+
+export interface EngineEntry {
+  version: number;
+  state: PlaybookState;
+  /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
+  index: SimilarityIndex | null;
+  /**
+   * Tokens of the active bullets' lines in the compiled playbook (countBulletTokens): the sum of the
+   * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).
+   */
+  tokens: number | null;
+  /** The version moved on from this entry, or it was forgotten: whoever holds it reloads. */
+  retired: boolean;
+}
+
+// What an entry holds, measured with `node --expose-gc` (heapUsed after gc, before and after) on the
+// benchmark's synthetic playbook of 10,000 bullets loaded from PostgreSQL, 195 characters each:
+// - the state, 4.7 MB: 280 B a bullet (its object, id, section id, map slot) plus its content, one
+//   byte a character for Latin-1 text; two are counted here, as text outside Latin-1 takes;
+// - the similarity index, 56 MB: 5.6 KB a bullet. With contents three times as long (586
+//   characters) it took 116 MB, so it grows about 15 B a character on top of 2.6 KB a bullet.
+const STATE_BYTES_PER_BULLET = 300;
+const STATE_BYTES_PER_CHARACTER = 2;
+const INDEX_BYTES_PER_BULLET = 2_600;
+const INDEX_BYTES_PER_CHARACTER = 15;
+
+/** The entry's estimated size in memory; the index counts only once built (it indexes active bullets). */
+export function entryBytes(entry: EngineEntry): number {
+  let bytes = 0;
+  for (const bullet of entry.state.bullets.values()) {
+    const characters = bullet.content.length;
+    bytes += STATE_BYTES_PER_BULLET + STATE_BYTES_PER_CHARACTER * characters;
+    if (entry.index && bullet.status === "active") bytes += INDEX_BYTES_PER_BULLET + INDEX_BYTES_PER_CHARACTER * characters;
+  }
+  return bytes;
+}
+
+/**
+ * The cache holds each entry in a slot of its own: lru-cache (11.x) recounts a key's size only when
+ * a set brings a different value, so an entry that grew (its index built) is set again in a new slot.
+ */
+interface Slot {
+  entry: EngineEntry;
+}
+
+// How to count an entry again in the cache that holds it. On globalThis, as the caches are
+// (engine-state.ts): Next.js may load these modules more than once.
+const globalForRecounts = globalThis as typeof globalThis & { __acePlaybookStateRecounts?: WeakMap<EngineEntry, () => void> };
+const recounts = (globalForRecounts.__acePlaybookStateRecounts ??= new WeakMap());
+
+/** Counts the entry's size again after it grew (its index built), if a cache still holds it. */
+export function recountEntry(entry: EngineEntry): void {
+  recounts.get(entry)?.();
+}
+
+export interface EngineStateCache {
+  /** The playbook's cached entry, now the most recently used. */
+  get(playbookId: string): EngineEntry | undefined;
+  /** Caches the entry as the playbook's newest, retiring the one it replaces; an older version is ignored. */
+  remember(playbookId: string, entry: EngineEntry): void;
+  /** Drops and retires every entry. */
+  clear(): void;
+  /** The cached entries' summed estimated sizes. */
+  readonly bytes: number;
+}
+
+/**
+ * Leaving the cache retires an entry only when it is deleted or cleared (forgotten on purpose).
+ * Evicted to make room, or dropped by a set (replaced, or grown past the whole bound), it stays
+ * usable by whoever holds it: its state is still exact for its version, a commit from it still
+ * checks that version, and retiring it would make writers on several large playbooks retire one
+ * another's states until they run out of attempts. A newer version that replaces it retires it
+ * in remember(), since its similarity index then moves on with the newer state.
+ */
+export function createEngineStateCache(maxBytes: number): EngineStateCache {
+  const slots: LRUCache<string, Slot> = createByteBoundedCache<string, Slot>({
+    maxBytes,
+    sizeOf: (slot) => entryBytes(slot.entry),
+    onRemove: (slot, _playbookId, reason) => {
+      if (reason === "delete") slot.entry.retired = true;
+    },
+  });
+  return {
+    get: (playbookId) => slots.get(playbookId)?.entry,
+    remember(playbookId, entry) {
+      // peek: looking at the current entry is no use of it.
+      const current = slots.peek(playbookId)?.entry;
+      if (current && current.version >= entry.version) return;
+      if (current) current.retired = true;
+      recounts.set(entry, () => {
+        if (slots.peek(playbookId)?.entry === entry) slots.set(playbookId, { entry });
+      });
+      slots.set(playbookId, { entry });
+    },
+    clear: () => slots.clear(),
+    get bytes() {
+      return slots.calculatedSize;
+    },
+  };
+}

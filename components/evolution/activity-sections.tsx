@@ -8,20 +8,9 @@ import { ChartCard, DataTableView } from "./chart-card";
 import { ChartEmpty, type SectionProps } from "./chart-parts";
 import { formatInterval, formatRate } from "./format";
 import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "./palette";
-import {
-  churnLabel,
-  churnSeries,
-  churnTable,
-  llmRows,
-  llmTable,
-  llmTotalsTable,
-  reviewSeries,
-  reviewTable,
-  reviewTotalsTable,
-  type ChurnKey,
-  type LlmRow,
-  type ReviewRow,
-} from "./prepare";
+import { churnLabel, churnSeries, churnTable, type ChurnKey } from "./prepare/churn";
+import { llmRows, llmTable, llmTotalsTable, type LlmRow } from "./prepare/llm-cost";
+import { reviewSeries, reviewTable, reviewTotalsTable, type ReviewRow } from "./prepare/review";
 import type { ChurnGrouping } from "./range";
 import { Segmented } from "./segmented";
 import { StackedBars, type BarSeries } from "./stacked-bars";

@@ -15,7 +15,8 @@ import { ChartCard } from "./chart-card";
 import { BucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS } from "./palette";
-import { counterRows, counterTable, moverTable, scoreBins, scoreTable, topMovers, type CounterRow, type ScoreBin } from "./prepare";
+import { counterRows, counterTable, moverTable, topMovers, type CounterRow } from "./prepare/counters";
+import { scoreBins, scoreTable, type ScoreBin } from "./prepare/scores";
 
 export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => counterRows(result), [result]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvFileName, toCsv } from "./data-table";
+import { csvFileName, tableOf, toCsv } from "./data-table";
 
 describe("CSV of a chart's table", () => {
   it("has a header of labels and one line per row, raw values, CRLF line ends", () => {
@@ -30,5 +30,23 @@ describe("CSV of a chart's table", () => {
   it("names the file after the chart", () => {
     expect(csvFileName("Outcomes · Café support 2026-11-01")).toBe("outcomes-cafe-support-2026-11-01.csv");
     expect(csvFileName("···")).toBe("data.csv");
+  });
+});
+
+describe("a table of one row per item", () => {
+  it("fills each column from its own rule, or from the field of the same key, and keeps nothing else", () => {
+    const items = [{ name: "refunds", size: 3, secret: "x" }];
+    const table = tableOf<(typeof items)[number]>(
+      "Items",
+      [
+        { key: "name", label: "Name", kind: "text" },
+        { key: "double", label: "Twice the size", kind: "count", value: (item) => item.size * 2 },
+        // @ts-expect-error -- a key that is no field of the row needs a `value`
+        { key: "nmae", label: "Typo", kind: "text" },
+      ],
+      items,
+    );
+    expect(table.columns.map((column) => column.label)).toEqual(["Name", "Twice the size", "Typo"]);
+    expect(table.rows).toEqual([{ name: "refunds", double: 6, nmae: null }]);
   });
 });

@@ -25,6 +25,32 @@ export interface DataTableModel {
   links?: (Record<string, string> | undefined)[];
 }
 
+/** The fields of Row that can be a cell as they are. */
+type CellField<Row> = { [K in keyof Row & string]-?: Row[K] extends Cell ? K : never }[keyof Row & string];
+
+/**
+ * A column and where its cells come from: `value(row)`, or else the row's field of the same key.
+ * Declaring both together keeps a column's label and its numbers from drifting apart.
+ */
+export type ColumnOf<Row> = DataColumn & ({ key: CellField<Row>; value?: never } | { value: (row: Row) => Cell });
+
+/** The bucket column every per-bucket table starts with. */
+export const BUCKET_START_COLUMN = { key: "start", label: "Bucket start", kind: "bucket" } as const;
+
+/** A table of one row per item, each column filled by its own rule. */
+export function tableOf<Row>(title: string, columns: readonly ColumnOf<Row>[], rows: readonly Row[]): DataTableModel {
+  return {
+    title,
+    columns: columns.map(({ key, label, kind }) => ({ key, label, kind })),
+    rows: rows.map((row) => Object.fromEntries(columns.map((column) => [column.key, cellOf(column, row)]))),
+  };
+}
+
+function cellOf<Row>(column: ColumnOf<Row>, row: Row): Cell {
+  // Without `value`, the key is a field whose type is a Cell (CellField), so the cast holds.
+  return column.value ? column.value(row) : ((row[column.key as keyof Row] as Cell | undefined) ?? null);
+}
+
 /** RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
 function csvField(value: Cell): string {
   if (value === null) return "";

@@ -20,7 +20,8 @@ import { CountersSection, MoversSection, ScoresSection } from "./counters-sectio
 import { NoTraces } from "./evolution-empty";
 import { formatInterval, formatRate } from "./format";
 import { bucketTracesHref, OutcomesChart } from "./outcomes-chart";
-import { coverage, outcomeSeries, outcomeTable, SPARSE_DECIDED, versionMarkers, versionTable } from "./prepare";
+import { coverage, outcomeSeries, outcomeTable, SPARSE_DECIDED } from "./prepare/outcomes";
+import { versionMarkers, versionTable } from "./prepare/versions";
 import { evolutionQuery } from "./query";
 import { RangeControls } from "./range-controls";
 import { parseEvolutionFilters, writeEvolutionFilters, type Bucket, type EvolutionFilters } from "./range";

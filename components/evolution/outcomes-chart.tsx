@@ -27,7 +27,8 @@ import { tracesHref } from "@/components/traces/trace-url";
 import { BucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
 import { formatInterval, formatRate, percentTick } from "./format";
 import { CHART_COLORS, seriesColor } from "./palette";
-import type { OutcomeRow, OutcomeSeries, VersionMarker } from "./prepare";
+import type { OutcomeRow, OutcomeSeries } from "./prepare/outcomes";
+import type { VersionMarker } from "./prepare/versions";
 import { bucketEnd, type Bucket } from "./range";
 import { bucketSpanLabel, tickLabel } from "./time-labels";
 

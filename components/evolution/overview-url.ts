@@ -1,6 +1,6 @@
 // The studio overview's range and order in the URL of the playbooks index (?range=7d&sort=change&dir=asc).
 import { oneOf } from "@/components/ui/search-params";
-import { OVERVIEW_SORTS, type OverviewSort, type SortDirection } from "./prepare";
+import { OVERVIEW_SORTS, type OverviewSort, type SortDirection } from "./prepare/overview";
 import { bucketEnd, bucketStart, bucketCount, PRESET_MS, type Bucket, type RangePreset } from "./range";
 import type { OverviewInput } from "./query";
 

@@ -9,7 +9,6 @@ import {
   MAX_POINTS,
   parseEvolutionFilters,
   parseInstant,
-  previousRange,
   resolveRange,
   writeEvolutionFilters,
   type EvolutionFilters,
@@ -132,11 +131,5 @@ describe("resolving a range", () => {
     expect(iso(range.from)).toBe("2026-11-01T06:00:00.000Z");
     expect(iso(range.to)).toBe("2026-11-15T00:00:00.000Z");
     expect(range.points).toBe(14 * 24 - 6);
-  });
-
-  it("gives the previous range of the same length", () => {
-    const previous = previousRange({ from: new Date("2026-11-08T00:00:00Z"), to: new Date("2026-11-15T00:00:00Z") });
-    expect(iso(previous.from)).toBe("2026-11-01T00:00:00.000Z");
-    expect(iso(previous.to)).toBe("2026-11-08T00:00:00.000Z");
   });
 });

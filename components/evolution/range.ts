@@ -1,12 +1,12 @@
-// The time range and bucket of the Evolution charts, and the bucket arithmetic behind them. Buckets
-// are UTC (hours, days from 00:00 UTC, weeks from Monday 00:00 UTC), as the metrics API computes
-// them; only their labels are in the viewer's zone. Pure, so the server page and the browser resolve
-// the same URL to the same query.
+// The time range and bucket of the Evolution charts. Buckets are UTC (hours, days from 00:00 UTC,
+// weeks from Monday 00:00 UTC), with the metrics API's own arithmetic (server/metrics/buckets.ts);
+// only their labels are in the viewer's zone. Pure, so the server page and the browser resolve the
+// same URL to the same query.
 import { oneOf } from "@/components/ui/search-params";
-import { BUCKETS, type Bucket } from "@/server/metrics/schemas";
+import { BUCKET_MS, BUCKETS, bucketRange, truncateToBucket, type Bucket } from "@/server/metrics/schemas";
 import { EARLIEST_TRACE_TIMESTAMP } from "@/server/traces/schemas";
 
-export { BUCKETS, type Bucket };
+export { BUCKET_MS, BUCKETS, type Bucket };
 
 export const RANGE_PRESETS = ["24h", "7d", "30d", "90d", "all"] as const;
 export type RangePreset = (typeof RANGE_PRESETS)[number];
@@ -14,10 +14,8 @@ export type RangePreset = (typeof RANGE_PRESETS)[number];
 /** No series gets more points than this: the bucket is widened until it fits. */
 export const MAX_POINTS = 500;
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
-export const BUCKET_MS: Record<Bucket, number> = { hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS };
+const HOUR_MS = BUCKET_MS.hour;
+const DAY_MS = BUCKET_MS.day;
 
 export const PRESET_MS: Record<Exclude<RangePreset, "all">, number> = {
   "24h": DAY_MS,
@@ -29,14 +27,9 @@ export const PRESET_MS: Record<Exclude<RangePreset, "all">, number> = {
 /** The earliest time a trace may carry (the API refuses older timestamps). */
 export const EARLIEST_TIME = Date.parse(EARLIEST_TRACE_TIMESTAMP);
 
-/** The start of the UTC bucket that holds `time`. */
+/** The start of the UTC bucket that holds `time`, in milliseconds. */
 export function bucketStart(time: number, bucket: Bucket): number {
-  if (bucket === "hour") return Math.floor(time / HOUR_MS) * HOUR_MS;
-  const day = Math.floor(time / DAY_MS) * DAY_MS;
-  if (bucket === "day") return day;
-  // 1970-01-01 was a Thursday: (getUTCDay() + 6) % 7 is the number of days since Monday.
-  const sinceMonday = (new Date(day).getUTCDay() + 6) % 7;
-  return day - sinceMonday * DAY_MS;
+  return truncateToBucket(new Date(time), bucket).getTime();
 }
 
 /** The end (exclusive) of the bucket that starts at `start`. */
@@ -46,8 +39,7 @@ export function bucketEnd(start: number, bucket: Bucket): number {
 
 /** Buckets from the start of `from`'s bucket up to `to` (exclusive). */
 export function bucketCount(from: number, to: number, bucket: Bucket): number {
-  if (to <= from) return 0;
-  return Math.ceil((to - bucketStart(from, bucket)) / BUCKET_MS[bucket]);
+  return to <= from ? 0 : bucketRange(new Date(from), new Date(to), bucket).count;
 }
 
 /** The finest bucket that keeps the span within MAX_POINTS points (a week when nothing does). */
@@ -219,12 +211,6 @@ function rangeSpan(filters: EvolutionFilters, now: number, earliest: number | nu
     return { from: Math.min(start, now - HOUR_MS), to: now, relative: true, anchored: true };
   }
   return { from: now - PRESET_MS[preset], to: now, relative: true, anchored: false };
-}
-
-/** The range that comes just before this one, as long: "change against the previous range". */
-export function previousRange(range: { from: Date; to: Date }): { from: Date; to: Date } {
-  const length = range.to.getTime() - range.from.getTime();
-  return { from: new Date(range.from.getTime() - length), to: new Date(range.from.getTime()) };
 }
 
 /** Filters for a custom range [from, to): what a zoom or a typed range writes into the URL. */

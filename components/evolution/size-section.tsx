@@ -8,7 +8,7 @@ import { ChartCard } from "./chart-card";
 import { BucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS, seriesColor } from "./palette";
-import { sizeSeries, sizeTable, type SizeRow } from "./prepare";
+import { sizeSeries, sizeTable, type SizeRow } from "./prepare/size";
 
 export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const series = useMemo(() => sizeSeries(result, result.outcomes), [result]);

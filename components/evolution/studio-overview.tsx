@@ -24,7 +24,7 @@ import {
   type OverviewFilters,
 } from "./overview-url";
 import { CHART_COLORS } from "./palette";
-import { overviewTable, sortOverview, sparkline, type OverviewSort } from "./prepare";
+import { overviewTable, sortOverview, sparkline, type OverviewSort } from "./prepare/overview";
 import { PRESET_LABELS } from "./range-controls";
 import { Segmented } from "./segmented";
 import { rangeLabel } from "./time-labels";

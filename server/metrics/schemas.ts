@@ -3,9 +3,10 @@
 // document. The one file of server/metrics that client code may import.
 import { z } from "zod";
 import { DELTA_OPERATION_TYPES, DELTA_ORIGINS } from "../deltas/schemas";
-import { BUCKET_MS, BUCKETS, bucketRange, MAX_BUCKETS, type Bucket } from "./buckets";
+import { BUCKET_MS, BUCKETS, bucketRange, MAX_BUCKETS, truncateToBucket, type Bucket } from "./buckets";
 
-export { BUCKETS, MAX_BUCKETS, type Bucket };
+// The bucket arithmetic is pure: the charts in the browser use this one copy through this file.
+export { BUCKET_MS, BUCKETS, bucketRange, MAX_BUCKETS, truncateToBucket, type Bucket };
 
 /** Without `from`, a range of this length before `to`. */
 export const DEFAULT_RANGE_MS = 30 * 24 * 3_600_000;

@@ -1,7 +1,8 @@
 "use client";
 // Export as plain download links to the export route: the browser streams the file itself, and
 // the playbook's own format comes first because only it round-trips byte for byte. kayba comes in
-// the flavour each kayba version reads, and each item says what the format does not carry.
+// the flavour each kayba version reads, and each item says what the format does not carry. Last, the
+// export-only files a coding agent reads from its repository (CLAUDE.md, AGENTS.md, a Cursor rule).
 import { ChevronDown, Download, FileDown } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import {
@@ -12,10 +13,19 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
-import { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, PLAYBOOK_FORMATS, type KaybaFlavour, type PlaybookFormat } from "@/server/playbooks/schemas";
+import {
+  AGENT_FORMATS,
+  AGENT_FORMAT_INFO,
+  KAYBA_FLAVOURS,
+  KAYBA_FLAVOUR_INFO,
+  PLAYBOOK_FORMATS,
+  type ExportFormat,
+  type KaybaFlavour,
+  type PlaybookFormat,
+} from "@/server/playbooks/schemas";
 import { FORMAT_EXTENSIONS, FORMAT_LABELS } from "./labels";
 
-export function exportHref(playbookId: string, format?: PlaybookFormat, kaybaFlavour?: KaybaFlavour): string {
+export function exportHref(playbookId: string, format?: ExportFormat, kaybaFlavour?: KaybaFlavour): string {
   const base = `/api/playbooks/${encodeURIComponent(playbookId)}/export`;
   if (!format) return base;
   return kaybaFlavour ? `${base}?format=${format}&kayba=${kaybaFlavour}` : `${base}?format=${format}`;
@@ -61,6 +71,17 @@ export function ExportMenu({ playbookId, sourceFormat }: { playbookId: string; s
             note={KAYBA_FLAVOUR_INFO[flavour].description.replaceAll("`", "")}
           />
         ))}
+        <DropdownMenuSeparator />
+        <DropdownMenuLabel>For coding agents (export only)</DropdownMenuLabel>
+        {AGENT_FORMATS.map((format) => (
+          <FormatItem
+            key={format}
+            href={exportHref(playbookId, format)}
+            title={AGENT_FORMAT_INFO[format].label}
+            extension={AGENT_FORMAT_INFO[format].extension}
+            note={AGENT_FORMAT_INFO[format].description}
+          />
+        ))}
       </DropdownMenuContent>
     </DropdownMenu>
   );
@@ -69,13 +90,15 @@ export function ExportMenu({ playbookId, sourceFormat }: { playbookId: string; s
 function FormatItem({
   href,
   format,
-  title = FORMAT_LABELS[format],
+  title = format ? FORMAT_LABELS[format] : "",
+  extension = format ? FORMAT_EXTENSIONS[format] : "",
   note,
   isDefault,
 }: {
   href: string;
-  format: PlaybookFormat;
+  format?: PlaybookFormat;
   title?: string;
+  extension?: string;
   note: string;
   isDefault?: boolean;
 }) {
@@ -85,7 +108,7 @@ function FormatItem({
         <FileDown aria-hidden className="mt-0.5" />
         <span className="flex-1">
           {title}
-          <span className="ml-1.5 text-xs text-ink-faint">{FORMAT_EXTENSIONS[format]}</span>
+          <span className="ml-1.5 text-xs text-ink-faint">{extension}</span>
           {note ? <span className="block text-xs text-ink-faint">{note}</span> : null}
         </span>
         {isDefault ? <span className="rounded bg-accent-soft px-1.5 py-0.5 text-[11px] font-medium text-accent-ink">default</span> : null}

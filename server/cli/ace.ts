@@ -16,7 +16,10 @@ import { AppError } from "@/server/errors/app-error";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
 import { cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
 import {
+  AGENT_FORMATS,
+  EXPORT_FORMATS,
   PLAYBOOK_FORMATS,
+  type ExportFormat,
   type ExportResult,
   type ImportPlaybookInput,
   type ImportResult,
@@ -29,11 +32,12 @@ const USAGE = `ACE Studio CLI
 Usage:
   npm run ace -- list
   npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace | --propose [--base <version>]]
-  npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--out <file>]
+  npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--budget <tokens>] [--out <file>]
   npm run ace -- user create … | apikey create … | apikey list | apikey revoke <id>   (npm run ace -- user --help)
 
 Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
-export uses the playbook's own format unless told otherwise).
+export uses the playbook's own format unless told otherwise). Export only, for coding agents:
+${AGENT_FORMATS.join(", ")} (the bullets ranked and cut to --budget tokens, default the playbook's budget).
 
 import   creates a playbook named --playbook (default: the file name). If that playbook exists,
          --merge adds new ids and updates known ones; --replace also archives bullets missing from the file;
@@ -50,7 +54,7 @@ Errors:   one message and exit status 1; --debug also prints where it happened.`
 interface Backend {
   list(): Promise<PlaybookListItem[]>;
   import(input: ImportPlaybookInput): Promise<ImportResult>;
-  export(input: { playbookId: string; format?: PlaybookFormat; kaybaFlavour?: KaybaFlavour }): Promise<ExportResult>;
+  export(input: { playbookId: string; format?: ExportFormat; kaybaFlavour?: KaybaFlavour; budget?: number }): Promise<ExportResult>;
   close(): Promise<void>;
   describe: string;
 }
@@ -99,7 +103,24 @@ function parseFormat(value: string | undefined): PlaybookFormat | undefined {
   throw new AppError("INVALID_INPUT", `Unknown format "${value}". Use one of: ${PLAYBOOK_FORMATS.join(", ")}.`);
 }
 
-function parseKaybaFlavour(value: string | undefined, format: PlaybookFormat | undefined): KaybaFlavour | undefined {
+function parseExportFormat(value: string | undefined): ExportFormat | undefined {
+  if (value === undefined) return undefined;
+  if ((EXPORT_FORMATS as readonly string[]).includes(value)) return value as ExportFormat;
+  throw new AppError("INVALID_INPUT", `Unknown format "${value}". Use one of: ${EXPORT_FORMATS.join(", ")}.`);
+}
+
+function parseBudget(value: string | undefined, format: ExportFormat | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (format === undefined || !(AGENT_FORMATS as readonly string[]).includes(format)) {
+    throw new AppError("INVALID_INPUT", `--budget applies to --format ${AGENT_FORMATS.join(", ")} only.`);
+  }
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw new AppError("INVALID_INPUT", `--budget is a whole number of tokens, e.g. --budget 8000; got "${value}".`);
+  }
+  return Number(value);
+}
+
+function parseKaybaFlavour(value: string | undefined, format: ExportFormat | undefined): KaybaFlavour | undefined {
   if (value === undefined) return undefined;
   if (format !== undefined && format !== "kayba") throw new AppError("INVALID_INPUT", `--kayba applies to --format kayba only.`);
   if ((KAYBA_FLAVOURS as readonly string[]).includes(value)) return value as KaybaFlavour;
@@ -182,12 +203,17 @@ async function runImport(backend: Backend, file: string, options: ImportOptions)
   );
 }
 
-async function runExport(backend: Backend, nameOrId: string, options: { format?: string; kayba?: string; out?: string }): Promise<void> {
-  const format = parseFormat(options.format);
+async function runExport(
+  backend: Backend,
+  nameOrId: string,
+  options: { format?: string; kayba?: string; budget?: string; out?: string },
+): Promise<void> {
+  const format = parseExportFormat(options.format);
   const kaybaFlavour = parseKaybaFlavour(options.kayba, format);
+  const budget = parseBudget(options.budget, format);
   const playbook = await findPlaybook(backend, nameOrId);
   if (!playbook) throw new AppError("NOT_FOUND", `There is no playbook named "${nameOrId}". See the names with: npm run ace -- list`);
-  const file = await backend.export({ playbookId: playbook.id, format: kaybaFlavour ? "kayba" : format, kaybaFlavour });
+  const file = await backend.export({ playbookId: playbook.id, format: kaybaFlavour ? "kayba" : format, kaybaFlavour, budget });
   if (options.out) {
     await writeFile(options.out, file.content, "utf8");
     console.error(`Exported "${playbook.name}" (${file.format}) to ${options.out}.`);
@@ -211,6 +237,7 @@ async function main(argv: string[]): Promise<number> {
       base: { type: "string" },
       server: { type: "string" },
       kayba: { type: "string" },
+      budget: { type: "string" },
       debug: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -1,10 +1,13 @@
-// Exporting a playbook: its stored rows as a PlaybookDocument, written in its own format or another.
+// Exporting a playbook: its stored rows as a PlaybookDocument, written in its own format or another,
+// or as instructions for coding agents (CLAUDE.md, AGENTS.md, a Cursor rule), which are export only.
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ace/formats";
+import { AGENT_FORMAT_INFO, isAgentFormat, type AgentFormat } from "@/server/ace/formats/agent-formats";
+import { AgentBudgetError, contextSectionsOfDocument, writeAgentInstructions } from "@/server/ace/formats/agent-instructions";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
-import { requirePlaybook } from "./manage";
+import { readSettings, requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
 import * as repo from "./repository";
 import type { exportPlaybookInput, ExportResult } from "./schemas";
@@ -15,18 +18,23 @@ export async function loadDocument(db: Db, playbookId: string): Promise<Playbook
   return documentFromRows(playbook, sections, bullets);
 }
 
-function fileNameFor(name: string, format: PlaybookFormat): string {
-  const base =
+function slugOf(name: string): string {
+  return (
     name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-+|-+$/g, "") || "playbook";
-  return `${base}${FORMAT_INFO[format].extension}`;
+      .replace(/^-+|-+$/g, "") || "playbook"
+  );
+}
+
+function fileNameFor(name: string, format: PlaybookFormat): string {
+  return `${slugOf(name)}${FORMAT_INFO[format].extension}`;
 }
 
 export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybookInput>): Promise<ExportResult> {
   const playbook = await requirePlaybook(db, input.playbookId);
   const format = input.format ?? fromDbFormat(playbook.sourceFormat);
+  if (isAgentFormat(format)) return exportAgentInstructions(db, playbook, format, input.budget);
   const document = await loadDocument(db, input.playbookId);
   return {
     fileName: fileNameFor(playbook.name, format),
@@ -34,6 +42,35 @@ export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybo
     mimeType: FORMAT_INFO[format].mimeType,
     content: serialize(document, format, { includeArchived: input.includeArchived || format === "json", kaybaFlavour: input.kaybaFlavour }),
   };
+}
+
+/** The bullets ranked and cut as the compiled context, in the file a coding agent reads from its repository. */
+async function exportAgentInstructions(
+  db: Db,
+  playbook: Awaited<ReturnType<typeof requirePlaybook>>,
+  format: AgentFormat,
+  budget: number | undefined,
+): Promise<ExportResult> {
+  const document = await loadDocument(db, playbook.id);
+  const tokenBudget = budget ?? readSettings(playbook.settings).tokenBudget;
+  try {
+    const written = writeAgentInstructions(
+      contextSectionsOfDocument(document),
+      format,
+      { playbook: playbook.name, version: playbook.version, exportedAt: new Date() },
+      { tokenBudget },
+    );
+    const info = AGENT_FORMAT_INFO[format];
+    return {
+      fileName: format === "cursor-rules" ? `${slugOf(playbook.name)}${info.extension}` : info.place,
+      format,
+      mimeType: info.mimeType,
+      content: written.text,
+    };
+  } catch (error) {
+    if (error instanceof AgentBudgetError) throw new AppError("INVALID_INPUT", error.message, { cause: error });
+    throw error;
+  }
 }
 
 /** A playbook the format cannot hold (ids or section names text cannot write) is the asker's to choose another format for. */

@@ -2,15 +2,21 @@
 // The one file of server/playbooks that client code may import.
 import { z } from "zod";
 import { PLAYBOOK_FORMATS } from "../ace/document";
+import { AGENT_FORMATS } from "../ace/formats/agent-formats";
 import { KAYBA_FLAVOURS } from "../ace/formats/kayba";
 import { BULLET_SIGNALS } from "../ace/signals";
 
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
 export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, type KaybaFlavour } from "../ace/formats/kayba";
 export type { PlaybookFormat } from "../ace/document";
+export { AGENT_FORMATS, AGENT_FORMAT_INFO, type AgentFormat } from "../ace/formats/agent-formats";
 export type { BulletSignal } from "../ace/signals";
 
 export const formatSchema = z.enum(PLAYBOOK_FORMATS);
+/** What export writes: every playbook format, and the export-only instructions for coding agents. */
+export const EXPORT_FORMATS = [...PLAYBOOK_FORMATS, ...AGENT_FORMATS] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const exportFormatSchema = z.enum(EXPORT_FORMATS, { error: `format is one of ${EXPORT_FORMATS.join(", ")}.` });
 export const signalSchema = z.enum(BULLET_SIGNALS);
 
 const nameSchema = z
@@ -185,13 +191,28 @@ export const importPlaybookInput = z.object({
 });
 export type ImportPlaybookInput = z.input<typeof importPlaybookInput>;
 
-export const exportPlaybookInput = z.object({
-  playbookId: z.uuid(),
-  format: formatSchema.optional(),
-  includeArchived: z.boolean().default(false),
-  /** kayba only: which kayba version's flavour to write (default: the playbook's own, else skills-counters). */
-  kaybaFlavour: z.enum(KAYBA_FLAVOURS).optional(),
-});
+export const exportPlaybookInput = z
+  .object({
+    playbookId: z.uuid(),
+    format: exportFormatSchema.optional(),
+    includeArchived: z.boolean().default(false),
+    /** kayba only: which kayba version's flavour to write (default: the playbook's own, else skills-counters). */
+    kaybaFlavour: z.enum(KAYBA_FLAVOURS).optional(),
+    /** claude-md, agents-md and cursor-rules only: most tokens of the file (default: the playbook's token budget). */
+    budget: z
+      .number({ error: "budget is a whole number of tokens, e.g. 8000." })
+      .int("budget is a whole number of tokens, e.g. 8000.")
+      .min(1, "budget is at least 1 token.")
+      .max(2_000_000, "budget is at most 2,000,000 tokens.")
+      .optional(),
+  })
+  .refine(
+    (input) => input.budget === undefined || (input.format !== undefined && (AGENT_FORMATS as readonly string[]).includes(input.format)),
+    {
+      message: `budget applies to the formats ${AGENT_FORMATS.join(", ")} only.`,
+      path: ["budget"],
+    },
+  );
 
 // ---- Output shapes (what procedures return) ----
 
@@ -338,7 +359,7 @@ export const createPlaybookResultSchema = z.object({ id: z.string(), name: z.str
 
 export interface ExportResult {
   fileName: string;
-  format: import("../ace/document").PlaybookFormat;
+  format: ExportFormat;
   mimeType: string;
   content: string;
 }

@@ -11,7 +11,7 @@ import {
   type VersionFigures,
 } from "@/server/ace/version-figures";
 import type { Db, Tx } from "@/server/db/client";
-import * as repo from "./repository";
+import * as figuresRepo from "./repositories/figures";
 
 export interface VersionWrite {
   playbookId: string;
@@ -30,13 +30,13 @@ export interface VersionWrite {
  * neither, nothing is stored and the start-up backfill fills the gap. Returns what was stored.
  */
 export async function recordVersionFigures(tx: Tx, write: VersionWrite): Promise<VersionFigures | null> {
-  const previous = write.version <= 1 ? EMPTY_FIGURES : await repo.findFigures(tx, write.playbookId, write.version - 1);
+  const previous = write.version <= 1 ? EMPTY_FIGURES : await figuresRepo.findFigures(tx, write.playbookId, write.version - 1);
   let figures: PlaybookFigures;
   if (previous) figures = advanceFigures(previous, write.changes);
   else if (write.state) figures = figuresOfState(write.state);
   else return null;
   const stored = { ...figures, ...describeChanges(write.changes) };
-  await repo.insertFigures(tx, write.playbookId, [{ version: write.version, figures: stored }]);
+  await figuresRepo.insertFigures(tx, write.playbookId, [{ version: write.version, figures: stored }]);
   return stored;
 }
 
@@ -49,11 +49,11 @@ const BACKFILL_PAGE = 200;
  * that have figures are left alone, so a second run does nothing. Returns the versions filled.
  */
 export async function backfillVersionFigures(db: Db): Promise<{ playbooks: number; versions: number }> {
-  const gaps = await repo.playbooksMissingFigures(db);
+  const gaps = await figuresRepo.playbooksMissingFigures(db);
   let versions = 0;
   for (const gap of gaps) {
     // The figures just before the first version without any: stored, or empty before version 1.
-    const base = gap.firstMissing <= 1 ? EMPTY_FIGURES : await repo.findFigures(db, gap.playbookId, gap.firstMissing - 1);
+    const base = gap.firstMissing <= 1 ? EMPTY_FIGURES : await figuresRepo.findFigures(db, gap.playbookId, gap.firstMissing - 1);
     if (!base) {
       console.warn(
         `[metrics] playbook ${gap.playbookId}: version ${gap.firstMissing - 1} has no record to start from; its figures were not backfilled.`,
@@ -65,15 +65,15 @@ export async function backfillVersionFigures(db: Db): Promise<{ playbooks: numbe
     while (after < gap.lastVersion) {
       const upTo = Math.min(after + BACKFILL_PAGE, gap.lastVersion);
       const [records, stored] = await Promise.all([
-        repo.versionChanges(db, gap.playbookId, after, upTo),
-        repo.versionsWithFigures(db, gap.playbookId, after, upTo),
+        figuresRepo.versionChanges(db, gap.playbookId, after, upTo),
+        figuresRepo.versionsWithFigures(db, gap.playbookId, after, upTo),
       ]);
       const rows: { version: number; figures: VersionFigures }[] = [];
       for (const record of records) {
         figures = advanceFigures(figures, record.changes);
         if (!stored.has(record.number)) rows.push({ version: record.number, figures: { ...figures, ...describeChanges(record.changes) } });
       }
-      versions += await repo.insertFigures(db, gap.playbookId, rows);
+      versions += await figuresRepo.insertFigures(db, gap.playbookId, rows);
       after = upTo;
     }
   }

@@ -11,7 +11,7 @@ import { ingestTraces } from "@/server/traces/service";
 import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
 import { backfillVersionFigures, recordVersionFigures } from "./figures";
-import { findFigures } from "./repository";
+import { findFigures } from "./repositories/figures";
 import type { MetricsResult, OverviewResult } from "./schemas";
 
 // The runs domain would queue a reflection per trace; these tests count runs they create themselves.

@@ -1,12 +1,17 @@
 // A playbook's metrics over time (the Evolution tab and GET /api/v1/playbooks/{name}/metrics) and
-// the studio overview: the repository aggregates in SQL; this resolves the playbook and the range,
-// adds rates and Wilson intervals, and shapes the answer.
+// the studio overview: the repositories (repositories/) aggregate in SQL; this resolves the playbook and
+// the range, adds rates and Wilson intervals, and shapes the answer.
 import { wilsonInterval } from "@/server/ace/stats";
 import { type Db, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/manage";
 import { bucketRange, bucketStarts, carryForward, previousRange, type BucketRange } from "./buckets";
-import * as repo from "./repository";
+import * as deltaRepo from "./repositories/deltas";
+import * as playbookRepo from "./repositories/playbooks";
+import * as runRepo from "./repositories/runs";
+import { readSnapshot } from "./repositories/sql";
+import * as traceRepo from "./repositories/traces";
+import * as versionRepo from "./repositories/versions";
 import {
   LLM_ROLES,
   MAX_VERSIONS,
@@ -40,12 +45,12 @@ function safeDecode(text: string): string {
   }
 }
 
-async function resolvePlaybook(db: Db | Tx, ref: PlaybookRef): Promise<repo.PlaybookRow> {
+async function resolvePlaybook(db: Db | Tx, ref: PlaybookRef): Promise<playbookRepo.PlaybookRow> {
   // A name from a URL path may arrive still percent-encoded or already decoded: try it as given first.
   const playbook =
     "playbookId" in ref
-      ? await repo.findPlaybookById(db, ref.playbookId)
-      : await repo.findPlaybookByNames(db, [...new Set([ref.name, safeDecode(ref.name)])]);
+      ? await playbookRepo.findPlaybookById(db, ref.playbookId)
+      : await playbookRepo.findPlaybookByNames(db, [...new Set([ref.name, safeDecode(ref.name)])]);
   if (!playbook) throw notFound("playbookId" in ref ? "The playbook" : `The playbook "${ref.name}"`);
   return playbook;
 }
@@ -57,7 +62,7 @@ function rated(successes: number, trials: number): { rate: number | null; ci95: 
 
 const iso = (time: Date) => time.toISOString();
 
-function outcomeTotals(row: repo.OutcomeRow): OutcomeTotals {
+function outcomeTotals(row: traceRepo.OutcomeRow): OutcomeTotals {
   const { rate, ci95 } = rated(row.success, row.success + row.failure);
   return {
     traces: row.traces,
@@ -74,8 +79,8 @@ function outcomeTotals(row: repo.OutcomeRow): OutcomeTotals {
   };
 }
 
-/** Quantiles are computed for the whole series only (see repo.outcomes): a variant's are null. */
-function variantTotals(row: repo.OutcomeRow): OutcomeTotals {
+/** Quantiles are computed for the whole series only (see traceRepo.outcomes): a variant's are null. */
+function variantTotals(row: traceRepo.OutcomeRow): OutcomeTotals {
   return { ...outcomeTotals(row), p50DurationMs: null, p95DurationMs: null };
 }
 
@@ -84,7 +89,7 @@ function originOf(row: { deltaOrigin: string | null; contentChanged: boolean; co
   return row.contentChanged || row.countersChanged ? "import" : "settings";
 }
 
-function versionPoint(row: repo.VersionRow): VersionPoint {
+function versionPoint(row: versionRepo.VersionRow): VersionPoint {
   return {
     version: row.version,
     createdAt: iso(row.createdAt),
@@ -112,7 +117,7 @@ interface OutcomeSeries {
   agent: { totals: LlmTotals; buckets: LlmBucket[] };
 }
 
-function agentFigures(row: repo.OutcomeRow): Omit<LlmTotals, "role"> {
+function agentFigures(row: traceRepo.OutcomeRow): Omit<LlmTotals, "role"> {
   return {
     runs: row.traces,
     failed: null,
@@ -126,11 +131,11 @@ function agentFigures(row: repo.OutcomeRow): Omit<LlmTotals, "role"> {
   };
 }
 
-function outcomeSeries(rows: repo.OutcomeRow[]): OutcomeSeries {
+function outcomeSeries(rows: traceRepo.OutcomeRow[]): OutcomeSeries {
   const whole = rows.filter((row) => row.whole);
   const total = whole.find((row) => row.start === null);
   if (!total) throw new Error("The outcomes query returned no totals row.");
-  const buckets = whole.filter((row): row is repo.OutcomeRow & { start: Date } => row.start !== null);
+  const buckets = whole.filter((row): row is traceRepo.OutcomeRow & { start: Date } => row.start !== null);
   const variants = new Map<string, VariantSeries>();
   for (const row of rows) {
     if (row.whole || row.variant === null) continue;
@@ -153,11 +158,11 @@ function outcomeSeries(rows: repo.OutcomeRow[]): OutcomeSeries {
   };
 }
 
-function counterSeries(range: BucketRange, rows: repo.CounterRow[]): CounterBucket[] {
+function counterSeries(range: BucketRange, rows: versionRepo.CounterRow[]): CounterBucket[] {
   const starts = bucketStarts(range);
   type Level = Omit<CounterBucket, "start">;
   const none: Level = { version: null, helpful: null, harmful: null, neutral: null };
-  const level = (row: repo.CounterRow): Level => ({
+  const level = (row: versionRepo.CounterRow): Level => ({
     version: row.version,
     helpful: row.helpful,
     harmful: row.harmful,
@@ -171,7 +176,7 @@ function counterSeries(range: BucketRange, rows: repo.CounterRow[]): CounterBuck
   }));
 }
 
-function churnSeries(range: BucketRange, rows: repo.ChurnRow[]): ChurnBucket[] {
+function churnSeries(range: BucketRange, rows: versionRepo.ChurnRow[]): ChurnBucket[] {
   const byStart = new Map<number, ChurnBucket>();
   const starts = bucketStarts(range);
   for (const start of starts) byStart.set(start.getTime(), { start: iso(start), operations: {}, byOrigin: {} });
@@ -188,7 +193,7 @@ function churnSeries(range: BucketRange, rows: repo.ChurnRow[]): ChurnBucket[] {
   return starts.map((start) => byStart.get(start.getTime()) as ChurnBucket);
 }
 
-function reviewSeries(rows: repo.ReviewRow[]): { buckets: ReviewBucket[]; byOrigin: ReviewTotals[] } {
+function reviewSeries(rows: deltaRepo.ReviewRow[]): { buckets: ReviewBucket[]; byOrigin: ReviewTotals[] } {
   const buckets: ReviewBucket[] = [];
   const byOrigin: ReviewTotals[] = [];
   for (const row of rows) {
@@ -211,7 +216,7 @@ function reviewSeries(rows: repo.ReviewRow[]): { buckets: ReviewBucket[]; byOrig
   return { buckets, byOrigin };
 }
 
-function llmSeries(rows: repo.RunRow[], agent: OutcomeSeries["agent"]): { buckets: LlmBucket[]; byRole: LlmTotals[] } {
+function llmSeries(rows: runRepo.RunRow[], agent: OutcomeSeries["agent"]): { buckets: LlmBucket[]; byRole: LlmTotals[] } {
   const buckets: LlmBucket[] = [];
   const byRole: LlmTotals[] = [];
   for (const { start, ...fields } of rows) {
@@ -231,24 +236,24 @@ export async function playbookMetrics(db: Db, ref: PlaybookRef, query: MetricsQu
   const { from, to, bucket } = resolveRange(query);
   const range = bucketRange(from, to, bucket);
   const filter = { experiment: query.experiment, variant: query.variant };
-  const { playbook, rows } = await repo.readSnapshot(db, async (tx) => {
+  const { playbook, rows } = await readSnapshot(db, async (tx) => {
     const playbook = await resolvePlaybook(tx, ref);
     // One connection: the reads run one after another, each a few milliseconds.
     const rows = {
-      outcomes: await repo.outcomes(tx, playbook.id, range, filter),
-      versions: await repo.versionsInRange(tx, playbook.id, range, { contentOnly: query.contentOnly, limit: MAX_VERSIONS }),
-      before: await repo.versionBefore(tx, playbook.id, range.start, query.contentOnly),
-      counters: await repo.counterLevels(tx, playbook.id, range),
-      churn: await repo.churn(tx, playbook.id, range),
-      movers: await repo.movers(tx, playbook.id, range, MOVERS_LIMIT),
-      review: await repo.review(tx, playbook.id, range),
-      runs: await repo.runs(tx, playbook.id, range),
-      scores: await repo.scoreDistribution(
+      outcomes: await traceRepo.outcomes(tx, playbook.id, range, filter),
+      versions: await versionRepo.versionsInRange(tx, playbook.id, range, { contentOnly: query.contentOnly, limit: MAX_VERSIONS }),
+      before: await versionRepo.versionBefore(tx, playbook.id, range.start, query.contentOnly),
+      counters: await versionRepo.counterLevels(tx, playbook.id, range),
+      churn: await versionRepo.churn(tx, playbook.id, range),
+      movers: await deltaRepo.movers(tx, playbook.id, range, MOVERS_LIMIT),
+      review: await deltaRepo.review(tx, playbook.id, range),
+      runs: await runRepo.runs(tx, playbook.id, range),
+      scores: await versionRepo.scoreDistribution(
         tx,
         playbook.id,
         query.scoresAt === undefined ? { before: range.end } : { version: query.scoresAt },
       ),
-      earliest: await repo.earliestActivity(tx, playbook.id),
+      earliest: await playbookRepo.earliestActivity(tx, playbook.id),
     };
     return { playbook, rows };
   });
@@ -302,7 +307,7 @@ export async function playbookMetrics(db: Db, ref: PlaybookRef, query: MetricsQu
 
 /** One version's stored figures, with its score distribution. */
 export async function versionFigures(db: Db, input: { playbookId: string; version: number }): Promise<VersionFiguresResult> {
-  const row = await repo.versionFigures(db, input.playbookId, input.version);
+  const row = await versionRepo.versionFigures(db, input.playbookId, input.version);
   if (!row) throw notFound(`Version ${input.version} of the playbook (or its figures)`);
   return { ...versionPoint(row), scores: row.scores };
 }
@@ -312,7 +317,7 @@ export async function studioOverview(db: Db, query: { from?: Date; to?: Date; bu
   const { from, to, bucket } = resolveRange(query);
   const range = bucketRange(from, to, bucket);
   const previous = previousRange(range);
-  const rows = await repo.readSnapshot(db, (tx) => repo.overview(tx, range, previous.start));
+  const rows = await readSnapshot(db, (tx) => traceRepo.overview(tx, range, previous.start));
   const playbooks = new Map<string, OverviewRow>();
   for (const row of rows) {
     let entry = playbooks.get(row.playbookId);

@@ -1,0 +1,80 @@
+// The figures stored with each version (PlaybookFigures), written with the version and back-filled
+// for versions written before figures existed (../figures.ts).
+import { randomUUID } from "node:crypto";
+import type { VersionChange } from "@/server/ace/history";
+import type { PlaybookFigures, ScoreCount, SectionFigures, VersionFigures } from "@/server/ace/version-figures";
+import type { DbOrTx } from "@/server/db/client";
+
+interface FiguresRow {
+  activeBullets: number;
+  archivedBullets: number;
+  helpful: number;
+  harmful: number;
+  neutral: number;
+  tokens: number;
+  sections: SectionFigures[];
+  scores: ScoreCount[];
+}
+
+/** The figures stored for a version, or null. */
+export async function findFigures(db: DbOrTx, playbookId: string, version: number): Promise<PlaybookFigures | null> {
+  const [row] = await db.$queryRaw<FiguresRow[]>`
+    SELECT "activeBullets", "archivedBullets", helpful, harmful, neutral, tokens, sections, scores
+    FROM "PlaybookFigures" WHERE "playbookId" = ${playbookId}::uuid AND version = ${version}::int`;
+  return row ?? null;
+}
+
+/**
+ * Stores figures, each with its version's createdAt (so the row needs the version inserted first);
+ * figures a version already has are kept. Returns how many rows were written.
+ */
+export async function insertFigures(db: DbOrTx, playbookId: string, rows: { version: number; figures: VersionFigures }[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const json = rows.map(({ version, figures }) => ({ id: randomUUID(), version, ...figures }));
+  return db.$executeRaw`
+    INSERT INTO "PlaybookFigures" (id, "playbookId", version, "recordedAt", "contentChanged", "countersChanged",
+      "activeBullets", "archivedBullets", helpful, harmful, neutral, tokens, sections, scores, operations)
+    SELECT r.id, v."playbookId", r.version, v."createdAt", r."contentChanged", r."countersChanged",
+      r."activeBullets", r."archivedBullets", r.helpful, r.harmful, r.neutral, r.tokens, r.sections, r.scores, r.operations
+    FROM json_to_recordset(${JSON.stringify(json)}::json) AS r(id uuid, version int, "contentChanged" boolean,
+      "countersChanged" boolean, "activeBullets" int, "archivedBullets" int, helpful int, harmful int, neutral int,
+      tokens int, sections jsonb, scores jsonb, operations jsonb)
+    JOIN "PlaybookVersion" v ON v."playbookId" = ${playbookId}::uuid AND v.number = r.version
+    ON CONFLICT ("playbookId", version) DO NOTHING`;
+}
+
+export interface FiguresGap {
+  playbookId: string;
+  /** The lowest version without figures. */
+  firstMissing: number;
+  lastVersion: number;
+}
+
+/** Playbooks with versions that have no figures (written before figures existed). */
+export function playbooksMissingFigures(db: DbOrTx): Promise<FiguresGap[]> {
+  return db.$queryRaw<FiguresGap[]>`
+    SELECT v."playbookId"::text AS "playbookId", min(v.number)::int AS "firstMissing", max(p.version)::int AS "lastVersion"
+    FROM "PlaybookVersion" v
+    JOIN "Playbook" p ON p.id = v."playbookId"
+    WHERE NOT EXISTS (SELECT 1 FROM "PlaybookFigures" f WHERE f."playbookId" = v."playbookId" AND f.version = v.number)
+    GROUP BY v."playbookId"
+    ORDER BY v."playbookId"`;
+}
+
+/** Versions in (after, upTo] that have figures. */
+export async function versionsWithFigures(db: DbOrTx, playbookId: string, after: number, upTo: number): Promise<Set<number>> {
+  const rows = await db.$queryRaw<{ version: number }[]>`
+    SELECT version FROM "PlaybookFigures"
+    WHERE "playbookId" = ${playbookId}::uuid AND version > ${after}::int AND version <= ${upTo}::int`;
+  return new Set(rows.map((row) => row.version));
+}
+
+/** Recorded changes of the versions in (after, upTo], oldest first. */
+export async function versionChanges(db: DbOrTx, playbookId: string, after: number, upTo: number) {
+  const rows = await db.playbookVersion.findMany({
+    where: { playbookId, number: { gt: after, lte: upTo } },
+    orderBy: { number: "asc" },
+    select: { number: true, operations: true },
+  });
+  return rows.map((row) => ({ number: row.number, changes: row.operations as unknown as VersionChange[] }));
+}

@@ -249,7 +249,10 @@ describe("numbering findings as the reviewer sees the delta", () => {
     expect(storedFindings(stored)).toEqual(stored);
     expect(storedFindings(null)).toEqual([]);
     expect(storedFindings({ not: "a list" })).toEqual([]);
-    expect(payloadOf({ payload: ops[0] })).toEqual(ops[0]);
+    expect(payloadOf({ position: 0, payload: ops[0] })).toEqual(ops[0]);
+    expect(() => payloadOf({ deltaId: "d-1", position: 1, payload: { type: "tag" } })).toThrow(
+      /^Operation 2 of delta d-1 has a stored payload that cannot be read \(bulletId: /,
+    );
   });
 
   it("says counts in words", () => {

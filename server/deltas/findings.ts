@@ -7,6 +7,7 @@ import type { SectionState } from "@/server/ace/history";
 import { AppError } from "@/server/errors/app-error";
 import type { NewBulletProvenance } from "./repository";
 import { evidenceSchema, type DeltaEvidence, type DeltaOrigin } from "./schemas";
+import { readStoredOperation } from "./stored";
 
 // ---- Targets ---------------------------------------------------------------------------------
 
@@ -152,9 +153,9 @@ export function storedFindings(flags: unknown): Finding[] {
   return Array.isArray(flags) ? (flags as Finding[]) : [];
 }
 
-/** An operation row's payload: written from a validated DeltaOperation. */
-export function payloadOf(record: { payload: unknown }): DeltaOperation {
-  return record.payload as DeltaOperation;
+/** An operation row's payload, checked (stored.ts); a row that cannot be read is an error naming it. */
+export function payloadOf(record: { deltaId?: string; position: number; payload: unknown }): DeltaOperation {
+  return readStoredOperation(record.payload, record);
 }
 
 export function plural(count: number, one: string, many = `${one}s`): string {

@@ -21,6 +21,7 @@ describe("loadEnv", () => {
         prices: DEFAULT_PRICES,
       },
       runConcurrency: 2,
+      contextCounterRefreshMs: 60_000,
       cacheBytes: { embeddings: 128 * 1024 * 1024, playbookStates: 512 * 1024 * 1024 },
     });
   });
@@ -51,6 +52,12 @@ describe("loadEnv", () => {
       runConcurrency: 0,
       cacheBytes: { embeddings: 16 * 1024 * 1024, playbookStates: 64 * 1024 * 1024 },
     });
+  });
+
+  it("reads how long counter-only versions wait before the compiled context serves them: 60 s unless set, 0 at once", () => {
+    expect(loadEnv({}).contextCounterRefreshMs).toBe(60_000);
+    expect(loadEnv({ ACE_CONTEXT_COUNTER_REFRESH_S: "5" }).contextCounterRefreshMs).toBe(5_000);
+    expect(loadEnv({ ACE_CONTEXT_COUNTER_REFRESH_S: "0" }).contextCounterRefreshMs).toBe(0);
   });
 
   it("chooses the openai provider when an API key or a base URL is set, and ACE_LLM_PROVIDER can force offline", () => {
@@ -106,6 +113,11 @@ describe("loadEnv", () => {
       { ACE_PLAYBOOK_CACHE_MB: "half" },
       /^ACE_PLAYBOOK_CACHE_MB must be a whole number of megabytes from 1 to 1048576, got "half"\. Unset it to use 512\./,
     ],
+    [
+      { ACE_CONTEXT_COUNTER_REFRESH_S: "1m" },
+      /^ACE_CONTEXT_COUNTER_REFRESH_S must be a whole number of seconds from 0 to 3600, got "1m"\. Unset it to use 60; 0 serves/,
+    ],
+    [{ ACE_CONTEXT_COUNTER_REFRESH_S: "3601" }, /ACE_CONTEXT_COUNTER_REFRESH_S must be a whole number of seconds from 0 to 3600/],
     [{ ACE_LLM_PROVIDER: "anthropic" }, /^ACE_LLM_PROVIDER must be "openai" or "offline", got "anthropic"/],
     [{ ACE_LLM_PROVIDER: "openai" }, /ACE_LLM_PROVIDER is "openai" but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set/],
     [{ OPENAI_BASE_URL: "localhost:11434" }, /^OPENAI_BASE_URL must be an http:\/\/ or https:\/\/ URL, got "localhost:11434"/],

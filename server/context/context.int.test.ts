@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
+import { setContextClock } from "@/server/context/publication";
 import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
@@ -288,8 +289,16 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
         { type: "tag", bulletId: lowest as string, helpful: 1_234 },
         { type: "tag", bulletId: whole.context.match(/\[([a-z]+-\d+)\]/)?.[1] as string, harmful: 999 },
       ]);
-      await expectCompiledFromRows("appworld", half, true);
-      await expectCompiledFromRows("appworld", half, false);
+      // Counter-only versions wait for the next publication (server/context/publication.ts): version 1
+      // is served until ACE_CONTEXT_COUNTER_REFRESH_S (60 s) has passed, then version 2.
+      expect((await get("appworld", `budget=${half}`)).headers.get("x-playbook-version")).toBe("1");
+      setContextClock(() => Date.now() + 60_000);
+      try {
+        expect((await expectCompiledFromRows("appworld", half, true)).version).toBe(2);
+        await expectCompiledFromRows("appworld", half, false);
+      } finally {
+        setContextClock(undefined);
+      }
 
       await edit("content", [
         { type: "update", bulletId: lowest as string, content: "Reread the task's constraints before the final answer." },

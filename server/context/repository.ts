@@ -1,6 +1,7 @@
 // Every database call of the compiled context. The bullets themselves come from the delta
-// engine's cached playbook state (server/deltas/service.ts); this reads the playbook's head and
-// the token counts stored with its bullets.
+// engine's cached playbook state (server/deltas/engine-state.ts); this reads the playbook's head,
+// publishes versions to the context (server/context/publication.ts) and reads the token counts
+// stored with its bullets.
 import type { DbOrTx } from "@/server/db/client";
 
 export interface PlaybookHead {
@@ -8,13 +9,18 @@ export interface PlaybookHead {
   name: string;
   version: number;
   settings: unknown;
+  /** The version the compiled context serves, and when it was published (server/context/publication.ts). */
+  contextVersion: number;
+  contextPublishedAt: Date;
 }
+
+const HEAD = { id: true, name: true, version: true, settings: true, contextVersion: true, contextPublishedAt: true } as const;
 
 /** The playbook with one of these names, the first name preferred when both exist. */
 export async function findPlaybookByNames(db: DbOrTx, names: string[]): Promise<PlaybookHead | null> {
   const rows = await db.playbook.findMany({
     where: { name: { in: names } },
-    select: { id: true, name: true, version: true, settings: true },
+    select: HEAD,
   });
   for (const name of names) {
     const row = rows.find((candidate) => candidate.name === name);
@@ -24,7 +30,33 @@ export async function findPlaybookByNames(db: DbOrTx, names: string[]): Promise<
 }
 
 export function findPlaybookById(db: DbOrTx, playbookId: string): Promise<PlaybookHead | null> {
-  return db.playbook.findUnique({ where: { id: playbookId }, select: { id: true, name: true, version: true, settings: true } });
+  return db.playbook.findUnique({ where: { id: playbookId }, select: HEAD });
+}
+
+// Raw SQL for the two publications: a Prisma update would also move the playbook's updatedAt, and
+// publishing is not a change of the playbook.
+
+/** In the transaction of a version that changes more than counters: that version is served from now on. */
+export async function publishContentVersion(tx: DbOrTx, playbookId: string, version: number, at: Date): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "Playbook" SET "contextVersion" = ${version}::int, "contextPublishedAt" = ${at}::timestamp(3)
+    WHERE id = ${playbookId}::uuid AND "contextVersion" < ${version}::int`;
+}
+
+/**
+ * Publishes the counter-only versions after `from` up to `to`, unless another request or instance
+ * published something since it read `from` (contextVersion only grows, so it is the check).
+ * Returns whether this call published.
+ */
+export async function publishCounterVersions(
+  db: DbOrTx,
+  playbookId: string,
+  { from, to, at }: { from: number; to: number; at: Date },
+): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE "Playbook" SET "contextVersion" = ${to}::int, "contextPublishedAt" = ${at}::timestamp(3)
+    WHERE id = ${playbookId}::uuid AND "contextVersion" = ${from}::int AND version >= ${to}::int`;
+  return count === 1;
 }
 
 /** Token counts stored with the bullets, and the version they belong to. */

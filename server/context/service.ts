@@ -4,12 +4,15 @@
 import { createHash } from "node:crypto";
 import { compileContext, contextSectionsOf, type ContextBullet, type ContextSection } from "@/server/ace/context";
 import type { PlaybookState } from "@/server/ace/delta";
+import { undoChanges } from "@/server/ace/replay";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { approximateBytes, createByteBoundedCache, MEGABYTE } from "@/server/cache/lru";
 import type { Db } from "@/server/db/client";
 import { loadSnapshot } from "@/server/deltas/engine-state";
+import * as historyRepo from "@/server/history/repository";
 import { notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/manage";
+import { servedVersion } from "./publication";
 import * as repo from "./repository";
 import type { z } from "zod";
 import type { ContextFormat, ContextResult, playbookContextInput } from "./schemas";
@@ -52,7 +55,8 @@ export function contextEtag(target: Omit<ContextTarget, "etag">): string {
 
 /**
  * The playbook and options a request resolves to, with their ETag: enough to answer a conditional
- * request (304) without reading a single bullet.
+ * request (304) without reading a single bullet. One query (the playbook's row) when nothing is due
+ * for publication; the version is the published one (server/context/publication.ts).
  */
 export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: ContextRequest): Promise<ContextTarget> {
   // A name from a URL path may arrive still percent-encoded or already decoded: try it as given first.
@@ -64,7 +68,7 @@ export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: Co
   const target = {
     playbookId: head.id,
     name: head.name,
-    version: head.version,
+    version: await servedVersion(db, head),
     budget: request.budget ?? readSettings(head.settings).tokenBudget,
     includeCounters: request.includeCounters,
     format: request.format,
@@ -73,9 +77,10 @@ export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: Co
 }
 
 /**
- * Compiles the context for a resolved target from the delta engine's state of the playbook, which
- * every write keeps current in memory. When the playbook changed after the target was resolved, the
- * answer (and its ETag) is of the new version.
+ * Compiles the context of a resolved target from the delta engine's state of the playbook, which
+ * every write keeps current in memory, taken back to the target's version when the playbook has
+ * moved on since it (counter changes not published yet, or a write after the target was resolved):
+ * an ETag always names one text.
  */
 export async function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
   const cached = compiledCache.get(target.etag);
@@ -88,7 +93,7 @@ export async function compileTarget(db: Db, target: ContextTarget): Promise<{ re
 /**
  * Compiled contexts by ETag. The ETag names the playbook version and every option, and every change
  * to a playbook bumps its version, so an entry is never stale: agents that fetch the context before
- * each call pay the compile once per version, not once per call. An 80,000-token context is about
+ * each call pay the compile once per published version, not once per call. An 80,000-token context is about
  * 0.6 MB; the bound keeps some fifty of those, or many more small ones.
  */
 const CONTEXT_CACHE_BYTES = 32 * MEGABYTE;
@@ -147,12 +152,32 @@ async function adoptStoredCounts(db: Db, playbookId: string, state: PlaybookStat
   }
 }
 
-async function compileFromState(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
+/**
+ * Versions between the target's and the engine's state are undone from their records when at most
+ * this many changes (a minute of reflections at 40 traces/s is some 5,000): beyond it the newer
+ * state is served, under its own ETag.
+ */
+const UNDO_CHANGES = 50_000;
+
+/** The state at the target's version: the engine's, or the engine's with the later versions undone. */
+async function stateAt(db: Db, target: ContextTarget): Promise<{ state: PlaybookState; version: number }> {
   const { entry } = await loadSnapshot(db, target.playbookId);
   const { state, version } = entry;
-  const { sections, active } = sectionsOfState(state);
-  await adoptStoredCounts(db, target.playbookId, state, version, sections);
+  if (version === target.version) {
+    await adoptStoredCounts(db, target.playbookId, state, version, sectionsOfState(state).sections);
+    return { state, version };
+  }
+  const records = version > target.version ? await historyRepo.versionChanges(db, target.playbookId, target.version, version) : [];
+  const changes = records.flatMap((record) => record.changes);
+  if (records.length !== version - target.version || changes.length > UNDO_CHANGES) return { state, version };
+  // Counts read with the newer state are kept by bullet object, so the bullets both versions share keep them.
+  await adoptStoredCounts(db, target.playbookId, state, version, sectionsOfState(state).sections);
+  return { state: undoChanges(state, changes), version: target.version };
+}
 
+async function compileFromState(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
+  const { state, version } = await stateAt(db, target);
+  const { sections, active } = sectionsOfState(state);
   const compiled = compileContext(sections, {
     tokenBudget: target.budget,
     includeCounters: target.includeCounters,

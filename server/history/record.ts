@@ -1,7 +1,9 @@
 // Writing a version: the history row and the figures the Evolution charts read, always together,
-// in the writer's transaction. Every path that bumps a playbook's version calls this.
+// in the writer's transaction, and the version published to agents' context when it changes more
+// than counters. Every path that bumps a playbook's version calls this.
 import type { PlaybookState } from "@/server/ace/delta";
 import type { VersionChange } from "@/server/ace/history";
+import { publishIfContentChanged } from "@/server/context/publication";
 import type { Tx } from "@/server/db/client";
 import { recordVersionFigures } from "@/server/metrics/figures";
 import * as historyRepo from "./repository";
@@ -21,4 +23,5 @@ export async function recordVersion(tx: Tx, version: NewVersion): Promise<void> 
   const { state, ...row } = version;
   await historyRepo.insertVersion(tx, row);
   await recordVersionFigures(tx, { playbookId: row.playbookId, version: row.number, changes: row.changes, state });
+  await publishIfContentChanged(tx, row.playbookId, row.number, row.changes);
 }

@@ -38,7 +38,11 @@ export interface RunRow {
   p95LatencyMs: number | null;
 }
 
-/** Reflector and curator runs created per bucket, and the totals of the range, for both roles. */
+/**
+ * Reflector and curator runs created per bucket, and the totals of the range, for both roles. Latency
+ * quantiles as in traces.ts (outcomes): per bucket from the hour rows in bucket order, per role in
+ * one sort of that role's values.
+ */
 export function runs(db: DbOrTx, playbookId: string, range: BucketRange): Promise<RunRow[]> {
   return db.$queryRaw<RunRow[]>`
     WITH buckets AS (${bucketSeries(range)}),
@@ -56,10 +60,15 @@ export function runs(db: DbOrTx, playbookId: string, range: BucketRange): Promis
       GROUP BY GROUPING SETS ((s.start, s.role), (s.role))
     ),
     quantiles AS (
-      SELECT s.start, s.role, GROUPING(s.start)::int AS level,
-        percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY l.value) AS q
-      FROM src s CROSS JOIN LATERAL unnest(s.latencies) AS l(value)
-      GROUP BY GROUPING SETS ((s.start, s.role), (s.role))
+      SELECT s.start, s.role, 0 AS level, percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY l.value) AS q
+      FROM (SELECT x.start, x.role, x.latencies FROM src x ORDER BY x.role, x.start) s
+        CROSS JOIN LATERAL unnest(s.latencies) AS l(value)
+      GROUP BY s.role, s.start
+      UNION ALL
+      SELECT NULL, r.role, 1, (
+        SELECT percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY l.value)
+        FROM src s CROSS JOIN LATERAL unnest(s.latencies) AS l(value) WHERE s.role = r.role)
+      FROM roles r
     ),
     agg AS (
       SELECT c.*, q.q[1] AS "p50LatencyMs", q.q[2] AS "p95LatencyMs"

@@ -1,5 +1,6 @@
 // `npm run db:migrate` applies pending migrations to the configured database;
 // `npm run db:migration -- <name>` authors a new migration from schema.prisma (no database needed).
+import { plural } from "@/server/ace/text/format";
 import { databaseConfigFromEnv, describeDatabase } from "./config";
 import { applyMigrations, createMigration, markMigrationRolledBack } from "./migrate";
 
@@ -15,7 +16,7 @@ async function main(args: string[]): Promise<number> {
     if (applied.length === 0) {
       console.log(`Database is up to date (${describeDatabase(config)}, ${took}).`);
     } else {
-      console.log(`Applied ${applied.length} migration${applied.length === 1 ? "" : "s"} to ${describeDatabase(config)} (${took}):`);
+      console.log(`Applied ${plural(applied.length, "migration")} to ${describeDatabase(config)} (${took}):`);
       for (const name of applied) console.log(`  ${name}`);
     }
     return 0;

@@ -11,7 +11,6 @@ import {
   mergeTargets,
   operationTargets,
   payloadOf,
-  plural,
   provenanceFor,
   readEvidence,
   renumber,
@@ -253,13 +252,6 @@ describe("numbering findings as the reviewer sees the delta", () => {
     expect(() => payloadOf({ deltaId: "d-1", position: 1, payload: { type: "tag" } })).toThrow(
       /^Operation 2 of delta d-1 has a stored payload that cannot be read \(bulletId: /,
     );
-  });
-
-  it("says counts in words", () => {
-    expect(plural(1, "operation")).toBe("1 operation");
-    expect(plural(3, "operation")).toBe("3 operations");
-    expect(plural(0, "near-duplicate")).toBe("0 near-duplicates");
-    expect(plural(2, "child", "children")).toBe("2 children");
   });
 });
 

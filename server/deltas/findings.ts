@@ -158,9 +158,8 @@ export function payloadOf(record: { deltaId?: string; position: number; payload:
   return readStoredOperation(record.payload, record);
 }
 
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
+/** Until propose.ts and review.ts import it from its home. */
+export { plural } from "@/server/ace/text/format";
 
 // ---- Provenance ------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 // Reads a model's answer as JSON and checks it against a zod schema. The answer is untrusted input:
 // this never throws, and its errors say what was wrong in words a person can act on.
 import type { ZodType, core } from "zod";
+import { pluralWord } from "@/server/ace/text/format";
 import type { ParsedAnswer } from "./types";
 
 const MAX_ISSUES = 5;
@@ -114,7 +115,7 @@ function describeIssue(issue: core.$ZodIssue): string {
       if (/received undefined$/.test(issue.message)) return `missing (expected ${issue.expected})`;
       break;
     case "unrecognized_keys":
-      return `unexpected ${issue.keys.length === 1 ? "property" : "properties"} ${issue.keys.join(", ")}`;
+      return `unexpected ${pluralWord(issue.keys.length, "property", "properties")} ${issue.keys.join(", ")}`;
     case "invalid_union":
       if ("options" in issue && issue.options?.length) return `expected one of ${issue.options.map(String).join("|")}`;
       return "matches none of the allowed shapes";

@@ -13,6 +13,7 @@ import { LlmError, TRANSIENT_LLM_ERROR_KINDS, type LlmErrorKind } from "./errors
 import { parseModelJson } from "./json";
 import { jsonObjectInstruction, responseJsonSchema } from "./structured-output";
 import type { ChatMessage, CompletionRequest, CompletionResult, LlmProvider, LlmPurpose } from "./types";
+import { formatDuration } from "@/server/ace/text/format";
 
 export { LlmError, type LlmErrorKind } from "./errors";
 
@@ -330,10 +331,4 @@ const TIMES = [
 
 function times(n: number): string {
   return TIMES[n] || `${n} times`;
-}
-
-function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = Math.ceil(ms / 1000);
-  return s < 120 ? `${s} s` : `${Math.ceil(s / 60)} min`;
 }

@@ -9,6 +9,7 @@ import { generalLesson } from "../reflection/lessons";
 import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
 import { CURATOR_LIMITS, MAX_CURATOR_OPERATIONS, type CuratorOperation, type CuratorOutput } from "./schema";
 import { placeLesson } from "./sections";
+import { plural } from "../text/format";
 
 /**
  * Confidence of a rule-based addition: below the 0.7 the ACE design documents use for applying a
@@ -101,23 +102,19 @@ function rationaleOf(evidence: readonly string[]): string {
 function reasoningOf(lessons: number, patterns: number, added: number, covered: readonly string[], folded: number, chosen: number): string {
   if (lessons === 0) return "Rule-based curation (no model): no lesson to add.";
   const parts = [
-    `Rule-based curation (no model): ${count(lessons, "candidate lesson")} in ${count(patterns, "pattern")}; ${count(added, "addition")}.`,
+    `Rule-based curation (no model): ${plural(lessons, "candidate lesson")} in ${plural(patterns, "pattern")}; ${plural(added, "addition")}.`,
   ];
   if (covered.length > 0) {
     const ids = [...new Set(covered)].map((id) => `[${id}]`).join(", ");
-    parts.push(`${count(covered.length, "pattern")} the playbook already has (${ids}) ${covered.length === 1 ? "was" : "were"} left out.`);
+    parts.push(`${plural(covered.length, "pattern")} the playbook already has (${ids}) ${covered.length === 1 ? "was" : "were"} left out.`);
   }
   if (folded > 0)
-    parts.push(`${count(folded, "pattern")} nearly the same as another addition ${folded === 1 ? "was" : "were"} folded into it.`);
+    parts.push(`${plural(folded, "pattern")} nearly the same as another addition ${folded === 1 ? "was" : "were"} folded into it.`);
   if (chosen > added)
     parts.push(
-      `${count(chosen - added, "pattern")} over the limit of ${MAX_CURATOR_OPERATIONS} additions per run ${chosen - added === 1 ? "was" : "were"} left out.`,
+      `${plural(chosen - added, "pattern")} over the limit of ${MAX_CURATOR_OPERATIONS} additions per run ${chosen - added === 1 ? "was" : "were"} left out.`,
     );
   return parts.join(" ");
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${n === 1 ? noun : `${noun}s`}`;
 }
 
 function lessonKey(content: string): string {

@@ -5,6 +5,7 @@ import type { Reflection } from "../reflection/schema";
 import { truncateMiddle } from "../reflection/prompt";
 import type { TraceOutcome } from "../reflection/trace";
 import { MAX_CURATOR_OPERATIONS } from "./schema";
+import { plural } from "../text/format";
 
 export interface CuratorReflection {
   traceTask: string;
@@ -88,8 +89,7 @@ export function buildCuratorMessages({ reflections, compiledPlaybook, stats, sec
 
 function statsText(stats: CuratorPlaybookStats): string {
   const budget = stats.tokenBudget === undefined ? "" : ` of a ${stats.tokenBudget}-token budget`;
-  const count = (n: number, word: string) => `${n} ${n === 1 ? word : `${word}s`}`;
-  const lines = [`Playbook stats: ${count(stats.bulletCount, "bullet")}, ${count(stats.tokenCount, "token")}${budget}.`];
+  const lines = [`Playbook stats: ${plural(stats.bulletCount, "bullet")}, ${plural(stats.tokenCount, "token")}${budget}.`];
   if (stats.sections.length > 0) {
     lines.push(`Bullets per section: ${stats.sections.map((section) => `${section.name} (${section.bullets})`).join(", ")}.`);
   }

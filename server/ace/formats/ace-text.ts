@@ -13,6 +13,7 @@
 import type { BulletCounters, BulletDoc, DocumentHints, PlaybookDocument, SectionDoc } from "../document";
 import { highestIdNumber, slugForSection } from "../ids";
 import { EXPECTED_COUNT, PlaybookExportError, PlaybookParseError, listInWords, quote } from "./errors";
+import { plural } from "../text/format";
 
 export type AceTextFormat = "ace" | "ace-plain";
 
@@ -51,10 +52,9 @@ export function detectAceTextFormat(text: string): AceTextFormat | null {
 export function aceTextGuessNote(text: string, format: AceTextFormat): string | null {
   const { counters, plain } = lineKinds(text);
   if (format !== "ace" || plain === 0) return null;
-  const lines = (n: number) => `${n} ${n === 1 ? "line" : "lines"}`;
   return (
-    `Read as ACE text with counters: ${lines(counters)} ${counters === 1 ? "is a bullet" : "are bullets"} with counters, ` +
-    `${lines(plain)} ${plain === 1 ? "starts" : "start"} like a bullet without them ("[id] …"). ` +
+    `Read as ACE text with counters: ${plural(counters, "line")} ${counters === 1 ? "is a bullet" : "are bullets"} with counters, ` +
+    `${plural(plain, "line")} ${plain === 1 ? "starts" : "start"} like a bullet without them ("[id] …"). ` +
     `If the file is ACE text without counters, import it with the format "ace-plain".`
   );
 }

@@ -10,6 +10,7 @@ import type { PlaybookDocument } from "../document";
 import { compileContext, type ContextBullet, type ContextSection } from "../context";
 import { countTokens } from "../tokens";
 import type { AgentFormat } from "./agent-formats";
+import { formatNumber, plural } from "../text/format";
 
 export interface AgentInstructionsSource {
   /** The playbook's name. */
@@ -35,9 +36,7 @@ export class AgentBudgetError extends Error {
     readonly budget: number,
     readonly minimum: number,
   ) {
-    super(
-      `A budget of ${budget.toLocaleString("en")} tokens does not hold even the file's header; give at least ${minimum.toLocaleString("en")}.`,
-    );
+    super(`A budget of ${formatNumber(budget)} tokens does not hold even the file's header; give at least ${formatNumber(minimum)}.`);
   }
 }
 
@@ -64,8 +63,6 @@ function bulletItem(bullet: ContextBullet): string {
   return [`- [${bullet.externalId}] ${first}`.trimEnd(), ...rest.map((line) => (line.trim() === "" ? "" : `  ${line}`))].join("\n") + "\n";
 }
 
-const plural = (count: number, word: string) => `${count.toLocaleString("en")} ${word}${count === 1 ? "" : "s"}`;
-
 /** A YAML double-quoted scalar: JSON's string syntax is valid YAML. */
 const yamlString = (text: string) => JSON.stringify(text);
 
@@ -74,7 +71,7 @@ function header(format: AgentFormat, source: AgentInstructionsSource, budget: nu
   const cut =
     included === total
       ? `all ${plural(total, "active bullet")}`
-      : `the ${included.toLocaleString("en")} best-ranked of ${plural(total, "active bullet")} (budget ${budget.toLocaleString("en")} tokens)`;
+      : `the ${formatNumber(included)} best-ranked of ${plural(total, "active bullet")} (budget ${formatNumber(budget)} tokens)`;
   const lines: string[] = [];
   if (format === "cursor-rules") {
     lines.push(

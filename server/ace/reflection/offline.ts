@@ -13,6 +13,7 @@ import {
   type ReflectorTrace,
   type TraceOutcome,
 } from "./trace";
+import { plural, pluralWord } from "../text/format";
 
 /** A lesson the offline reflector proposes; the curator turns it into an add operation. */
 export interface CandidateLesson {
@@ -105,13 +106,13 @@ export function reflectOffline(trace: ReflectorTrace, citedBullets: readonly Cit
   const reasoning = [
     `Rule-based reflection (no model). Reported outcome: ${trace.outcome}.`,
     bulletTags.length > 0
-      ? `Tagged ${bulletTags.length} cited ${plural(bulletTags.length, "bullet")} as ${verdict.tag}.`
+      ? `Tagged ${bulletTags.length} cited ${pluralWord(bulletTags.length, "bullet")} as ${verdict.tag}.`
       : "No cited bullet to tag.",
     unknownIds.length > 0
-      ? `Ignored cited ${plural(unknownIds.length, "id")} not in the playbook: ${unknownIds.map((id) => `[${id}]`).join(", ")}.`
+      ? `Ignored cited ${pluralWord(unknownIds.length, "id")} not in the playbook: ${unknownIds.map((id) => `[${id}]`).join(", ")}.`
       : "",
     lessons.length > 0
-      ? `Found ${lessons.length} candidate ${plural(lessons.length, "lesson")} in the feedback.`
+      ? `Found ${lessons.length} candidate ${pluralWord(lessons.length, "lesson")} in the feedback.`
       : "The feedback holds no error, wrong answer or failing test to learn from.",
   ];
 
@@ -137,7 +138,7 @@ function errorIdentification(
 ): string {
   const signals: string[] = [];
   if (wrongAnswer) signals.push(`The answer "${quote(wrongAnswer.actual)}" differs from the expected "${quote(wrongAnswer.expected)}".`);
-  if (errors.length > 0) signals.push(`${errors.length} ${plural(errors.length, "error")} reported, first: "${quote(errors[0] ?? "")}".`);
+  if (errors.length > 0) signals.push(`${plural(errors.length, "error")} reported, first: "${quote(errors[0] ?? "")}".`);
   if (failingTests) signals.push(`Tests failed: "${quote(failingTests)}".`);
   switch (trace.outcome) {
     case "success":
@@ -164,7 +165,7 @@ export function answerForm(answer: string): string {
   const number = /^-?[$€£]?\d[\d,]*(?:\.(\d+))?$/u.exec(text);
   if (number) {
     const decimals = number[1]?.length ?? 0;
-    return decimals > 0 ? `a number with ${decimals} decimal ${plural(decimals, "place")}` : "a whole number";
+    return decimals > 0 ? `a number with ${decimals} decimal ${pluralWord(decimals, "place")}` : "a whole number";
   }
   if (/^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/u.test(text)) return "an ISO date (YYYY-MM-DD)";
   const items = text.split(/\s*(?:\n|,|;)\s*/u).filter(Boolean);
@@ -199,8 +200,4 @@ function quote(text: string): string {
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function plural(count: number, word: string): string {
-  return count === 1 ? word : `${word}s`;
 }

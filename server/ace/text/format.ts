@@ -1,0 +1,30 @@
+// How the server's messages write numbers: counts with thousands separators and the nouns they
+// count, and durations. Always en-US, as the UI writes them (components/ui/format.ts is the
+// client's own copy, for the browser bundle). Pure, so every server folder may use it.
+
+const NUMBER = new Intl.NumberFormat("en-US");
+
+/** 1,204: a whole number as a person reads it. */
+export function formatNumber(value: number): string {
+  return NUMBER.format(value);
+}
+
+/** The noun alone for a count ("bullet", "bullets"), where the count stands apart from it. */
+export function pluralWord(count: number, one: string, many = `${one}s`): string {
+  return count === 1 ? one : many;
+}
+
+/** "1 operation", "1,204 bullets" (pass both forms when adding an s is not enough). */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${pluralWord(count, one, many)}`;
+}
+
+/**
+ * "840 ms", "42 s", "3 min": a wait or a time limit as a person reads it. Rounded up past a second,
+ * so a wait is never said to be shorter than it is.
+ */
+export function formatDuration(ms: number): string {
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const seconds = Math.ceil(ms / 1_000);
+  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+}

@@ -11,16 +11,18 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { CopyButton } from "@/components/ui/copy-button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
 import { EmptyState } from "@/components/ui/empty-state";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { errorMessage, formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
-import { Notice } from "@/components/ui/notice";
+import { ErrorNotice, Notice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { API_SCOPES, SCOPE_DESCRIPTIONS, type ApiKeyListItem, type ApiScope, type CreatedApiKey } from "@/server/apikeys/schemas";
+import { AdminTable } from "./admin-table";
 import { AdminHeader } from "./settings-nav";
 
 const STATUS_TONE = { active: "green", expired: "gray", revoked: "red" } as const;
@@ -59,27 +61,11 @@ export function ApiKeysView() {
 
 function KeysTable({ keys }: { keys: ApiKeyListItem[] }) {
   return (
-    <div className="overflow-x-auto rounded-card border border-line bg-surface shadow-card">
-      <table className="w-full text-sm" aria-label="API keys">
-        <thead className="border-b border-line bg-subtle/50 text-left text-xs text-ink-faint">
-          <tr>
-            <th className="px-4 py-2.5 font-medium">Key</th>
-            <th className="px-4 py-2.5 font-medium">Scopes</th>
-            <th className="px-4 py-2.5 font-medium">Playbooks</th>
-            <th className="px-4 py-2.5 font-medium">Last used</th>
-            <th className="px-4 py-2.5 font-medium">Status</th>
-            <th className="px-4 py-2.5 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-line">
-          {keys.map((key) => (
-            <KeyRow key={key.id} apiKey={key} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <AdminTable label="API keys" columns={["Key", "Scopes", "Playbooks", "Last used", "Status"]} withActions>
+      {keys.map((key) => (
+        <KeyRow key={key.id} apiKey={key} />
+      ))}
+    </AdminTable>
   );
 }
 
@@ -128,31 +114,22 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
       </td>
       <td className="px-4 py-3 text-right align-top">
         {apiKey.status === "revoked" ? null : (
-          <Dialog open={confirm} onOpenChange={setConfirm}>
-            <DialogTrigger asChild>
+          <ConfirmDialog
+            open={confirm}
+            onOpenChange={setConfirm}
+            trigger={
               <Button size="sm" variant="ghost">
                 Revoke…
               </Button>
-            </DialogTrigger>
-            {confirm ? (
-              <DialogContent
-                title={`Revoke "${apiKey.name}"?`}
-                description="Every agent or script using it gets 401 from its next request. This cannot be undone."
-              >
-                {revoke.error ? (
-                  <Notice tone="danger" compact>
-                    {errorMessage(revoke.error)}
-                  </Notice>
-                ) : null}
-                <DialogFooter>
-                  <Button onClick={() => setConfirm(false)}>Cancel</Button>
-                  <Button variant="danger" disabled={revoke.isPending} onClick={() => revoke.mutate({ keyId: apiKey.id })}>
-                    {revoke.isPending ? "Revoking…" : "Revoke the key"}
-                  </Button>
-                </DialogFooter>
-              </DialogContent>
-            ) : null}
-          </Dialog>
+            }
+            title={`Revoke "${apiKey.name}"?`}
+            description="Every agent or script using it gets 401 from its next request. This cannot be undone."
+            confirmLabel="Revoke the key"
+            pendingLabel="Revoking…"
+            pending={revoke.isPending}
+            error={revoke.error}
+            onConfirm={() => revoke.mutate({ keyId: apiKey.id })}
+          />
         )}
       </td>
     </tr>
@@ -228,7 +205,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
       },
     }),
   );
-  const fields = create.error ? fieldErrors(create.error) : {};
+  const { fields, unshown } = formErrors(create.error);
   const limitValue = limit.trim() === "" ? null : Number(limit);
   const limitError =
     limitValue !== null && (!Number.isInteger(limitValue) || limitValue < 1)
@@ -341,11 +318,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
           />
         </Field>
       </div>
-      {create.error && Object.keys(fields).length === 0 ? (
-        <Notice tone="danger" compact>
-          {errorMessage(create.error)}
-        </Notice>
-      ) : null}
+      <ErrorNotice error={unshown} />
       <DialogFooter>
         <Button type="submit" variant="primary" disabled={create.isPending}>
           {create.isPending ? "Creating…" : "Create the key"}

@@ -18,6 +18,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { KNOWN_AUDIT_ACTIONS, type AuditEntryView } from "@/server/audit/schemas";
 import { AUDIT_PAGES, auditCsvHref, auditListInput, hasAuditFilters, readAuditSearch, writeAuditSearch } from "./audit-url";
+import { AdminTable } from "./admin-table";
 import { AdminHeader } from "./settings-nav";
 
 const ACTION_GROUPS = [...new Set(KNOWN_AUDIT_ACTIONS.map((action) => `${action.split(".")[0]}.`))];
@@ -120,44 +121,30 @@ function summary(value: unknown): string {
 
 function AuditTable({ entries, dimmed }: { entries: AuditEntryView[]; dimmed: boolean }) {
   return (
-    <div className={`overflow-x-auto rounded-card border border-line bg-surface shadow-card ${dimmed ? "opacity-60" : ""}`}>
-      <table className="w-full text-sm" aria-label="Audit entries">
-        <thead className="border-b border-line bg-subtle/50 text-left text-xs text-ink-faint">
-          <tr>
-            <th className="px-4 py-2.5 font-medium">When</th>
-            <th className="px-4 py-2.5 font-medium">Who</th>
-            <th className="px-4 py-2.5 font-medium">Action</th>
-            <th className="px-4 py-2.5 font-medium">Target</th>
-            <th className="px-4 py-2.5 font-medium">Change</th>
-            <th className="px-4 py-2.5 font-medium">From</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-line">
-          {entries.map((entry) => (
-            <tr key={entry.id} className="align-top">
-              <td className="whitespace-nowrap px-4 py-2.5 text-xs text-ink-muted">
-                <ExactTime date={entry.createdAt} />
-              </td>
-              <td className="px-4 py-2.5">
-                <Badge tone={KIND_TONE[entry.actorKind]}>{entry.actorKind}</Badge> <span className="text-ink">{entry.actorName}</span>
-              </td>
-              <td className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink">{entry.action}</td>
-              <td className="px-4 py-2.5 text-ink-muted">{entry.targetLabel ?? entry.targetId ?? ""}</td>
-              <td className="max-w-md px-4 py-2.5 text-xs text-ink-muted">
-                {entry.before !== null ? <span className="line-through decoration-ink-faint/60">{summary(entry.before)}</span> : null}
-                {entry.before !== null && entry.after !== null ? " → " : null}
-                {entry.after !== null ? <span>{summary(entry.after)}</span> : null}
-              </td>
-              <td
-                className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink-faint"
-                title={entry.requestId ? `request ${entry.requestId}` : undefined}
-              >
-                {entry.ip ?? ""}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <AdminTable label="Audit entries" columns={["When", "Who", "Action", "Target", "Change", "From"]} dimmed={dimmed}>
+      {entries.map((entry) => (
+        <tr key={entry.id} className="align-top">
+          <td className="whitespace-nowrap px-4 py-2.5 text-xs text-ink-muted">
+            <ExactTime date={entry.createdAt} />
+          </td>
+          <td className="px-4 py-2.5">
+            <Badge tone={KIND_TONE[entry.actorKind]}>{entry.actorKind}</Badge> <span className="text-ink">{entry.actorName}</span>
+          </td>
+          <td className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink">{entry.action}</td>
+          <td className="px-4 py-2.5 text-ink-muted">{entry.targetLabel ?? entry.targetId ?? ""}</td>
+          <td className="max-w-md px-4 py-2.5 text-xs text-ink-muted">
+            {entry.before !== null ? <span className="line-through decoration-ink-faint/60">{summary(entry.before)}</span> : null}
+            {entry.before !== null && entry.after !== null ? " → " : null}
+            {entry.after !== null ? <span>{summary(entry.after)}</span> : null}
+          </td>
+          <td
+            className="whitespace-nowrap px-4 py-2.5 font-mono text-xs text-ink-faint"
+            title={entry.requestId ? `request ${entry.requestId}` : undefined}
+          >
+            {entry.ip ?? ""}
+          </td>
+        </tr>
+      ))}
+    </AdminTable>
   );
 }

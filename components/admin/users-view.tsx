@@ -5,11 +5,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { MoreHorizontal, UserPlus } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
+import { EmailField, NameField } from "@/components/auth/account-fields";
 import { useSession } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { DialogButton, DialogFooter } from "@/components/ui/dialog";
 import {
   DropdownMenu,
   DropdownMenuContent,
@@ -17,14 +19,15 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
-import { Field, fieldAria, Input } from "@/components/ui/input";
+import { errorMessage, formErrors } from "@/components/ui/errors";
+import { Field } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
-import { Notice } from "@/components/ui/notice";
+import { ErrorNotice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ROLE_DESCRIPTIONS, ROLE_LABELS, ROLES, type InviteLink, type Role, type UserListItem } from "@/server/auth/schemas";
+import { AdminTable } from "./admin-table";
 import { AdminHeader } from "./settings-nav";
 import { InviteLinkNotice } from "./invite-link";
 
@@ -73,26 +76,11 @@ function UsersTable({ users, onLink }: { users: UserListItem[]; onLink: (link: I
   const { identity } = useSession();
   const self = identity.kind === "user" ? identity.userId : null;
   return (
-    <div className="overflow-x-auto rounded-card border border-line bg-surface shadow-card">
-      <table className="w-full text-sm" aria-label="Users">
-        <thead className="border-b border-line bg-subtle/50 text-left text-xs font-medium text-ink-faint">
-          <tr>
-            <th className="px-4 py-2.5 font-medium">Person</th>
-            <th className="px-4 py-2.5 font-medium">Role</th>
-            <th className="px-4 py-2.5 font-medium">Status</th>
-            <th className="px-4 py-2.5 font-medium">Last sign-in</th>
-            <th className="px-4 py-2.5 font-medium">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-line">
-          {users.map((user) => (
-            <UserRow key={user.id} user={user} isSelf={user.id === self} onLink={onLink} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <AdminTable label="Users" columns={["Person", "Role", "Status", "Last sign-in"]} withActions>
+      {users.map((user) => (
+        <UserRow key={user.id} user={user} isSelf={user.id === self} onLink={onLink} />
+      ))}
+    </AdminTable>
   );
 }
 
@@ -190,54 +178,42 @@ function UserRow({ user, isSelf, onLink }: { user: UserListItem; isSelf: boolean
             </DropdownMenuItem>
           </DropdownMenuContent>
         </DropdownMenu>
-        <Dialog open={confirmDelete} onOpenChange={setConfirmDelete}>
-          {confirmDelete ? (
-            <DialogContent
-              title={`Delete ${user.email}?`}
-              description="They can no longer sign in. Their changes keep their name in the history and the audit log."
-            >
-              {remove.error ? (
-                <Notice tone="danger" compact>
-                  {errorMessage(remove.error)}
-                </Notice>
-              ) : null}
-              <DialogFooter>
-                <Button onClick={() => setConfirmDelete(false)}>Cancel</Button>
-                <Button variant="danger" disabled={remove.isPending} onClick={() => remove.mutate({ userId: user.id })}>
-                  {remove.isPending ? "Deleting…" : "Delete"}
-                </Button>
-              </DialogFooter>
-            </DialogContent>
-          ) : null}
-        </Dialog>
+        <ConfirmDialog
+          open={confirmDelete}
+          onOpenChange={setConfirmDelete}
+          title={`Delete ${user.email}?`}
+          description="They can no longer sign in. Their changes keep their name in the history and the audit log."
+          confirmLabel="Delete"
+          pendingLabel="Deleting…"
+          pending={remove.isPending}
+          error={remove.error}
+          onConfirm={() => remove.mutate({ userId: user.id })}
+        />
       </td>
     </tr>
   );
 }
 
 function InviteButton({ onInvited }: { onInvited: (link: InviteLink) => void }) {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogTrigger asChild>
+    <DialogButton
+      button={
         <Button variant="primary">
           <UserPlus aria-hidden /> Invite someone
         </Button>
-      </DialogTrigger>
-      {open ? (
-        <DialogContent
-          title="Invite someone"
-          description="They get a one-time link to set their password. ACE Studio sends no email: you pass the link on."
-        >
-          <InviteForm
-            onDone={(link) => {
-              onInvited(link);
-              setOpen(false);
-            }}
-          />
-        </DialogContent>
-      ) : null}
-    </Dialog>
+      }
+      title="Invite someone"
+      description="They get a one-time link to set their password. ACE Studio sends no email: you pass the link on."
+    >
+      {(close) => (
+        <InviteForm
+          onDone={(link) => {
+            onInvited(link);
+            close();
+          }}
+        />
+      )}
+    </DialogButton>
   );
 }
 
@@ -256,7 +232,7 @@ function InviteForm({ onDone }: { onDone: (link: InviteLink) => void }) {
       },
     }),
   );
-  const fields = invite.error ? fieldErrors(invite.error) : {};
+  const { fields, unshown } = formErrors(invite.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -265,27 +241,12 @@ function InviteForm({ onDone }: { onDone: (link: InviteLink) => void }) {
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-      <Field id={`${id}-email`} label="Email" error={fields.email}>
-        <Input
-          {...fieldAria(`${id}-email`, fields.email)}
-          type="email"
-          required
-          autoFocus
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-      </Field>
-      <Field id={`${id}-name`} label="Name" optional error={fields.name}>
-        <Input {...fieldAria(`${id}-name`, fields.name)} value={name} onChange={(event) => setName(event.target.value)} />
-      </Field>
+      <EmailField id={id} value={email} onChange={setEmail} error={fields.email} autoComplete="off" autoFocus />
+      <NameField id={id} value={name} onChange={setName} error={fields.name} autoComplete="off" />
       <Field id={`${id}-role`} label="Role" hint={ROLE_DESCRIPTIONS[role]}>
         <Select<Role> id={`${id}-role`} value={role} onValueChange={setRole} options={ROLE_OPTIONS} />
       </Field>
-      {invite.error && Object.keys(fields).length === 0 ? (
-        <Notice tone="danger" compact>
-          {errorMessage(invite.error)}
-        </Notice>
-      ) : null}
+      <ErrorNotice error={unshown} />
       <DialogFooter>
         <Button type="submit" variant="primary" disabled={invite.isPending}>
           {invite.isPending ? "Creating the link…" : "Create the invite link"}

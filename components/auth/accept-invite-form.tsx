@@ -4,11 +4,10 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
-import { Field, fieldAria, Input } from "@/components/ui/input";
-import { Notice } from "@/components/ui/notice";
+import { errorMessage, formErrors } from "@/components/ui/errors";
+import { ErrorNotice, Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
-import { NewPasswordFields, passwordProblem } from "./new-password-fields";
+import { NameField, NewPasswordFields, useNewPassword } from "./account-fields";
 import { reloadAt } from "./auth-card";
 
 export function AcceptInviteForm({ token }: { token: string }) {
@@ -31,17 +30,13 @@ function InviteFields({ token, email, initialName, reset }: { token: string; ema
   const id = useId();
   const trpc = useTRPC();
   const [name, setName] = useState(initialName);
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const newPassword = useNewPassword();
   const accept = useMutation(trpc.auth.acceptInvite.mutationOptions({ onSuccess: () => reloadAt("/playbooks") }));
-  const fields = accept.error ? fieldErrors(accept.error) : {};
+  const { fields, unshown } = formErrors(accept.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const local = passwordProblem(password, confirm);
-    setProblem(local);
-    if (!local) accept.mutate({ token, name, password });
+    if (newPassword.check()) accept.mutate({ token, name, password: newPassword.password });
   }
 
   return (
@@ -53,28 +48,9 @@ function InviteFields({ token, email, initialName, reset }: { token: string; ema
       </p>
       {/* The email as a (hidden) username, so password managers file the new password under it. */}
       <input type="email" autoComplete="username" value={email} readOnly hidden />
-      <Field id={`${id}-name`} label="Name" optional error={fields.name}>
-        <Input
-          {...fieldAria(`${id}-name`, fields.name)}
-          autoComplete="name"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-        />
-      </Field>
-      <NewPasswordFields
-        id={id}
-        password={password}
-        confirm={confirm}
-        onPassword={setPassword}
-        onConfirm={setConfirm}
-        error={fields.password}
-        label={reset ? "New password" : "Password"}
-      />
-      {problem || (accept.error && Object.keys(fields).length === 0) ? (
-        <Notice tone="danger" compact>
-          {problem ?? errorMessage(accept.error)}
-        </Notice>
-      ) : null}
+      <NameField id={id} value={name} onChange={setName} error={fields.name} />
+      <NewPasswordFields id={id} {...newPassword.fields} error={fields.password} label={reset ? "New password" : "Password"} />
+      <ErrorNotice error={newPassword.problem ?? unshown} />
       <Button type="submit" variant="primary" disabled={accept.isPending || accept.isSuccess}>
         {accept.isPending || accept.isSuccess ? "Saving…" : reset ? "Set the new password" : "Create my account"}
       </Button>

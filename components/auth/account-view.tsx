@@ -8,14 +8,14 @@ import { toast } from "sonner";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClass } from "@/components/ui/button";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { errorMessage, formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
-import { Notice } from "@/components/ui/notice";
+import { ErrorNotice, Notice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Skeleton } from "@/components/ui/skeleton";
 import { ROLE_DESCRIPTIONS, ROLE_LABELS } from "@/server/auth/schemas";
-import { NewPasswordFields, passwordProblem } from "./new-password-fields";
+import { NewPasswordFields, useNewPassword } from "./account-fields";
 import { useSession } from "./session-context";
 
 export function AccountView() {
@@ -72,29 +72,25 @@ function ChangePasswordForm() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [current, setCurrent] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const newPassword = useNewPassword();
   const change = useMutation(
     trpc.auth.changePassword.mutationOptions({
       onSuccess: async () => {
         toast.success("Password changed. Your other sessions were signed out.");
         setCurrent("");
-        setPassword("");
-        setConfirm("");
+        newPassword.clear();
         await queryClient.invalidateQueries({ queryKey: trpc.auth.sessions.queryKey() });
       },
     }),
   );
-  const fields = change.error ? fieldErrors(change.error) : {};
+  const { fields, unshown } = formErrors(change.error);
+  // A wrong current password comes as a sentence, not a field error: show it under its field.
   const currentError =
     fields.currentPassword ?? (change.error && /current password/i.test(change.error.message) ? change.error.message : undefined);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const local = passwordProblem(password, confirm);
-    setProblem(local);
-    if (!local) change.mutate({ currentPassword: current, newPassword: password });
+    if (newPassword.check()) change.mutate({ currentPassword: current, newPassword: newPassword.password });
   }
 
   return (
@@ -109,20 +105,8 @@ function ChangePasswordForm() {
           onChange={(event) => setCurrent(event.target.value)}
         />
       </Field>
-      <NewPasswordFields
-        id={id}
-        password={password}
-        confirm={confirm}
-        onPassword={setPassword}
-        onConfirm={setConfirm}
-        error={fields.newPassword}
-        label="New password"
-      />
-      {problem || (change.error && !currentError && Object.keys(fields).length === 0) ? (
-        <Notice tone="danger" compact>
-          {problem ?? errorMessage(change.error)}
-        </Notice>
-      ) : null}
+      <NewPasswordFields id={id} {...newPassword.fields} error={fields.newPassword} label="New password" />
+      <ErrorNotice error={newPassword.problem ?? (currentError ? null : unshown)} />
       <div>
         <Button type="submit" variant="primary" disabled={change.isPending}>
           {change.isPending ? "Changing…" : "Change password"}

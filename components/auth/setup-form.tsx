@@ -5,10 +5,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
-import { Notice } from "@/components/ui/notice";
-import { NewPasswordFields, passwordProblem } from "./new-password-fields";
+import { ErrorNotice } from "@/components/ui/notice";
+import { EmailField, NameField, NewPasswordFields, useNewPassword } from "./account-fields";
 import { reloadAt } from "./auth-card";
 
 export function SetupForm({ needsToken }: { needsToken: boolean }) {
@@ -16,19 +16,15 @@ export function SetupForm({ needsToken }: { needsToken: boolean }) {
   const trpc = useTRPC();
   const [email, setEmail] = useState("");
   const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
   const [token, setToken] = useState("");
-  const [problem, setProblem] = useState<string | null>(null);
+  const newPassword = useNewPassword();
   const setup = useMutation(trpc.auth.setup.mutationOptions({ onSuccess: () => reloadAt("/playbooks") }));
-  const fields = setup.error ? fieldErrors(setup.error) : {};
+  const { fields, unshown } = formErrors(setup.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    const local = passwordProblem(password, confirm);
-    setProblem(local);
-    if (local) return;
-    setup.mutate({ email, name, password, ...(needsToken ? { setupToken: token } : {}) });
+    if (!newPassword.check()) return;
+    setup.mutate({ email, name, password: newPassword.password, ...(needsToken ? { setupToken: token } : {}) });
   }
 
   return (
@@ -51,37 +47,10 @@ export function SetupForm({ needsToken }: { needsToken: boolean }) {
           />
         </Field>
       ) : null}
-      <Field id={`${id}-email`} label="Email" error={fields.email}>
-        <Input
-          {...fieldAria(`${id}-email`, fields.email)}
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-      </Field>
-      <Field id={`${id}-name`} label="Name" optional error={fields.name}>
-        <Input
-          {...fieldAria(`${id}-name`, fields.name)}
-          autoComplete="name"
-          value={name}
-          onChange={(event) => setName(event.target.value)}
-        />
-      </Field>
-      <NewPasswordFields
-        id={id}
-        password={password}
-        confirm={confirm}
-        onPassword={setPassword}
-        onConfirm={setConfirm}
-        error={fields.password}
-      />
-      {problem || (setup.error && Object.keys(fields).length === 0) ? (
-        <Notice tone="danger" compact>
-          {problem ?? errorMessage(setup.error)}
-        </Notice>
-      ) : null}
+      <EmailField id={id} value={email} onChange={setEmail} error={fields.email} />
+      <NameField id={id} value={name} onChange={setName} error={fields.name} />
+      <NewPasswordFields id={id} {...newPassword.fields} error={fields.password} />
+      <ErrorNotice error={newPassword.problem ?? unshown} />
       <Button type="submit" variant="primary" disabled={setup.isPending || setup.isSuccess}>
         {setup.isPending || setup.isSuccess ? "Creating the admin…" : "Create the admin account"}
       </Button>

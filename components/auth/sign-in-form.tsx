@@ -5,9 +5,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
-import { Notice } from "@/components/ui/notice";
+import { ErrorNotice } from "@/components/ui/notice";
+import { EmailField } from "./account-fields";
 import { reloadAt, safeNext } from "./auth-card";
 
 export function SignInForm({ next }: { next: string | null }) {
@@ -21,7 +22,7 @@ export function SignInForm({ next }: { next: string | null }) {
       onSuccess: () => reloadAt(safeNext(next)),
     }),
   );
-  const fields = signIn.error ? fieldErrors(signIn.error) : {};
+  const { fields, unshown } = formErrors(signIn.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -30,17 +31,7 @@ export function SignInForm({ next }: { next: string | null }) {
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" noValidate>
-      <Field id={`${id}-email`} label="Email" error={fields.email}>
-        <Input
-          {...fieldAria(`${id}-email`, fields.email)}
-          type="email"
-          autoComplete="username"
-          required
-          autoFocus
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-      </Field>
+      <EmailField id={id} value={email} onChange={setEmail} error={fields.email} autoFocus />
       <Field id={`${id}-password`} label="Password" error={fields.password}>
         <Input
           {...fieldAria(`${id}-password`, fields.password)}
@@ -51,11 +42,7 @@ export function SignInForm({ next }: { next: string | null }) {
           onChange={(event) => setPassword(event.target.value)}
         />
       </Field>
-      {signIn.error && Object.keys(fields).length === 0 ? (
-        <Notice tone="danger" compact>
-          {errorMessage(signIn.error)}
-        </Notice>
-      ) : null}
+      <ErrorNotice error={unshown} />
       <Button type="submit" variant="primary" disabled={signIn.isPending || signIn.isSuccess}>
         {signIn.isPending || signIn.isSuccess ? "Signing in…" : "Sign in"}
       </Button>

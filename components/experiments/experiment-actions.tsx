@@ -8,7 +8,7 @@ import { useId, useState, type ReactNode } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
-import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogActions, DialogContent } from "@/components/ui/dialog";
 import { errorMessage } from "@/components/ui/errors";
 import { Field, fieldAria, Input, Label, Textarea } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
@@ -115,21 +115,31 @@ function useDecide(onDone: () => void) {
   );
 }
 
-function Frame({
+/** The frame of each action's dialog: what the action does, its fields, the server's error, Cancel and the action's button. */
+function ActionDialog({
   title,
   description,
   onClose,
+  error,
+  submit,
   children,
 }: {
   title: string;
   description?: ReactNode;
   onClose: () => void;
-  children: ReactNode;
+  error: unknown;
+  submit: ReactNode;
+  children?: ReactNode;
 }) {
   return (
     <Dialog open onOpenChange={(next) => (next ? undefined : onClose())}>
       <DialogContent title={title} description={description}>
-        {children}
+        <div className="flex flex-col gap-4">
+          {children}
+          <DialogActions error={error} onCancel={onClose}>
+            {submit}
+          </DialogActions>
+        </div>
       </DialogContent>
     </Dialog>
   );
@@ -146,52 +156,54 @@ function StartDialog({ experiment, onClose }: { experiment: ExperimentDefinition
   const mutation = useUpdate(onClose, (after) =>
     restart ? `Restarted “${after.name}” in phase ${after.phase?.number ?? nextPhase}` : `Started “${after.name}”`,
   );
-  const confirmId = useId();
   const patch: UpdateExperimentFields = restart ? { status: "running", confirmNewPhase: true } : { status: "running" };
   return (
-    <Frame
+    <ActionDialog
       title={restart ? `Restart “${experiment.name}”` : `Start “${experiment.name}”`}
       description={`From now on, agents that ask are assigned a variant: ${splitText(experiment)}.`}
       onClose={onClose}
+      error={mutation.error}
+      submit={
+        <Button
+          variant="primary"
+          disabled={mutation.isPending || (restart && !confirmed)}
+          onClick={() => mutation.mutate({ key: experiment.key, ...patch })}
+        >
+          <CirclePlay aria-hidden /> {mutation.isPending ? "Starting…" : restart ? `Start phase ${nextPhase}` : "Start experiment"}
+        </Button>
+      }
     >
-      <div className="flex flex-col gap-4">
-        {restart ? (
-          <>
-            <NewPhaseWarning nextPhase={nextPhase} why="Restarting a stopped experiment" />
-            <label htmlFor={confirmId} className="flex items-start gap-2 text-[13px] text-ink">
-              <Checkbox id={confirmId} className="mt-0.5" checked={confirmed} onChange={(event) => setConfirmed(event.target.checked)} />I
-              understand that phase {nextPhase} starts with a new seed and is analysed on its own.
-            </label>
-          </>
-        ) : null}
-        {mutation.error ? (
-          <Notice tone="danger" compact>
-            {errorMessage(mutation.error)}
-          </Notice>
-        ) : null}
-        <DialogFooter>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="primary"
-            disabled={mutation.isPending || (restart && !confirmed)}
-            onClick={() => mutation.mutate({ key: experiment.key, ...patch })}
-          >
-            <CirclePlay aria-hidden /> {mutation.isPending ? "Starting…" : restart ? `Start phase ${nextPhase}` : "Start experiment"}
-          </Button>
-        </DialogFooter>
-      </div>
-    </Frame>
+      {restart ? (
+        <NewPhaseConfirm nextPhase={nextPhase} why="Restarting a stopped experiment" confirmed={confirmed} onConfirmed={setConfirmed} />
+      ) : null}
+    </ActionDialog>
   );
 }
 
-function NewPhaseWarning({ nextPhase, why }: { nextPhase: number; why: string }) {
+/** A new phase throws away nothing but starts the results again: say so, and have it confirmed. */
+function NewPhaseConfirm({
+  nextPhase,
+  why,
+  confirmed,
+  onConfirmed,
+}: {
+  nextPhase: number;
+  why: string;
+  confirmed: boolean;
+  onConfirmed: (confirmed: boolean) => void;
+}) {
+  const id = useId();
   return (
-    <Notice tone="warning" title={`This starts phase ${nextPhase}`} announce={false}>
-      {why} starts phase {nextPhase} with a new seed: every unit is randomised again, and phase {nextPhase} is analysed on its own, never
-      pooled with the earlier phases. Its results start from zero.
-    </Notice>
+    <>
+      <Notice tone="warning" title={`This starts phase ${nextPhase}`} announce={false}>
+        {why} starts phase {nextPhase} with a new seed: every unit is randomised again, and phase {nextPhase} is analysed on its own, never
+        pooled with the earlier phases. Its results start from zero.
+      </Notice>
+      <label htmlFor={id} className="flex items-start gap-2 text-[13px] text-ink">
+        <Checkbox id={id} className="mt-0.5" checked={confirmed} onChange={(event) => onConfirmed(event.target.checked)} />I understand that
+        phase {nextPhase} starts with a new seed and is analysed on its own.
+      </label>
+    </>
   );
 }
 
@@ -209,28 +221,19 @@ function StopDialog({ experiment, onClose }: { experiment: ExperimentDefinition;
   const mutation = useDecide(onClose);
   const input: DecideInput = { key: experiment.key, action: "stop", note };
   return (
-    <Frame
+    <ActionDialog
       title={`Stop “${experiment.name}”`}
       description="Assignment ends: agents that ask get no variant (reason “stopped”). The results stay as they are; you can still ship a variant afterwards."
       onClose={onClose}
+      error={mutation.error}
+      submit={
+        <Button variant="danger" disabled={mutation.isPending} onClick={() => mutation.mutate(input)}>
+          <CircleStop aria-hidden /> {mutation.isPending ? "Stopping…" : "Stop experiment"}
+        </Button>
+      }
     >
-      <div className="flex flex-col gap-4">
-        <NoteField value={note} onChange={setNote} hint="Why it stops without a winner, for the history." />
-        {mutation.error ? (
-          <Notice tone="danger" compact>
-            {errorMessage(mutation.error)}
-          </Notice>
-        ) : null}
-        <DialogFooter>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button variant="danger" disabled={mutation.isPending} onClick={() => mutation.mutate(input)}>
-            <CircleStop aria-hidden /> {mutation.isPending ? "Stopping…" : "Stop experiment"}
-          </Button>
-        </DialogFooter>
-      </div>
-    </Frame>
+      <NoteField value={note} onChange={setNote} hint="Why it stops without a winner, for the history." />
+    </ActionDialog>
   );
 }
 
@@ -259,61 +262,52 @@ function ShipDialog({
   const rollbackId = useId();
   const pinned = rollbackTarget(experiment, variant, playbookVersion);
   return (
-    <Frame
+    <ActionDialog
       title={`Ship a variant of “${experiment.name}”`}
       description="Records the decision (who, when, which variant, why) and stops the experiment."
       onClose={onClose}
+      error={mutation.error}
+      submit={
+        <Button
+          variant="primary"
+          disabled={mutation.isPending}
+          onClick={() => mutation.mutate({ key: experiment.key, action: "ship", variant, note, rollback: pinned !== null && rollback })}
+        >
+          <Rocket aria-hidden /> {mutation.isPending ? "Shipping…" : `Ship ${variant}`}
+        </Button>
+      }
     >
-      <div className="flex flex-col gap-4">
-        <div className="flex flex-col gap-1.5">
-          <Label htmlFor={`${rollbackId}-variant`}>Variant</Label>
-          <Select<string>
-            id={`${rollbackId}-variant`}
-            className="w-full"
-            value={variant}
-            onValueChange={setVariant}
-            options={experiment.variants.map((v) => ({
-              value: v.key,
-              label: `${v.key} · ${v.name}`,
-              hint: v.key === suggested ? "favoured by the results" : targetLabel(v.target),
-              textValue: `${v.key} · ${v.name}`,
-            }))}
-          />
-        </div>
-        {pinned !== null ? (
-          <div className="rounded-lg border border-line bg-subtle/50 p-3">
-            <label htmlFor={rollbackId} className="flex items-start gap-2 text-[13px] text-ink">
-              <Checkbox id={rollbackId} className="mt-0.5" checked={rollback} onChange={(event) => setRollback(event.target.checked)} />
-              <span>
-                Roll “{experiment.playbook}” back to version {pinned}
-                <span className="block text-xs text-ink-muted">
-                  Variant {variant} serves version {pinned}; the playbook is at version {playbookVersion}. The rollback writes version{" "}
-                  {(playbookVersion ?? 0) + 1} with its own delta in the history; bullets added since are archived, never deleted.
-                </span>
-              </span>
-            </label>
-          </div>
-        ) : null}
-        <NoteField value={note} onChange={setNote} hint="Why this variant, for the history." />
-        {mutation.error ? (
-          <Notice tone="danger" compact>
-            {errorMessage(mutation.error)}
-          </Notice>
-        ) : null}
-        <DialogFooter>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="primary"
-            disabled={mutation.isPending}
-            onClick={() => mutation.mutate({ key: experiment.key, action: "ship", variant, note, rollback: pinned !== null && rollback })}
-          >
-            <Rocket aria-hidden /> {mutation.isPending ? "Shipping…" : `Ship ${variant}`}
-          </Button>
-        </DialogFooter>
+      <div className="flex flex-col gap-1.5">
+        <Label htmlFor={`${rollbackId}-variant`}>Variant</Label>
+        <Select<string>
+          id={`${rollbackId}-variant`}
+          className="w-full"
+          value={variant}
+          onValueChange={setVariant}
+          options={experiment.variants.map((v) => ({
+            value: v.key,
+            label: `${v.key} · ${v.name}`,
+            hint: v.key === suggested ? "favoured by the results" : targetLabel(v.target),
+            textValue: `${v.key} · ${v.name}`,
+          }))}
+        />
       </div>
-    </Frame>
+      {pinned !== null ? (
+        <div className="rounded-lg border border-line bg-subtle/50 p-3">
+          <label htmlFor={rollbackId} className="flex items-start gap-2 text-[13px] text-ink">
+            <Checkbox id={rollbackId} className="mt-0.5" checked={rollback} onChange={(event) => setRollback(event.target.checked)} />
+            <span>
+              Roll “{experiment.playbook}” back to version {pinned}
+              <span className="block text-xs text-ink-muted">
+                Variant {variant} serves version {pinned}; the playbook is at version {playbookVersion}. The rollback writes version{" "}
+                {(playbookVersion ?? 0) + 1} with its own delta in the history; bullets added since are archived, never deleted.
+              </span>
+            </span>
+          </label>
+        </div>
+      ) : null}
+      <NoteField value={note} onChange={setNote} hint="Why this variant, for the history." />
+    </ActionDialog>
   );
 }
 
@@ -358,85 +352,70 @@ function WeightsDialog({ experiment, onClose }: { experiment: ExperimentDefiniti
   const changed = check.ok && check.changed;
 
   return (
-    <Frame
+    <ActionDialog
       title={running ? "Edit weights and coverage" : "Edit weights and coverage (draft)"}
       description={running ? `Now: ${splitText(experiment)}.` : "The draft takes the new split; nothing has been assigned yet."}
       onClose={onClose}
-    >
-      <div className="flex flex-col gap-4">
-        <ol className="flex flex-col gap-2" aria-label="Weights">
-          {experiment.variants.map((variant, index) => (
-            <li key={variant.key} className="flex items-center gap-3">
-              <Label htmlFor={`${ids}-${index}`} className="min-w-0 flex-1 truncate">
-                <span className="font-mono">{variant.key}</span> <span className="font-normal text-ink-muted">{variant.name}</span>
-              </Label>
-              <Input
-                id={`${ids}-${index}`}
-                aria-label={`Variant ${variant.key} weight (%)`}
-                aria-describedby={`${ids}-total`}
-                inputMode="decimal"
-                className="w-24 tabular-nums"
-                value={draft.weights[index] ?? ""}
-                onChange={(event) => setDraft({ ...draft, weights: draft.weights.map((w, i) => (i === index ? event.target.value : w)) })}
-              />
-              <span className="text-xs text-ink-faint">%</span>
-            </li>
-          ))}
-        </ol>
-        <WeightTotal
-          id={`${ids}-total`}
-          weights={draft.weights}
-          onSplitEvenly={() => setDraft({ ...draft, weights: evenWeights(experiment.variants.length).map(percentText) })}
-        />
-        <Field
-          id={`${ids}-coverage`}
-          label="Coverage (%)"
-          error={check.ok ? undefined : check.coverage}
-          hint="Share of all units that enter the experiment."
+      error={mutation.error}
+      submit={
+        <Button
+          variant="primary"
+          disabled={!changed || mutation.isPending || (running && !confirmed)}
+          onClick={() => {
+            if (!check.ok || !check.changed) return;
+            mutation.mutate({ key: experiment.key, ...check.patch, ...(check.newPhase ? { confirmNewPhase: true } : {}) });
+          }}
         >
-          <Input
-            {...fieldAria(`${ids}-coverage`, check.ok ? undefined : check.coverage, true)}
-            inputMode="decimal"
-            className="w-28 tabular-nums"
-            value={draft.coverage}
-            onChange={(event) => setDraft({ ...draft, coverage: event.target.value })}
-          />
-        </Field>
-        {running && changed ? (
-          <>
-            <NewPhaseWarning nextPhase={nextPhase} why="Changing the weights or coverage of a running experiment" />
-            <label htmlFor={`${ids}-confirm`} className="flex items-start gap-2 text-[13px] text-ink">
-              <Checkbox
-                id={`${ids}-confirm`}
-                className="mt-0.5"
-                checked={confirmed}
-                onChange={(event) => setConfirmed(event.target.checked)}
-              />
-              I understand that phase {nextPhase} starts with a new seed and is analysed on its own.
-            </label>
-          </>
-        ) : null}
-        {mutation.error ? (
-          <Notice tone="danger" compact>
-            {errorMessage(mutation.error)}
-          </Notice>
-        ) : null}
-        <DialogFooter>
-          <Button variant="secondary" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button
-            variant="primary"
-            disabled={!changed || mutation.isPending || (running && !confirmed)}
-            onClick={() => {
-              if (!check.ok || !check.changed) return;
-              mutation.mutate({ key: experiment.key, ...check.patch, ...(check.newPhase ? { confirmNewPhase: true } : {}) });
-            }}
-          >
-            {mutation.isPending ? "Saving…" : running && changed ? `Start phase ${nextPhase}` : "Save weights"}
-          </Button>
-        </DialogFooter>
-      </div>
-    </Frame>
+          {mutation.isPending ? "Saving…" : running && changed ? `Start phase ${nextPhase}` : "Save weights"}
+        </Button>
+      }
+    >
+      <ol className="flex flex-col gap-2" aria-label="Weights">
+        {experiment.variants.map((variant, index) => (
+          <li key={variant.key} className="flex items-center gap-3">
+            <Label htmlFor={`${ids}-${index}`} className="min-w-0 flex-1 truncate">
+              <span className="font-mono">{variant.key}</span> <span className="font-normal text-ink-muted">{variant.name}</span>
+            </Label>
+            <Input
+              id={`${ids}-${index}`}
+              aria-label={`Variant ${variant.key} weight (%)`}
+              aria-describedby={`${ids}-total`}
+              inputMode="decimal"
+              className="w-24 tabular-nums"
+              value={draft.weights[index] ?? ""}
+              onChange={(event) => setDraft({ ...draft, weights: draft.weights.map((w, i) => (i === index ? event.target.value : w)) })}
+            />
+            <span className="text-xs text-ink-faint">%</span>
+          </li>
+        ))}
+      </ol>
+      <WeightTotal
+        id={`${ids}-total`}
+        weights={draft.weights}
+        onSplitEvenly={() => setDraft({ ...draft, weights: evenWeights(experiment.variants.length).map(percentText) })}
+      />
+      <Field
+        id={`${ids}-coverage`}
+        label="Coverage (%)"
+        error={check.ok ? undefined : check.coverage}
+        hint="Share of all units that enter the experiment."
+      >
+        <Input
+          {...fieldAria(`${ids}-coverage`, check.ok ? undefined : check.coverage, true)}
+          inputMode="decimal"
+          className="w-28 tabular-nums"
+          value={draft.coverage}
+          onChange={(event) => setDraft({ ...draft, coverage: event.target.value })}
+        />
+      </Field>
+      {running && changed ? (
+        <NewPhaseConfirm
+          nextPhase={nextPhase}
+          why="Changing the weights or coverage of a running experiment"
+          confirmed={confirmed}
+          onConfirmed={setConfirmed}
+        />
+      ) : null}
+    </ActionDialog>
   );
 }

@@ -7,26 +7,24 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { useTRPC } from "@/components/trpc/client";
-import { errorMessage, fieldErrors } from "@/components/ui/errors";
+import { formErrors } from "@/components/ui/errors";
 
 export function NewPlaybookDialog() {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogTrigger asChild>
+    <DialogButton
+      button={
         <Button variant="primary">
           <Plus aria-hidden /> New playbook
         </Button>
-      </DialogTrigger>
-      {open ? (
-        <DialogContent title="New playbook" description="Starts with the ACE default sections and no bullets.">
-          <NewPlaybookForm onDone={() => setOpen(false)} />
-        </DialogContent>
-      ) : null}
-    </Dialog>
+      }
+      title="New playbook"
+      description="Starts with the ACE default sections and no bullets."
+    >
+      {(close) => <NewPlaybookForm onDone={close} />}
+    </DialogButton>
   );
 }
 
@@ -49,8 +47,7 @@ function NewPlaybookForm({ onDone }: { onDone: () => void }) {
       },
     }),
   );
-  const errors = fieldErrors(mutation.error);
-  const hasFieldErrors = Object.keys(errors).length > 0;
+  const { fields: errors, unshown } = formErrors(mutation.error);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -84,19 +81,11 @@ function NewPlaybookForm({ onDone }: { onDone: () => void }) {
           rows={3}
         />
       </Field>
-      {mutation.isError && !hasFieldErrors ? (
-        <p role="alert" className="rounded-lg border border-rose-200 bg-danger-soft px-3 py-2 text-sm text-rose-900">
-          {errorMessage(mutation.error)}
-        </p>
-      ) : null}
-      <DialogFooter>
-        <Button variant="secondary" onClick={onDone}>
-          Cancel
-        </Button>
+      <DialogActions error={unshown} onCancel={onDone}>
         <Button type="submit" variant="primary" disabled={mutation.isPending}>
           {mutation.isPending ? "Creating…" : "Create playbook"}
         </Button>
-      </DialogFooter>
+      </DialogActions>
     </form>
   );
 }

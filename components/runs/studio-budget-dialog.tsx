@@ -6,7 +6,7 @@ import { Wallet } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
@@ -24,23 +24,18 @@ export function StudioBudgetButton({
   label?: string;
   variant?: "secondary" | "ghost";
 }) {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogTrigger asChild>
+    <DialogButton
+      button={
         <Button variant={variant} size={variant === "ghost" ? "sm" : "md"}>
           <Wallet aria-hidden /> {label}
         </Button>
-      </DialogTrigger>
-      {open ? (
-        <DialogContent
-          title="Studio budget"
-          description="A monthly limit on the LLM tokens and dollars all playbooks' runs may use together. A warning at 75 %; at 100 % new runs wait for the next month."
-        >
-          <StudioBudgetForm onDone={() => setOpen(false)} />
-        </DialogContent>
-      ) : null}
-    </Dialog>
+      }
+      title="Studio budget"
+      description="A monthly limit on the LLM tokens and dollars all playbooks' runs may use together. A warning at 75 %; at 100 % new runs wait for the next month."
+    >
+      {(close) => <StudioBudgetForm onDone={close} />}
+    </DialogButton>
   );
 }
 
@@ -127,19 +122,11 @@ function BudgetFields({ budget, onDone }: { budget: StudioBudget; onDone: () => 
           onChange={(event) => setCost(event.target.value)}
         />
       </Field>
-      {mutation.isError ? (
-        <Notice tone="danger" compact>
-          {errorMessage(mutation.error)}
-        </Notice>
-      ) : null}
-      <DialogFooter>
-        <Button variant="secondary" onClick={onDone}>
-          Cancel
-        </Button>
+      <DialogActions error={mutation.error} onCancel={onDone}>
         <Button type="submit" variant="primary" disabled={mutation.isPending}>
           {mutation.isPending ? "Saving…" : "Save budget"}
         </Button>
-      </DialogFooter>
+      </DialogActions>
     </form>
   );
 }

@@ -2,8 +2,10 @@
 // Modal dialog and side sheet on Radix Dialog: focus trap, Escape to close, labelled by its title.
 import { X } from "lucide-react";
 import { Dialog as RadixDialog } from "radix-ui";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
+import { Button } from "./button";
 import { cn } from "./cn";
+import { ErrorNotice } from "./notice";
 
 export const Dialog = RadixDialog.Root;
 export const DialogTrigger = RadixDialog.Trigger;
@@ -127,4 +129,50 @@ export function SheetContent({
 /** Footer row for dialog actions, right-aligned, stacked on phones. */
 export function DialogFooter({ children }: { children: ReactNode }) {
   return <div className="mt-5 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">{children}</div>;
+}
+
+/**
+ * The end of a dialog that does something: the server's error if the last try failed (the dialog
+ * stays open, nothing typed is lost), then Cancel and the dialog's own button(s).
+ */
+export function DialogActions({ error, onCancel, children }: { error?: unknown; onCancel: () => void; children: ReactNode }) {
+  return (
+    <>
+      <ErrorNotice error={error} />
+      <DialogFooter>
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+        {children}
+      </DialogFooter>
+    </>
+  );
+}
+
+/**
+ * A button and the dialog it opens. The body mounts only while open, so each opening starts from a
+ * blank form; it gets `close` for its Cancel and for when it is done.
+ */
+export function DialogButton({
+  button,
+  title,
+  description,
+  children,
+}: {
+  button: ReactNode;
+  title: ReactNode;
+  description?: ReactNode;
+  children: (close: () => void) => ReactNode;
+}) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Dialog open={open} onOpenChange={setOpen}>
+      <DialogTrigger asChild>{button}</DialogTrigger>
+      {open ? (
+        <DialogContent title={title} description={description}>
+          {children(() => setOpen(false))}
+        </DialogContent>
+      ) : null}
+    </Dialog>
+  );
 }

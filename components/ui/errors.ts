@@ -28,6 +28,15 @@ export function fieldErrors(error: unknown): Record<string, string> {
   return out;
 }
 
+/**
+ * A form's errors: each field's first message (shown under the field), and the error itself when
+ * no field shows it (`unshown`, for a notice above the buttons); null when there is none.
+ */
+export function formErrors(error: unknown): { fields: Record<string, string>; unshown: unknown } {
+  const fields = fieldErrors(error);
+  return { fields, unshown: Object.keys(fields).length === 0 ? error : null };
+}
+
 /** A sentence to show for any error. Zod errors list their field messages instead of the raw JSON. */
 export function errorMessage(error: unknown): string {
   const zod = zodErrorOf(error);

@@ -3,6 +3,7 @@
 import { CircleAlert, CircleCheck, Info, TriangleAlert } from "lucide-react";
 import type { ReactNode } from "react";
 import { cn } from "./cn";
+import { errorMessage } from "./errors";
 
 const TONES = {
   danger: { box: "border-rose-200 bg-danger-soft text-rose-900", icon: CircleAlert, iconClass: "text-danger", role: "alert" },
@@ -46,5 +47,15 @@ export function Notice({
         {actions ? <div className="mt-2.5 flex flex-wrap gap-2">{actions}</div> : null}
       </div>
     </div>
+  );
+}
+
+/** A form's or dialog's error, or nothing: a sentence of the form's own, or any error the server sent. */
+export function ErrorNotice({ error, className }: { error: unknown; className?: string }) {
+  if (!error) return null;
+  return (
+    <Notice tone="danger" compact className={className}>
+      {typeof error === "string" ? error : errorMessage(error)}
+    </Notice>
   );
 }

@@ -4,9 +4,8 @@
 // dialog next to the reason so nothing typed is lost.
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { Button, type ButtonVariant } from "./button";
-import { Dialog, DialogContent, DialogFooter } from "./dialog";
+import { Dialog, DialogActions, DialogContent } from "./dialog";
 import { Field, fieldAria, Textarea } from "./input";
-import { Notice } from "./notice";
 
 export function ReasonDialog({
   open,
@@ -120,19 +119,11 @@ function ReasonForm({
           }}
         />
       </Field>
-      {error ? (
-        <Notice tone="danger" compact>
-          {error}
-        </Notice>
-      ) : null}
-      <DialogFooter>
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
+      <DialogActions error={error} onCancel={onCancel}>
         <Button type="submit" variant={variant} disabled={pending}>
           {pending ? (pendingLabel ?? `${confirmLabel}…`) : confirmLabel}
         </Button>
-      </DialogFooter>
+      </DialogActions>
     </form>
   );
 }

@@ -2,13 +2,15 @@
 // The experiments list (/experiments): every experiment with its status, leader, significance, SRM
 // flag and progress, filtered by status and playbook in the URL.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { FilterX, FlaskConical, Plus, SearchX } from "lucide-react";
+import { FlaskConical, Plus } from "lucide-react";
 import Link from "next/link";
-import { Button, buttonClass } from "@/components/ui/button";
+import { buttonClass } from "@/components/ui/button";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { EmptyState } from "@/components/ui/empty-state";
+import { FilterBar, FilterSummary, NoMatches } from "@/components/ui/filter-bar";
 import { plural } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
+import { PageHeader } from "@/components/ui/page-header";
 import { FilterSelect } from "@/components/ui/select";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
@@ -41,22 +43,19 @@ export function ExperimentsView() {
 
   return (
     <>
-      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight text-ink">Experiments</h1>
-          <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-            Variants of a playbook served side by side to agents assigned by consistent hashing, with the success rate, its significance and
-            the guardrails of each against the control.
-          </p>
-        </div>
-        {canCreate ? (
-          <Link href={newExperimentHref(filters.playbookId ?? undefined)} className={buttonClass("primary")}>
-            <Plus aria-hidden /> New experiment
-          </Link>
-        ) : null}
-      </div>
+      <PageHeader
+        title="Experiments"
+        description="Variants of a playbook served side by side to agents assigned by consistent hashing, with the success rate, its significance and the guardrails of each against the control."
+        actions={
+          canCreate ? (
+            <Link href={newExperimentHref(filters.playbookId ?? undefined)} className={buttonClass("primary")}>
+              <Plus aria-hidden /> New experiment
+            </Link>
+          ) : null
+        }
+      />
 
-      <div className="relative z-20 -mx-4 flex flex-wrap items-center gap-2 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+      <FilterBar className="flex flex-wrap items-center gap-2">
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
         <FilterSelect<ExperimentStatus>
           label="Status"
@@ -67,16 +66,12 @@ export function ExperimentsView() {
           any={{ label: "Any" }}
           options={EXPERIMENT_STATUSES.map((status) => ({ value: status, label: STATUS_META[status].label }))}
         />
-        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
-          {query.isFetching ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
-          <span className="tabular-nums">{query.isPending ? "Loading…" : plural(items.length, "experiment")}</span>
-          {hasExperimentFilters(filters) ? (
-            <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
-              <FilterX aria-hidden /> Reset
-            </Button>
-          ) : null}
-        </div>
-      </div>
+        <FilterSummary
+          text={query.isPending ? "Loading…" : plural(items.length, "experiment")}
+          loading={query.isFetching}
+          onReset={hasExperimentFilters(filters) ? reset : undefined}
+        />
+      </FilterBar>
 
       <div className="pb-16 pt-4">
         {query.isPending ? (
@@ -85,17 +80,9 @@ export function ExperimentsView() {
           <LoadFailed what="experiments" error={query.error} onRetry={() => void query.refetch()} />
         ) : items.length === 0 ? (
           hasExperimentFilters(filters) ? (
-            <EmptyState
-              icon={<SearchX />}
-              title="No experiments match"
-              actions={
-                <Button variant="primary" onClick={reset}>
-                  <FilterX aria-hidden /> Reset filters
-                </Button>
-              }
-            >
+            <NoMatches title="No experiments match" onReset={reset}>
               No experiment has this playbook and status. Loosen the filters, or reset to see every experiment.
-            </EmptyState>
+            </NoMatches>
           ) : (
             <EmptyState
               icon={<FlaskConical />}

@@ -3,12 +3,13 @@
 // playbook of 10,000 bullets keeps ~30 rows in the DOM. Rows measure themselves (content varies).
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import { FilterX, RotateCw, SearchX } from "lucide-react";
+import { RotateCw } from "lucide-react";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
+import { NoMatches } from "@/components/ui/filter-bar";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
@@ -130,17 +131,9 @@ export function BulletList({
   }
   if (bullets.length === 0) {
     return filtered ? (
-      <EmptyState
-        icon={<SearchX />}
-        title="No bullets match"
-        actions={
-          <Button variant="primary" onClick={api.reset}>
-            <FilterX aria-hidden /> Reset filters
-          </Button>
-        }
-      >
+      <NoMatches title="No bullets match" onReset={api.reset}>
         Nothing in this playbook matches the search and filters above. Loosen them, or reset to see every active bullet.
-      </EmptyState>
+      </NoMatches>
     ) : (
       <EmptyState title="This playbook has no bullets yet">
         Import a playbook file into it, or let the curator add bullets as the agent learns.

@@ -1,8 +1,9 @@
 "use client";
 // The sticky filter bar above the bullet list. Every control writes to the URL (see use-bullet-filters).
-import { ArrowDownWideNarrow, ArrowUpNarrowWide, FilterX, Plus } from "lucide-react";
+import { ArrowDownWideNarrow, ArrowUpNarrowWide, Plus } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
+import { FilterBar, FilterSummary } from "@/components/ui/filter-bar";
 import { cn } from "@/components/ui/cn";
 import { FilterSelect, Select } from "@/components/ui/select";
 import { formatNumber, plural } from "@/components/ui/format";
@@ -33,7 +34,7 @@ export function BulletToolbar({
 
   return (
     // Sticky from the small breakpoint up: on a phone four rows of controls would hide the list.
-    <div className="relative z-20 -mx-4 border-b border-line bg-canvas px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+    <FilterBar className="bg-canvas">
       <div className="flex flex-wrap items-center gap-2">
         <DebouncedInput
           search
@@ -123,22 +124,18 @@ export function BulletToolbar({
             );
           })}
         </div>
-        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
-          {loading ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
-          <span className="tabular-nums">
-            {matching === null
+        <FilterSummary
+          text={
+            matching === null
               ? "Loading…"
               : hasActiveFilters(filters)
                 ? `${formatNumber(matching)} of ${plural(statusTotal, "bullet")}`
-                : plural(matching, "bullet")}
-          </span>
-          {hasActiveFilters(filters) ? (
-            <Button size="sm" variant="ghost" className="h-7" onClick={api.reset}>
-              <FilterX aria-hidden /> Reset
-            </Button>
-          ) : null}
-        </div>
+                : plural(matching, "bullet")
+          }
+          loading={loading}
+          onReset={hasActiveFilters(filters) ? api.reset : undefined}
+        />
       </div>
-    </div>
+    </FilterBar>
   );
 }

@@ -2,12 +2,14 @@
 // The runs list (/runs): every reflector and curator run, newest first, filtered by the URL. While a
 // run on screen is queued or running, the list asks again every few seconds.
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { Bot, FilterX, SearchX } from "lucide-react";
+import { Bot } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
-import { Button, buttonClass } from "@/components/ui/button";
+import { buttonClass } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
+import { FilterBar, FilterSummary, NoMatches } from "@/components/ui/filter-bar";
 import { LoadFailed } from "@/components/ui/load-failed";
+import { PageHeader } from "@/components/ui/page-header";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
@@ -37,17 +39,13 @@ export function RunsView() {
 
   return (
     <>
-      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight text-ink">Runs</h1>
-          <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-            The reflector and curator at work: each run with its provider, prompts, answers, tokens and cost, and the delta it proposed.
-          </p>
-        </div>
-        <StudioBudgetButton />
-      </div>
+      <PageHeader
+        title="Runs"
+        description="The reflector and curator at work: each run with its provider, prompts, answers, tokens and cost, and the delta it proposed."
+        actions={<StudioBudgetButton />}
+      />
 
-      <div className="relative z-20 -mx-4 flex flex-wrap items-center gap-2 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+      <FilterBar className="flex flex-wrap items-center gap-2">
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
         <FilterSelect<RunRole>
           label="Role"
@@ -67,18 +65,12 @@ export function RunsView() {
           any={{ label: "Any" }}
           options={RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))}
         />
-        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
-          {query.isFetching && !query.isFetchingNextPage ? (
-            <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden />
-          ) : null}
-          <span className="tabular-nums">{query.isPending ? "Loading…" : plural(total, "run")}</span>
-          {hasRunFilters(filters) ? (
-            <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
-              <FilterX aria-hidden /> Reset
-            </Button>
-          ) : null}
-        </div>
-      </div>
+        <FilterSummary
+          text={query.isPending ? "Loading…" : plural(total, "run")}
+          loading={query.isFetching && !query.isFetchingNextPage}
+          onReset={hasRunFilters(filters) ? reset : undefined}
+        />
+      </FilterBar>
 
       <div className="pb-16 pt-4">
         {query.isPending ? (
@@ -87,17 +79,9 @@ export function RunsView() {
           <LoadFailed what="runs" error={query.error} onRetry={() => void query.refetch()} />
         ) : items.length === 0 ? (
           hasRunFilters(filters) ? (
-            <EmptyState
-              icon={<SearchX />}
-              title="No runs match"
-              actions={
-                <Button variant="primary" onClick={reset}>
-                  <FilterX aria-hidden /> Reset filters
-                </Button>
-              }
-            >
+            <NoMatches title="No runs match" onReset={reset}>
               No run has this playbook, role and status. Loosen the filters, or reset to see every run.
-            </EmptyState>
+            </NoMatches>
           ) : (
             <EmptyState
               icon={<Bot />}

@@ -2,14 +2,16 @@
 // The trace explorer (/traces): every run an agent reported, newest first, filtered by what the URL
 // says, loading further pages as the reader scrolls.
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
-import { FileCode2, FilterX, Inbox, SearchX, X } from "lucide-react";
+import { FileCode2, Inbox, X } from "lucide-react";
 import Link from "next/link";
 import { useMemo } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
 import { EmptyState } from "@/components/ui/empty-state";
+import { FilterBar, FilterSummary, NoMatches } from "@/components/ui/filter-bar";
 import { Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
+import { PageHeader } from "@/components/ui/page-header";
 import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
@@ -54,18 +56,15 @@ export function TraceExplorer() {
 
   return (
     <>
-      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
-        <div>
-          <h1 className="text-2xl font-semibold tracking-tight text-ink">Traces</h1>
-          <p className="mt-1 max-w-2xl text-sm text-ink-muted">
-            Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The reflector learns
-            from each one.
-          </p>
-        </div>
-        <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
-          <FileCode2 aria-hidden /> API reference
-        </a>
-      </div>
+      <PageHeader
+        title="Traces"
+        description="Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The reflector learns from each one."
+        actions={
+          <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
+            <FileCode2 aria-hidden /> API reference
+          </a>
+        }
+      />
 
       <TraceFilterBar
         filters={filters}
@@ -82,17 +81,9 @@ export function TraceExplorer() {
           <LoadFailed what="traces" error={query.error} onRetry={() => void query.refetch()} />
         ) : items.length === 0 ? (
           filtered ? (
-            <EmptyState
-              icon={<SearchX />}
-              title="No traces match"
-              actions={
-                <Button variant="primary" onClick={reset}>
-                  <FilterX aria-hidden /> Reset filters
-                </Button>
-              }
-            >
+            <NoMatches title="No traces match" onReset={reset}>
               Nothing matches the search and filters above. Loosen them, or reset to see every trace.
-            </EmptyState>
+            </NoMatches>
           ) : (
             <EmptyState
               icon={<Inbox />}
@@ -143,7 +134,7 @@ function TraceFilterBar({
   loading: boolean;
 }) {
   return (
-    <div className="relative z-20 -mx-4 border-b border-line bg-canvas/95 px-4 py-3 sm:sticky sm:top-14 sm:-mx-6 sm:px-6 lg:mx-0 lg:px-0">
+    <FilterBar>
       <div className="flex flex-wrap items-center gap-2">
         <DebouncedInput
           search
@@ -193,17 +184,9 @@ function TraceFilterBar({
         {filters.start || filters.end ? (
           <SpanFilter start={filters.start} end={filters.end} onClear={() => update({ start: null, end: null })} />
         ) : null}
-        <div className="ml-auto flex items-center gap-2 text-xs text-ink-muted" aria-live="polite">
-          {loading ? <span className="size-1.5 animate-pulse rounded-full bg-accent" aria-hidden /> : null}
-          <span className="tabular-nums">{summary}</span>
-          {hasTraceFilters(filters) ? (
-            <Button size="sm" variant="ghost" className="h-7" onClick={reset}>
-              <FilterX aria-hidden /> Reset
-            </Button>
-          ) : null}
-        </div>
+        <FilterSummary text={summary} loading={loading} onReset={hasTraceFilters(filters) ? reset : undefined} />
       </div>
-    </div>
+    </FilterBar>
   );
 }
 

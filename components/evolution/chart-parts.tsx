@@ -59,7 +59,7 @@ export interface TooltipLine {
  * The tooltip of a time chart: the bucket's span in the reader's zone, then one line per series
  * from `lines(row)`. Rows are the chart's own data points (recharts passes them in the payload).
  */
-export function BucketTooltip<Row extends { start: string }>({
+function BucketTooltip<Row extends { start: string }>({
   active,
   payload,
   bucket,
@@ -89,6 +89,23 @@ export function BucketTooltip<Row extends { start: string }>({
       {footer ? <div className="mt-1.5 border-t border-line pt-1.5 text-ink-faint">{footer(row)}</div> : null}
     </div>
   );
+}
+
+/** A recharts Tooltip's `content`: the BucketTooltip of the hovered row. */
+export function bucketTooltip<Row extends { start: string }>(options: {
+  bucket: Bucket;
+  timeZone: string;
+  lines: (row: Row) => TooltipLine[];
+  footer?: (row: Row) => ReactNode;
+}) {
+  return function Content({ active, payload }: Pick<TooltipContentProps, "active" | "payload">) {
+    return <BucketTooltip<Row> active={active} payload={payload} {...options} />;
+  };
+}
+
+/** The lines of a level read from the version in force: "No version yet" before the first, else the version and then `lines`. */
+export function versionLines(version: number | null, lines: () => TooltipLine[]): TooltipLine[] {
+  return version === null ? [{ label: "No version yet", value: "" }] : [{ label: "Version", value: `v${version}` }, ...lines()];
 }
 
 export function Swatch({ color, dashed }: { color: string; dashed?: boolean }) {

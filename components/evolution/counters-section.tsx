@@ -12,7 +12,7 @@ import { bulletHref } from "@/components/ui/routes";
 import { Select } from "@/components/ui/select";
 import type { Mover } from "@/server/metrics/schemas";
 import { ChartCard } from "./chart-card";
-import { BucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, type SectionProps } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS } from "./palette";
 import { counterRows, counterTable, moverTable, topMovers, type CounterRow } from "./prepare/counters";
@@ -55,24 +55,16 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
             ))}
             <Tooltip
               isAnimationActive={false}
-              content={(props) => (
-                <BucketTooltip<CounterRow>
-                  active={props.active}
-                  payload={props.payload}
-                  bucket={bucket}
-                  timeZone={timeZone}
-                  lines={(row) =>
-                    row.version === null
-                      ? [{ label: "No version yet", value: "" }]
-                      : [
-                          { label: "Version", value: `v${row.version}` },
-                          { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
-                          { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
-                          { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
-                        ]
-                  }
-                />
-              )}
+              content={bucketTooltip<CounterRow>({
+                bucket,
+                timeZone,
+                lines: (row) =>
+                  versionLines(row.version, () => [
+                    { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
+                    { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
+                    { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
+                  ]),
+              })}
             />
           </LineChart>
           <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />

@@ -24,7 +24,7 @@ import { Button } from "@/components/ui/button";
 import { formatNumber, plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
 import { tracesHref } from "@/components/traces/trace-url";
-import { BucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
 import { formatInterval, formatRate, percentTick } from "./format";
 import { CHART_COLORS, seriesColor } from "./palette";
 import type { OutcomeRow, OutcomeSeries } from "./prepare/outcomes";
@@ -54,6 +54,13 @@ export function markerHref(playbookId: string, marker: VersionMarker): string {
 
 const RATE_AXIS = "rate";
 const TRACES_AXIS = "traces";
+
+/** The traces of a bucket, stacked by outcome behind the rate (unknown a little stronger, being grey). */
+const TRACE_BARS = [
+  { key: "success", name: "Success", opacity: 0.28 },
+  { key: "failure", name: "Failure", opacity: 0.28 },
+  { key: "unknown", name: "Unknown", opacity: 0.35 },
+] as const;
 
 export function OutcomesChart({
   playbookId,
@@ -140,33 +147,18 @@ export function OutcomesChart({
           <XAxis {...timeAxisProps(bucket, timeZone)} />
           <YAxis yAxisId={RATE_AXIS} domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={percentTick} {...VALUE_AXIS} />
           <YAxis yAxisId={TRACES_AXIS} orientation="right" allowDecimals={false} {...VALUE_AXIS} />
-          <Bar
-            yAxisId={TRACES_AXIS}
-            dataKey="success"
-            stackId="traces"
-            name="Success"
-            fill={CHART_COLORS.success}
-            fillOpacity={0.28}
-            isAnimationActive={false}
-          />
-          <Bar
-            yAxisId={TRACES_AXIS}
-            dataKey="failure"
-            stackId="traces"
-            name="Failure"
-            fill={CHART_COLORS.failure}
-            fillOpacity={0.28}
-            isAnimationActive={false}
-          />
-          <Bar
-            yAxisId={TRACES_AXIS}
-            dataKey="unknown"
-            stackId="traces"
-            name="Unknown"
-            fill={CHART_COLORS.unknown}
-            fillOpacity={0.35}
-            isAnimationActive={false}
-          />
+          {TRACE_BARS.map((bar) => (
+            <Bar
+              key={bar.key}
+              yAxisId={TRACES_AXIS}
+              dataKey={bar.key}
+              stackId="traces"
+              name={bar.name}
+              fill={CHART_COLORS[bar.key]}
+              fillOpacity={bar.opacity}
+              isAnimationActive={false}
+            />
+          ))}
           <Area
             yAxisId={RATE_AXIS}
             dataKey={(row: OutcomeRow) => row.band}
@@ -212,19 +204,12 @@ export function OutcomesChart({
           ) : null}
           <Tooltip
             isAnimationActive={false}
-            content={(props) => (
-              <BucketTooltip<OutcomeRow>
-                active={props.active}
-                payload={props.payload}
-                bucket={bucket}
-                timeZone={timeZone}
-                lines={lines}
-                footer={(row) => {
-                  const marker = markerByStart.get(row.start);
-                  return marker ? marker.details.map((line) => <p key={line}>{line}</p>) : null;
-                }}
-              />
-            )}
+            content={bucketTooltip<OutcomeRow>({
+              bucket,
+              timeZone,
+              lines,
+              footer: (row) => markerByStart.get(row.start)?.details.map((line) => <p key={line}>{line}</p>) ?? null,
+            })}
           />
           {rows.length > 2 ? (
             <Brush

@@ -5,7 +5,7 @@ import { useMemo } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { formatNumber } from "@/components/ui/format";
 import { ChartCard } from "./chart-card";
-import { BucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, type SectionProps } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS, seriesColor } from "./palette";
 import { sizeSeries, sizeTable, type SizeRow } from "./prepare/size";
@@ -81,29 +81,21 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, cha
             />
             <Tooltip
               isAnimationActive={false}
-              content={(props) => (
-                <BucketTooltip<SizeRow>
-                  active={props.active}
-                  payload={props.payload}
-                  bucket={bucket}
-                  timeZone={timeZone}
-                  lines={(row) =>
-                    row.version === null
-                      ? [{ label: "No version yet", value: "" }]
-                      : [
-                          { label: `Version`, value: `v${row.version}` },
-                          { label: "Active bullets", value: formatNumber(row.activeBullets ?? 0) },
-                          ...series.sections.map((section, index) => ({
-                            label: section.name,
-                            value: formatNumber(row.sections[section.key] ?? 0),
-                            color: seriesColor(index),
-                          })),
-                          { label: "Tokens", value: formatNumber(row.tokens ?? 0), color: CHART_COLORS.tokens },
-                          { label: "Token budget", value: formatNumber(series.tokenBudget), color: CHART_COLORS.budget, dashed: true },
-                        ]
-                  }
-                />
-              )}
+              content={bucketTooltip<SizeRow>({
+                bucket,
+                timeZone,
+                lines: (row) =>
+                  versionLines(row.version, () => [
+                    { label: "Active bullets", value: formatNumber(row.activeBullets ?? 0) },
+                    ...series.sections.map((section, index) => ({
+                      label: section.name,
+                      value: formatNumber(row.sections[section.key] ?? 0),
+                      color: seriesColor(index),
+                    })),
+                    { label: "Tokens", value: formatNumber(row.tokens ?? 0), color: CHART_COLORS.tokens },
+                    { label: "Token budget", value: formatNumber(series.tokenBudget), color: CHART_COLORS.budget, dashed: true },
+                  ]),
+              })}
             />
           </ComposedChart>
           <Legend

@@ -2,7 +2,7 @@
 // Stacked bars per bucket, synchronised with the other time charts: churn by type or origin,
 // deltas proposed by origin, tokens and cost by role.
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
-import { BucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS } from "./palette";
 import type { Bucket } from "./range";
@@ -52,20 +52,16 @@ export function StackedBars<Row extends { start: string }>({
         <Tooltip
           isAnimationActive={false}
           cursor={{ fill: "#f2f2f5" }}
-          content={(props) => (
-            <BucketTooltip<Row>
-              active={props.active}
-              payload={props.payload}
-              bucket={bucket}
-              timeZone={timeZone}
-              lines={(row) => [
-                ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
-                ...(total && series.length > 1
-                  ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }]
-                  : []),
-              ]}
-            />
-          )}
+          content={bucketTooltip<Row>({
+            bucket,
+            timeZone,
+            lines: (row) => [
+              ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
+              ...(total && series.length > 1
+                ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }]
+                : []),
+            ],
+          })}
         />
       </BarChart>
       <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />

@@ -46,23 +46,25 @@ export function llmTable(rows: readonly LlmRow[], title: string): DataTableModel
   return tableOf<LlmRow>(title, [BUCKET_START_COLUMN, ...roleColumns], rows);
 }
 
+/** The totals of a role without runs: zeros, and nothing known of failures, retries or latency. */
+export function noUsage(role: LlmRole): LlmTotals {
+  return {
+    role,
+    runs: 0,
+    failed: null,
+    retried: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: 0,
+    uncosted: 0,
+    p50LatencyMs: null,
+    p95LatencyMs: null,
+  };
+}
+
 /** A line per role, zeros for a role without runs; failures and retries are unknown for agents (null). */
 export function llmTotalsTable(result: Pick<MetricsResult, "llm">, title: string): DataTableModel {
-  const totals = LLM_ROLES.map(
-    (role): LlmTotals =>
-      result.llm.byRole.find((entry) => entry.role === role) ?? {
-        role,
-        runs: 0,
-        failed: null,
-        retried: null,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-        uncosted: 0,
-        p50LatencyMs: null,
-        p95LatencyMs: null,
-      },
-  );
+  const totals = LLM_ROLES.map((role) => result.llm.byRole.find((entry) => entry.role === role) ?? noUsage(role));
   return tableOf<LlmTotals>(
     title,
     [

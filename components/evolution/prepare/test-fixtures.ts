@@ -1,5 +1,6 @@
 // Metrics results for the prepare tests: three daily buckets and small factories for the parts.
 import type { LlmTotals, MetricsResult, ReviewBucket, VersionPoint } from "@/server/metrics/schemas";
+import { noUsage } from "./llm-cost";
 
 export const DAYS = ["2026-11-01T00:00:00.000Z", "2026-11-02T00:00:00.000Z", "2026-11-03T00:00:00.000Z"];
 
@@ -52,22 +53,10 @@ export function reviewBucket(start: string, origin: ReviewBucket["origin"], coun
   return { start, origin, ...zero, medianDecisionMs: null, ...counts };
 }
 
-/** One role's LLM usage: zeros but for the figures given; the agent's failures and retries are unknown (null). */
+/** One role's LLM usage: none but the figures given; a reflector or curator failed and retried 0 times. */
 export function llmUsage(role: LlmTotals["role"], usage: Partial<LlmTotals> = {}): LlmTotals {
-  const agent = role === "agent";
-  return {
-    role,
-    runs: 0,
-    failed: agent ? null : 0,
-    retried: agent ? null : 0,
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-    uncosted: 0,
-    p50LatencyMs: null,
-    p95LatencyMs: null,
-    ...usage,
-  };
+  const runs = role === "agent" ? {} : { failed: 0, retried: 0 };
+  return { ...noUsage(role), ...runs, ...usage };
 }
 
 export function result(patch: Partial<MetricsResult> = {}): MetricsResult {

@@ -6,6 +6,21 @@ function clock(start = 1_000_000) {
   return { now: () => t, advance: (ms: number) => void (t += ms) };
 }
 
+/** One stored state that several breakers (processes) share, updated atomically like a locked row. */
+function sharedStore(): BreakerStore & { stored(): BreakerState | null } {
+  let state: unknown = null;
+  return {
+    stored: () => state as BreakerState | null,
+    load: async () => state,
+    save: async (next) => void (state = next),
+    update: async (change) => {
+      const next = change(state);
+      if (next !== null) state = next;
+      return state;
+    },
+  };
+}
+
 function memoryStore(initial: BreakerState | null = null): BreakerStore & { saved: BreakerState[] } {
   let state = initial;
   const saved: BreakerState[] = [];
@@ -132,10 +147,59 @@ describe("CircuitBreaker", () => {
       load: async () => Promise.reject(new Error("db down")),
       save: async () => Promise.reject(new Error("db down")),
     };
-    const breaker = new CircuitBreaker({ failureThreshold: 1, store: broken, onStoreError: (e) => errors.push(e) });
+    const breaker = new CircuitBreaker({ failureThreshold: 1, store: broken, syncMs: 60_000, onStoreError: (e) => errors.push(e) });
     await fail(breaker, 1);
     expect((await breaker.snapshot()).state).toBe("open");
     expect(errors).toHaveLength(2);
+  });
+
+  it("shares one state between processes through an atomic store: failures add up, one opening is seen by all within syncMs", async () => {
+    const time = clock();
+    const store = sharedStore();
+    const options = { failureThreshold: 4, cooldownMs: 10_000, syncMs: 1_000, now: time.now, store };
+    const [one, two] = [new CircuitBreaker(options), new CircuitBreaker(options)];
+    await Promise.all([fail(one, 2), fail(two, 2)]);
+    expect(store.stored()).toMatchObject({ state: "open", consecutiveFailures: 4 });
+    // Whichever opened it refuses at once; the other may still allow a call until its copy is syncMs old.
+    time.advance(1_000);
+    expect(await one.acquire()).toMatchObject({ allowed: false, retryAfterMs: 9_000 });
+    expect(await two.acquire()).toMatchObject({ allowed: false, retryAfterMs: 9_000 });
+    expect((await two.snapshot()).state).toBe("open");
+  });
+
+  it("lets one probe through across processes, and frees the slot of a process that died mid-probe", async () => {
+    const time = clock();
+    const store = sharedStore();
+    const options = { failureThreshold: 1, cooldownMs: 1_000, probeTimeoutMs: 30_000, now: time.now, store };
+    const [one, two, three] = [new CircuitBreaker(options), new CircuitBreaker(options), new CircuitBreaker(options)];
+    await fail(one, 1);
+    time.advance(1_000);
+    const permits = await Promise.all([one.acquire(), two.acquire(), three.acquire()]);
+    expect(permits.filter((permit) => permit.allowed)).toEqual([{ allowed: true, probe: true }]);
+    // The prober dies without a verdict: the others wait until its probe's time is up, then one probes.
+    time.advance(29_999);
+    expect((await Promise.all([two.acquire(), three.acquire()])).some((permit) => permit.allowed)).toBe(false);
+    time.advance(1);
+    const retry = await Promise.all([two.acquire(), three.acquire()]);
+    expect(retry.filter((permit) => permit.allowed)).toHaveLength(1);
+    const prober = retry[0]!.allowed ? two : three;
+    await prober.recordSuccess();
+    expect(store.stored()).toMatchObject({ state: "closed", consecutiveFailures: 0 });
+    time.advance(1_000);
+    expect(await one.acquire()).toEqual({ allowed: true, probe: false });
+  });
+
+  it("a failed probe in one process re-opens the circuit for all with a doubled cooldown", async () => {
+    const time = clock();
+    const store = sharedStore();
+    const options = { failureThreshold: 1, cooldownMs: 1_000, now: time.now, store };
+    const [one, two] = [new CircuitBreaker(options), new CircuitBreaker(options)];
+    await fail(one, 1);
+    time.advance(1_000);
+    expect(await two.acquire()).toEqual({ allowed: true, probe: true });
+    await two.recordFailure("still 503");
+    expect(store.stored()).toMatchObject({ state: "open", cooldownMs: 2_000, reopensAt: time.now() + 2_000 });
+    expect(await one.acquire()).toMatchObject({ allowed: false, retryAfterMs: 2_000 });
   });
 
   it("closes by hand", async () => {

@@ -1,6 +1,6 @@
 // Which provider serves the runs: the offline rules (default without a key) or an OpenAI-compatible
 // endpoint through the SDK, with a circuit breaker whose state lives in the database so the UI can
-// show it and a restart does not forget it.
+// show it, a restart does not forget it, and several app instances share it.
 import type { Db } from "@/server/db/client";
 import { CircuitBreaker, type BreakerStore } from "@/server/llm/circuit-breaker";
 import { getEnv } from "@/server/config/env";
@@ -44,12 +44,14 @@ export function offlineProvider(): RunProvider {
   };
 }
 
+/** The breaker's state in one row that every app instance on the database reads and updates atomically. */
 export function breakerStore(db: Db): BreakerStore {
   return {
     load: () => repo.readAppSetting(db, BREAKER_KEY),
     async save(state) {
       await repo.writeAppSetting(db, BREAKER_KEY, state);
     },
+    update: (change) => repo.updateAppSetting(db, BREAKER_KEY, change),
   };
 }
 

@@ -335,6 +335,22 @@ export async function writeAppSetting(db: DbOrTx, key: string, value: Prisma.Inp
   await db.appSetting.upsert({ where: { key }, create: { key, value }, update: { value } });
 }
 
+/**
+ * Reads a setting and writes what `change` makes of it (null: nothing) as one step: under a
+ * transaction-scoped advisory lock on the key, so processes sharing the database take turns.
+ * Returns the value stored afterwards.
+ */
+export function updateAppSetting(db: Db, key: string, change: (value: unknown) => Prisma.InputJsonValue | null): Promise<unknown> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`app-setting:${key}`}))`;
+    const current = await readAppSetting(tx, key);
+    const next = change(current);
+    if (next === null) return current;
+    await writeAppSetting(tx, key, next);
+    return next;
+  });
+}
+
 export function findPlaybookSettings(db: DbOrTx, playbookId: string) {
   return db.playbook.findUnique({ where: { id: playbookId }, select: { id: true, name: true, settings: true } });
 }

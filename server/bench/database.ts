@@ -62,7 +62,7 @@ export function appWorldImport(content: string, name: string) {
 }
 
 /** Imports the AppWorld playbook once, untimed, for benchmarks that need a realistic playbook to work on. */
-export async function importAppWorld(engine: BenchEngine, name: string): Promise<{ playbookId: string; content: string }> {
+export async function importAppWorld(engine: Pick<BenchEngine, "db">, name: string): Promise<{ playbookId: string; content: string }> {
   const content = await readFile(APPWORLD_FIXTURE, "utf8");
   const result = await importPlaybook(engine.db, ACTOR, appWorldImport(content, name));
   check(result.bulletCount === 318, `expected 318 bullets imported, got ${result.bulletCount}`);

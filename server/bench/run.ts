@@ -1,15 +1,18 @@
-// `npm run bench [-- --quick] [-- --only <name>]`: measures import, the playbook page's queries,
+// `npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --out <file>]`: measures import, the playbook page's queries,
 // export, the compiled context, curation (applying deltas, version diffs, the duplicate check),
 // tokens per reflection-and-curation cycle, trace ingestion and the first render, on embedded
 // PGlite and PostgreSQL, and writes BENCHMARKS.md.
 // A missed target is a finding, not a failure: the exit code is 1 only when something broke.
 import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmarks, TARGETS, type DatabasePlans } from "./database";
 import { curationCorpus, type CurationCorpus } from "./curation-data";
 import { contextBenchmarks, contextNotes } from "./context";
 import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
+import { experimentBenchmarks, experimentNotes } from "./experiments";
+import { metricsBenchmarks, metricsNotes } from "./metrics";
 import { cycleBenchmark, cycleNotes, type CyclePlan } from "./cycle";
 import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine, type EngineName } from "./engines";
 import type { RunPlan } from "./measure";
@@ -20,18 +23,21 @@ import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
 import { traceBenchmarks, traceNotes, type TracePlans } from "./traces";
 
-const BENCHMARKS = ["import", "page", "export", "context", "curation", "cycle", "traces", "render"] as const;
+const BENCHMARKS = ["import", "page", "export", "context", "curation", "cycle", "traces", "metrics", "experiments", "render"] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --only <${BENCHMARKS.join("|")}>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --out <file>]
 
   --quick        fewer runs: a smoke check, not figures to compare
-  --only <name>  run one benchmark: import (318-bullet file), page (10k-bullet page queries),
+  --out <file>   write the report there instead of BENCHMARKS.md
+  --only <names> run only these benchmarks (comma-separated): import (318-bullet file), page (10k-bullet page queries),
                  export (10k bullets, four formats), context (the compiled context of 10k bullets,
                  and its 304), curation (a 50-operation delta on 10k bullets approved and edited,
                  version diffs, the duplicate check), cycle (tokens per reflection and curation
                  against the mock OpenAI server), traces (trace ingestion, one per call and
-                 batched), render (first render in Chromium)
+                 batched), metrics (the Evolution charts' data: 90 days by day over 100k traces and
+                 1,000 versions, then with 100k runs), experiments (an experiment's results over 200k
+                 traces), render (first render in Chromium)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.`;
 
@@ -40,6 +46,8 @@ interface Plans extends DatabasePlans {
   curation: RunPlan;
   cycle: CyclePlan;
   traces: TracePlans;
+  metrics: RunPlan;
+  experiments: RunPlan;
   render: RunPlan;
 }
 
@@ -51,6 +59,8 @@ const FULL: Plans = {
   curation: { warmup: 5, runs: 30 },
   cycle: { rounds: 5, tracesPerRound: 10 },
   traces: { single: { warmup: 20, runs: 300 }, batch100: { warmup: 3, runs: 30 }, batch1000: { warmup: 2, runs: 10 } },
+  metrics: { warmup: 3, runs: 20 },
+  experiments: { warmup: 3, runs: 20 },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
@@ -61,17 +71,19 @@ const QUICK: Plans = {
   curation: { warmup: 1, runs: 5 },
   cycle: { rounds: 1, tracesPerRound: 10 },
   traces: { single: { warmup: 5, runs: 20 }, batch100: { warmup: 1, runs: 3 }, batch1000: { warmup: 1, runs: 2 } },
+  metrics: { warmup: 1, runs: 5 },
+  experiments: { warmup: 1, runs: 5 },
   render: { warmup: 1, runs: 3 },
 };
 
 class UsageError extends Error {}
 
-function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName> } {
-  let values: { quick?: boolean; only?: string; help?: boolean };
+function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName>; out: string } {
+  let values: { quick?: boolean; only?: string; out?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { quick: { type: "boolean" }, only: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { quick: { type: "boolean" }, only: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
       strict: true,
     }));
   } catch (error) {
@@ -81,17 +93,20 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
     console.log(USAGE);
     process.exit(0);
   }
-  if (values.only !== undefined && !(BENCHMARKS as readonly string[]).includes(values.only)) {
-    throw new UsageError(`Unknown benchmark "${values.only}"; choose one of ${BENCHMARKS.join(", ")}.`);
+  const only = values.only === undefined ? [...BENCHMARKS] : values.only.split(",").map((name) => name.trim());
+  const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
+  if (unknown.length > 0 || only.length === 0) {
+    throw new UsageError(`Unknown benchmark "${unknown.join(", ")}"; choose from ${BENCHMARKS.join(", ")}.`);
   }
-  const selected = new Set<BenchmarkName>(values.only ? [values.only as BenchmarkName] : BENCHMARKS);
-  return { quick: values.quick ?? false, selected };
+  if (values.out !== undefined && values.out.trim() === "") throw new UsageError("--out needs a file name.");
+  const out = values.out === undefined ? REPORT_FILE : path.resolve(values.out);
+  return { quick: values.quick ?? false, selected: new Set(only as BenchmarkName[]), out };
 }
 
 /** Benchmarks that work on the synthetic 10,000-bullet playbook. */
 const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "curation"];
 /** Benchmarks that need a database. */
-const DATABASE_BENCHMARKS: readonly BenchmarkName[] = ["import", ...SYNTHETIC_READERS, "cycle", "traces"];
+const DATABASE_BENCHMARKS: readonly BenchmarkName[] = ["import", ...SYNTHETIC_READERS, "cycle", "traces", "metrics", "experiments"];
 
 function plural(n: number, word: string) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -121,6 +136,8 @@ async function runOnEngine(
   // leaves thousands of reflector jobs queued.
   if (selected.has("cycle")) await cycleBenchmark(engine, plans.cycle, record);
   if (selected.has("traces")) await traceBenchmarks(engine, plans.traces, record);
+  if (selected.has("metrics")) await metricsBenchmarks(engine, plans.metrics, record);
+  if (selected.has("experiments")) await experimentBenchmarks(engine, plans.experiments, record);
 }
 
 /** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
@@ -213,6 +230,8 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     ...curationNotes(plans.curation),
     ...cycleNotes(plans.cycle),
     ...traceNotes(plans.traces),
+    ...metricsNotes(plans.metrics),
+    ...experimentNotes(plans.experiments),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
       `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,
@@ -221,7 +240,7 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
 }
 
 async function main(): Promise<number> {
-  const { quick, selected } = readArgs(process.argv.slice(2));
+  const { quick, selected, out } = readArgs(process.argv.slice(2));
   const plans = quick ? QUICK : FULL;
   const startedAt = new Date();
   const start = performance.now();
@@ -272,8 +291,8 @@ async function main(): Promise<number> {
     results,
     notes,
   };
-  await writeFile(REPORT_FILE, renderReport(report));
-  console.log(`\n${resultsTable(results)}\n\nWritten to ${REPORT_FILE}`);
+  await writeFile(out, renderReport(report));
+  console.log(`\n${resultsTable(results)}\n\nWritten to ${out}`);
   return results.some((result) => result.kind === "error") ? 1 : 0;
 }
 

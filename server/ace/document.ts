@@ -13,6 +13,17 @@ export interface BulletCounters {
   neutral: number;
 }
 
+/** A bullet's counters as the engine keeps them: zeros, and countersKnown false, when the source had none. */
+export function countersOf(bullet: Pick<BulletDoc, "counters">): BulletCounters & { countersKnown: boolean } {
+  const { counters } = bullet;
+  return {
+    helpful: counters?.helpful ?? 0,
+    harmful: counters?.harmful ?? 0,
+    neutral: counters?.neutral ?? 0,
+    countersKnown: counters !== null,
+  };
+}
+
 export interface BulletDoc {
   /** Stable ACE id, e.g. "str-00001". */
   id: string;

@@ -1,5 +1,6 @@
 // Limits kept in the database (so several app instances share them): failed sign-ins per account
 // and per address, and requests per API key.
+import { plural } from "@/server/ace/text/format";
 import type { DbOrTx } from "@/server/db/client";
 import * as repo from "./repository";
 
@@ -18,8 +19,7 @@ const accountKey = (email: string) => `sign-in:account:${email}`;
 const addressKey = (ip: string) => `sign-in:ip:${ip}`;
 
 function inMinutes(ms: number): string {
-  const minutes = Math.max(1, Math.ceil(ms / 60_000));
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return plural(Math.max(1, Math.ceil(ms / 60_000)), "minute");
 }
 
 /** Refuses before the password is even checked while the account or the address is locked out. */

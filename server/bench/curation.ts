@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import { applyDelta, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";
 import { diffStates, type PlaybookDiff } from "@/server/ace/diff";
 import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { plural } from "@/server/ace/text/format";
 import { countTokens } from "@/server/ace/tokens";
 import { approveDeltaInput, editDeltaInput, proposeDeltaInput, type DeltaOutcome } from "@/server/deltas/schemas";
 import { editPlaybook } from "@/server/deltas/edit";
@@ -294,7 +295,7 @@ export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: 
 /** Lines for "How these were measured". */
 export function curationNotes(plan: RunPlan): string[] {
   const mix = Object.entries(DELTA_MIX)
-    .map(([kind, count]) => `${count} ${kind}${count === 1 ? "" : "s"}`)
+    .map(([kind, count]) => plural(count, kind))
     .join(", ");
   return [
     `Curation apply (target p95 ≤ ${formatMs(CURATION_TARGETS.apply.maxMs)}, ${CURATION_TARGETS.apply.aim}): on the synthetic ` +

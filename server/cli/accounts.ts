@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
+import { pluralWord } from "@/server/ace/text/format";
 import { API_SCOPES, type ApiKeyListItem, type ApiScope, type CreateApiKeyInput, type CreatedApiKey } from "@/server/apikeys/schemas";
 import { getAuthSettings } from "@/server/auth/config";
 import { PASSWORD_MIN_LENGTH, ROLES, type Role, type SignedIn } from "@/server/auth/schemas";
@@ -215,7 +216,7 @@ function parseScopes(text: string | undefined): ApiScope[] {
   if (unknown.length > 0)
     throw new AppError(
       "INVALID_INPUT",
-      `Unknown scope${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")}. Scopes: ${API_SCOPES.join(", ")}.`,
+      `Unknown ${pluralWord(unknown.length, "scope")} ${unknown.join(", ")}. Scopes: ${API_SCOPES.join(", ")}.`,
     );
   return scopes as ApiScope[];
 }

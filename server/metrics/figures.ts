@@ -11,6 +11,7 @@ import {
   type VersionFigures,
 } from "@/server/ace/version-figures";
 import type { Db, Tx } from "@/server/db/client";
+import * as historyRepo from "@/server/history/repository";
 import * as figuresRepo from "./repositories/figures";
 
 export interface VersionWrite {
@@ -65,7 +66,7 @@ export async function backfillVersionFigures(db: Db): Promise<{ playbooks: numbe
     while (after < gap.lastVersion) {
       const upTo = Math.min(after + BACKFILL_PAGE, gap.lastVersion);
       const [records, stored] = await Promise.all([
-        figuresRepo.versionChanges(db, gap.playbookId, after, upTo),
+        historyRepo.versionChanges(db, gap.playbookId, after, upTo),
         figuresRepo.versionsWithFigures(db, gap.playbookId, after, upTo),
       ]);
       const rows: { version: number; figures: VersionFigures }[] = [];

@@ -1,6 +1,6 @@
 // Conversions between stored rows and the ACE core's PlaybookDocument / version states.
 import { randomUUID } from "node:crypto";
-import type { BulletDoc, PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { countersOf, type BulletDoc, type PlaybookDocument, type PlaybookFormat } from "@/server/ace/document";
 import { defaultSectionGap } from "@/server/ace/formats/ace-text";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { BulletState, SectionState } from "@/server/ace/history";
@@ -57,10 +57,7 @@ export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position:
     sectionId,
     externalId: bullet.id,
     content: bullet.content,
-    helpful: bullet.counters?.helpful ?? 0,
-    harmful: bullet.counters?.harmful ?? 0,
-    neutral: bullet.counters?.neutral ?? 0,
-    countersKnown: bullet.counters !== null,
+    ...countersOf(bullet),
     status: bullet.status,
     archivedReason: bullet.archivedReason ?? null,
     mergedInto: bullet.mergedInto ?? null,
@@ -73,13 +70,7 @@ export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position:
     extra: bullet.extra ?? null,
     blankLinesBefore: bullet.blankLinesBefore ?? 0,
     changedInVersion: version,
-    tokenCount: countBulletTokens({
-      externalId: bullet.id,
-      content: bullet.content,
-      helpful: bullet.counters?.helpful ?? 0,
-      harmful: bullet.counters?.harmful ?? 0,
-      countersKnown: bullet.counters !== null,
-    }),
+    tokenCount: countBulletTokens({ externalId: bullet.id, content: bullet.content, ...countersOf(bullet) }),
     createdAt: dateOrUndefined(bullet.createdAt),
     updatedAt: dateOrUndefined(bullet.updatedAt),
   };

@@ -4,9 +4,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { applyDelta, createPlaybookState, validateDelta, type PlaybookState } from "../delta";
 import { samplePlaybook, testOptions } from "../delta/test-fixtures";
-import type { PlaybookDocument } from "../document";
 import { parsePlaybook } from "../formats";
-import type { BulletState, SectionState } from "../history";
+import type { SectionState } from "../history";
 import { reflectOffline } from "../reflection/offline";
 import type { Reflection } from "../reflection/schema";
 import type { ReflectorTrace } from "../reflection/trace";
@@ -14,39 +13,14 @@ import { OFFLINE_CURATOR_CONFIDENCE, curateOffline } from "./offline";
 import { buildCuratorMessages } from "./prompt";
 import { MAX_CURATOR_OPERATIONS, curatorOutputSchema, type CuratorOperation, type CuratorOutput } from "./schema";
 import { placeLesson } from "./sections";
-import { APPWORLD_TRACES, CUSTOMER_SERVICE_TRACES, demoPlaybook } from "./test-traces";
+import { APPWORLD_TRACES, CUSTOMER_SERVICE_TRACES, demoPlaybook, stateOfDocument } from "./test-traces";
 import { curatorOperationsToDelta, reflectionTagsToOperations } from "./to-delta";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const FIXTURES = PLAYBOOK_FIXTURES_DIR;
 
-function stateOf(doc: PlaybookDocument): PlaybookState {
-  const sections: SectionState[] = doc.sections.map((section, index) => ({
-    id: `s-${index}`,
-    name: section.name,
-    slug: section.slug,
-    position: index,
-  }));
-  const bullets: BulletState[] = doc.sections.flatMap((section, sectionIndex) =>
-    section.bullets.map((bullet, position) => ({
-      externalId: bullet.id,
-      sectionId: `s-${sectionIndex}`,
-      content: bullet.content,
-      helpful: bullet.counters?.helpful ?? 0,
-      harmful: bullet.counters?.harmful ?? 0,
-      neutral: bullet.counters?.neutral ?? 0,
-      countersKnown: bullet.counters !== null,
-      status: bullet.status,
-      position,
-      archivedReason: bullet.archivedReason ?? null,
-      mergedInto: bullet.mergedInto ?? null,
-    })),
-  );
-  return createPlaybookState(sections, bullets);
-}
-
 const appWorld = () =>
-  stateOf(parsePlaybook(readFileSync(path.join(FIXTURES, "ace-appworld__appworld_initial_playbook.txt"), "utf8"), "auto").document);
+  stateOfDocument(parsePlaybook(readFileSync(path.join(FIXTURES, "ace-appworld__appworld_initial_playbook.txt"), "utf8"), "auto").document);
 
 function op(fields: Partial<CuratorOperation>): CuratorOperation {
   return { type: "ADD", section: "", content: "", bulletIds: [], rationale: "", confidence: 0.8, ...fields };

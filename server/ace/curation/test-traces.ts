@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { createPlaybookState, type PlaybookState } from "../delta";
-import type { PlaybookDocument } from "../document";
+import { countersOf, type PlaybookDocument } from "../document";
 import { parsePlaybook } from "../formats";
 import type { BulletState, SectionState } from "../history";
 import type { ReflectorTrace } from "../reflection/trace";
@@ -23,10 +23,7 @@ export function stateOfDocument(doc: PlaybookDocument): PlaybookState {
       externalId: bullet.id,
       sectionId: `s-${sectionIndex}`,
       content: bullet.content,
-      helpful: bullet.counters?.helpful ?? 0,
-      harmful: bullet.counters?.harmful ?? 0,
-      neutral: bullet.counters?.neutral ?? 0,
-      countersKnown: bullet.counters !== null,
+      ...countersOf(bullet),
       status: bullet.status,
       position,
       archivedReason: bullet.archivedReason ?? null,

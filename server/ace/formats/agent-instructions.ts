@@ -6,7 +6,7 @@
 // helpful − harmful, the best-ranked prefix that fits the budget) and the whole file, header
 // included, stays within the budget (o200k tokens). Ids are kept as `[id]`, so an agent that cites
 // what it used still names bullets the reflector can tag.
-import type { PlaybookDocument } from "../document";
+import { countersOf, type PlaybookDocument } from "../document";
 import { compileContext, type ContextBullet, type ContextSection } from "../context";
 import { countTokens } from "../tokens";
 import type { AgentFormat } from "./agent-formats";
@@ -49,10 +49,7 @@ export function contextSectionsOfDocument(document: PlaybookDocument): ContextSe
       .map((bullet): ContextBullet => ({
         externalId: bullet.id,
         content: bullet.content,
-        helpful: bullet.counters?.helpful ?? 0,
-        harmful: bullet.counters?.harmful ?? 0,
-        neutral: bullet.counters?.neutral ?? 0,
-        countersKnown: bullet.counters !== null,
+        ...countersOf(bullet),
       })),
   }));
 }

@@ -1,24 +1,12 @@
 // The figures stored with each version (PlaybookFigures), written with the version and back-filled
 // for versions written before figures existed (../figures.ts).
 import { randomUUID } from "node:crypto";
-import type { VersionChange } from "@/server/ace/history";
-import type { PlaybookFigures, ScoreCount, SectionFigures, VersionFigures } from "@/server/ace/version-figures";
+import type { PlaybookFigures, VersionFigures } from "@/server/ace/version-figures";
 import type { DbOrTx } from "@/server/db/client";
-
-interface FiguresRow {
-  activeBullets: number;
-  archivedBullets: number;
-  helpful: number;
-  harmful: number;
-  neutral: number;
-  tokens: number;
-  sections: SectionFigures[];
-  scores: ScoreCount[];
-}
 
 /** The figures stored for a version, or null. */
 export async function findFigures(db: DbOrTx, playbookId: string, version: number): Promise<PlaybookFigures | null> {
-  const [row] = await db.$queryRaw<FiguresRow[]>`
+  const [row] = await db.$queryRaw<PlaybookFigures[]>`
     SELECT "activeBullets", "archivedBullets", helpful, harmful, neutral, tokens, sections, scores
     FROM "PlaybookFigures" WHERE "playbookId" = ${playbookId}::uuid AND version = ${version}::int`;
   return row ?? null;
@@ -67,14 +55,4 @@ export async function versionsWithFigures(db: DbOrTx, playbookId: string, after:
     SELECT version FROM "PlaybookFigures"
     WHERE "playbookId" = ${playbookId}::uuid AND version > ${after}::int AND version <= ${upTo}::int`;
   return new Set(rows.map((row) => row.version));
-}
-
-/** Recorded changes of the versions in (after, upTo], oldest first. */
-export async function versionChanges(db: DbOrTx, playbookId: string, after: number, upTo: number) {
-  const rows = await db.playbookVersion.findMany({
-    where: { playbookId, number: { gt: after, lte: upTo } },
-    orderBy: { number: "asc" },
-    select: { number: true, operations: true },
-  });
-  return rows.map((row) => ({ number: row.number, changes: row.operations as unknown as VersionChange[] }));
 }

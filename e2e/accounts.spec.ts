@@ -139,7 +139,6 @@ test("a curator approves a delta; a viewer is refused by the server", async ({ p
   const content = "Cache the list of supported currencies per session.";
   const proposed = await asCurator.delta.propose.mutate({
     playbookId,
-    origin: "person",
     rationale: "Currency lookups repeat",
     operations: [{ operation: { type: "add", section: "strategies_and_insights", content } }],
   });

@@ -1,7 +1,7 @@
 // Curation end to end: editing in the browser, the approval queue and the history. Each test
 // seeds its own small playbook over the API and works in that playbook's queue only.
 import { expect, test, type Page } from "@playwright/test";
-import { api, apiAs, openPage, openPlaybook, openPlaybookTab, proposeDelta, seedSmallPlaybook, waitForApp } from "./support";
+import { api, openPage, openPlaybook, openPlaybookTab, proposeDelta, seedSmallPlaybook, SMALL_PLAYBOOK, waitForApp } from "./support";
 
 function bulletList(page: Page) {
   return page.getByRole("list", { name: "Bullets" });
@@ -124,7 +124,7 @@ test("approving only one of two operations applies that one and rejects the othe
 test("rolling back to an earlier version restores the earlier content as a new version", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
   const original = "Retry failed API calls immediately without any backoff.";
-  await apiAs("alice").delta.edit.mutate({
+  await api.delta.edit.mutate({
     playbookId,
     operations: [{ type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." }],
     reason: "Backoff avoids rate limits",
@@ -192,14 +192,17 @@ test("in the queue j and k move between deltas and a approves the open one", asy
 
 test("choosing an origin in the queue narrows the list, and the URL keeps it across a reload", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
-  // A person's direct edit (applied, origin person) and a curator proposal (pending, origin curator).
-  await apiAs("alice").delta.edit.mutate({
+  // A person's direct edit (applied, origin person) and a file proposed for review (pending, origin import:
+  // the server sets the origin from who proposes and how, never from the request).
+  await api.delta.edit.mutate({
     playbookId,
     operations: [{ type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." }],
     reason: "Backoff avoids rate limits",
   });
-  await proposeDelta(playbookId, [{ type: "add", section: "strategies_and_insights", content: "Check the docs first." }], {
-    rationale: "Docs answer most questions",
+  await api.playbook.import.mutate({
+    content: `${SMALL_PLAYBOOK}[str-00009] helpful=0 harmful=0 :: Check the docs first.\n`,
+    format: "ace",
+    target: { kind: "existing", playbookId, mode: "propose", baseVersion: 1, rationale: "Docs answer most questions" },
   });
 
   await openPage(page, `/playbooks/${playbookId}/review?status=all`);
@@ -209,16 +212,16 @@ test("choosing an origin in the queue narrows the list, and the URL keeps it acr
   const origin = page.getByRole("combobox", { name: "Origin" });
   await expect(origin).toHaveText("All origins");
   await origin.click();
-  await page.getByRole("option", { name: "Curator run" }).click();
-  await expect(page).toHaveURL(/[?&]origin=curator(&|$)/);
+  await page.getByRole("option", { name: "Import" }).click();
+  await expect(page).toHaveURL(/[?&]origin=import(&|$)/);
   await expect(page).toHaveURL(/[?&]status=all(&|$)/);
   await expect(list.getByRole("listitem")).toHaveCount(1);
   await expect(list).toContainText("Docs answer most questions");
-  await expect(list).toContainText("1 delta from the curator");
+  await expect(list).toContainText("1 delta from imports");
 
   await page.reload();
   await waitForApp(page);
-  await expect(origin).toHaveText("Curator run");
+  await expect(origin).toHaveText("Import");
   await expect(list.getByRole("listitem")).toHaveCount(1);
   await expect(list).toContainText("Docs answer most questions");
 

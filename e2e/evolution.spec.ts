@@ -5,7 +5,7 @@
 // browser runs in UTC so the tables' bucket labels are predictable.
 import { readFileSync } from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { api, apiAs, openPage, runsPending, seedSmallPlaybook } from "./support";
+import { api, openPage, runsPending, seedSmallPlaybook } from "./support";
 
 test.use({ timezoneId: "UTC" });
 test.describe.configure({ mode: "serial" });
@@ -96,7 +96,7 @@ test.beforeAll(async ({ request }) => {
   playbookName = `Evolution ${Date.now()}`;
   playbookId = await seedSmallPlaybook(playbookName);
   // A person's edit: version 2, made today, next to the import (version 1).
-  await apiAs("alice").delta.edit.mutate({
+  await api.delta.edit.mutate({
     playbookId,
     operations: [{ type: "add", section: "strategies_and_insights", content: ADDED }],
     reason: "Refunds in the wrong currency",

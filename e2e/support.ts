@@ -63,13 +63,6 @@ export async function waitForApp(page: Page): Promise<void> {
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
 
-/** The API as a named user (the x-ace-user header), e.g. the curator model proposing deltas. */
-export function apiAs(user: string) {
-  return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${BASE_URL}/api/trpc`, transformer: superjson, headers: { "x-ace-user": user } })],
-  });
-}
-
 /** Four bullets in two sections, with counters: small enough to see every change in a test. */
 export const SMALL_PLAYBOOK = [
   "## strategies_and_insights",
@@ -89,15 +82,17 @@ export async function seedSmallPlaybook(name = `Curation ${Date.now()}-${Math.fl
 
 type ProposeInput = Parameters<typeof api.delta.propose.mutate>[0];
 
-/** A pending delta from the curator model, as a curation run would propose it. */
+/**
+ * A pending delta proposed through the API, as the local operator (a person: the server sets a
+ * proposal's origin from who sends it, never from the request).
+ */
 export async function proposeDelta(
   playbookId: string,
   operations: ProposeInput["operations"][number]["operation"][],
   extra: { rationale?: string; confidence?: number } = {},
 ): Promise<string> {
-  const outcome = await apiAs("curator-model").delta.propose.mutate({
+  const outcome = await api.delta.propose.mutate({
     playbookId,
-    origin: "curator",
     rationale: extra.rationale ?? "Lessons from the last reflection",
     confidence: extra.confidence ?? 0.5,
     evidence: { traceIds: ["trace-17"], runIds: ["run-3"] },

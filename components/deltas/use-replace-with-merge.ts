@@ -27,7 +27,6 @@ export function useReplaceWithMerge(delta: DeltaView, onProposed: (deltaId: stri
       const why = `Suggested merge in place of operation ${op.position + 1} of delta ${shortId(delta.id)}`;
       const proposed = await propose.mutateAsync({
         playbookId: delta.playbookId,
-        origin: "person",
         rationale: `${why}${delta.rationale ? `: ${delta.rationale}` : ""}`.slice(0, 10_000),
         confidence: delta.confidence,
         evidence: delta.evidence,

@@ -2,7 +2,7 @@
 // records (a change and its entry commit together or not at all).
 import type { DbOrTx, Prisma } from "@/server/db/client";
 import { insertAuditEntry } from "./repository";
-import type { AuditActor } from "./schemas";
+import type { AuditAction, AuditActor } from "./schemas";
 
 /** Who acts and from where; a tRPC context and an /api/v1 request each carry one. */
 export interface AuditSource {
@@ -11,9 +11,32 @@ export interface AuditSource {
   ip: string | null;
 }
 
+/**
+ * Who makes a change, as services take it: the name version history records as the author, and
+ * the audit log's source. A tRPC context and an /api/v1 route's context are each one.
+ */
+export interface Who {
+  actor: string;
+  audit: AuditSource;
+}
+
+/**
+ * A Who, or a bare name: server code that acts on its own (the reflector, the curator, the demo
+ * seed, the benchmark) is the system under that name.
+ */
+export type WhoOrName = Who | string;
+
+export function systemWho(name: string): Who {
+  return { actor: name, audit: { actor: { kind: "system", id: null, name }, requestId: null, ip: null } };
+}
+
+export function whoOf(who: WhoOrName): Who {
+  return typeof who === "string" ? systemWho(who) : who;
+}
+
 export interface AuditRecord {
-  /** e.g. "user.role", "apikey.create", "delta.approve". */
-  action: string;
+  /** e.g. "user.role", "apikey.create", "delta.approve" (server/audit/schemas.ts lists them all). */
+  action: AuditAction;
   target?: { type: string; id: string | null; label?: string | null } | null;
   /** The playbook the change belongs to, for the log's playbook filter. */
   playbookId?: string | null;

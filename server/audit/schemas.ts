@@ -14,7 +14,10 @@ export interface AuditActor {
   name: string;
 }
 
-/** The actions recorded so far; other domains add theirs (delta.approve, playbook.rollback, …). */
+/**
+ * Every action the log records (recordAudit takes only these, so a new one is added here, and the
+ * /audit page's filter offers it). Who did it is the entry's actor; "access.denied" is a refusal.
+ */
 export const KNOWN_AUDIT_ACTIONS = [
   "session.sign_in",
   "session.sign_in_failed",
@@ -32,7 +35,44 @@ export const KNOWN_AUDIT_ACTIONS = [
   "apikey.create",
   "apikey.revoke",
   "access.denied",
+  // A person's edit, applied at once: named by what it does when all its operations do one thing.
+  "bullet.add",
+  "bullet.update",
+  "bullet.remove",
+  "bullet.restore",
+  "bullet.merge",
+  "bullet.tag",
+  "section.add",
+  "section.rename",
+  "section.move",
+  "section.remove",
+  "playbook.edit",
+  // Proposals and their review.
+  "delta.propose",
+  "delta.auto_apply",
+  "delta.approve",
+  "delta.reject",
+  "delta.edit",
+  "delta.rebase",
+  "delta.undo",
+  "playbook.create",
+  "playbook.import",
+  "playbook.rollback",
+  "settings.update",
+  "budget.update",
+  "run.reflect",
+  "run.curate",
+  "run.retry",
+  "trace.ingest",
+  "experiment.create",
+  "experiment.update",
+  "experiment.start",
+  "experiment.stop",
+  "experiment.restart",
+  "experiment.phase",
+  "experiment.ship",
 ] as const;
+export type AuditAction = (typeof KNOWN_AUDIT_ACTIONS)[number];
 
 export const auditFiltersSchema = z.object({
   /** Part of the actor's name (email, key name, "local user"). */

@@ -263,7 +263,6 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       await expectAppError(
         viewer.delta.propose({
           playbookId,
-          origin: "person",
           operations: [{ operation: { type: "add", section: "strategies_and_insights", content: "x" } }],
         }),
         "FORBIDDEN",

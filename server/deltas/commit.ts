@@ -6,6 +6,7 @@
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import type { PlaybookState } from "@/server/ace/delta";
 import { syncSimilarityIndex } from "@/server/ace/similarity";
+import { recordAudit, type AuditRecord, type AuditSource } from "@/server/audit/record";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
@@ -33,6 +34,8 @@ export interface Commit {
   /** Writes the delta's rows inside the transaction and returns its id for the version record. */
   recordDelta: (tx: Tx, version: number) => Promise<string>;
   provenance: (bulletId: string) => repo.NewBulletProvenance;
+  /** The audit entry of the change, written in the same transaction: who, and what for the version written. */
+  audit: { source: AuditSource; record: (version: number) => AuditRecord };
 }
 
 /** One transaction: the version bump first (it serialises writers), then the rows, the version, the delta. */
@@ -55,6 +58,7 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
       deltaId,
       state: commit.next,
     });
+    await recordAudit(tx, commit.audit.source, commit.audit.record(version));
   }, WRITE_TRANSACTION);
   // Committed: move the cached state forward instead of reloading it.
   if (!entry.retired) {
@@ -119,7 +123,7 @@ export const RETRY: unique symbol = Symbol("retry");
  * throws `exhausted()`.
  */
 export async function withVersionRetry<T>(
-  { attempts = COMMIT_ATTEMPTS, exhausted }: { attempts?: number; exhausted: () => Error },
+  { attempts = COMMIT_ATTEMPTS, exhausted, backoffMs = 0 }: { attempts?: number; exhausted: () => Error; backoffMs?: number },
   attempt: (context: { raced: boolean }) => Promise<T | typeof RETRY>,
 ): Promise<T> {
   let raced = false;
@@ -130,9 +134,24 @@ export async function withVersionRetry<T>(
     } catch (error) {
       if (!(error instanceof VersionMoved)) throw error;
       raced = true;
+      // Many writers at once (a fleet's counter tags): a random pause spreads their next attempts.
+      if (backoffMs > 0) await sleep(Math.random() * backoffMs * 2 ** Math.min(tried, 5));
     }
   }
   throw exhausted();
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Counter increments (tag operations) commute: applied in any order they give the same counts, so a
+ * delta of only tags never conflicts with another writer. It is recomputed on the newer version
+ * until it commits (many more attempts, with a random pause), never refused as a conflict.
+ */
+export const COMMUTING_RETRY = { attempts: 64, backoffMs: 4 } as const;
+
+export function onlyCounterIncrements(ops: readonly { type: string }[]): boolean {
+  return ops.length > 0 && ops.every((op) => op.type === "tag");
 }
 
 /** The change lost every race against other writers: the person reloads and tries again. */

@@ -19,7 +19,8 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
 
   beforeAll(async () => {
     database = await openTestDatabase(engine);
-    caller = callerAs(database.db, "admin", "curator-model");
+    // The server's own code (a curator run) proposes as the system: its deltas' origin is "curator".
+    caller = callerAs(database.db, { kind: "system", name: "curator-model" });
     alice = callerAs(database.db, "admin", "alice");
     bob = callerAs(database.db, "admin", "bob");
   });
@@ -38,7 +39,6 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
   async function propose(playbookId: string, operations: OperationInput[], extra: { confidence?: number; rationale?: string } = {}) {
     return caller.delta.propose({
       playbookId,
-      origin: "curator",
       rationale: extra.rationale ?? "Lessons from the last reflection",
       confidence: extra.confidence ?? 0.5,
       evidence: { traceIds: ["trace-17"], runIds: ["run-3"] },
@@ -84,7 +84,7 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     const versions = await caller.history.versions({ playbookId });
     expect(versions.items[0]).toMatchObject({ number: 2, author: "alice", deltaId: proposed.deltaId, deltaOrigin: "curator" });
     expect(versions.items[0]?.reason).toMatch(/Approved curator delta by curator-model/);
-    await expectAppError(bob.delta.approve({ deltaId: proposed.deltaId }), "CONFLICT", /already applied by alice/);
+    await expectAppError(bob.delta.approve({ deltaId: proposed.deltaId }), "CONFLICT", /already approved by alice/);
   });
 
   it("rejecting a delta records the reason and leaves the playbook unchanged", async () => {
@@ -629,7 +629,7 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     await expectAppError(alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId] }), "BAD_REQUEST", /Say why/);
     const rejected = await alice.delta.bulk({ action: "reject", deltaIds: [broken.deltaId, ok1.deltaId], reason: "Unknown bullet" });
     expect(rejected.results.map((r) => r.ok)).toEqual([true, false]);
-    expect(rejected.results[1]?.error?.message).toMatch(/already applied/);
+    expect(rejected.results[1]?.error?.message).toMatch(/already approved by alice/);
     expect((await caller.delta.get({ deltaId: broken.deltaId })).status).toBe("rejected");
   });
 
@@ -797,7 +797,6 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     const [refund, status] = ingested.traces.map((trace) => trace.id);
     const outcome = await caller.delta.propose({
       playbookId,
-      origin: "curator",
       evidence: { traceIds: [status!, "agent-run-17", refund!], runIds: ["not-a-run"] },
       operations: [{ operation: { type: "tag", bulletId: "str-00002", harmful: 1 } }],
     });

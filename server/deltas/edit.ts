@@ -1,21 +1,27 @@
 // Direct edits: a person's change in the browser, applied at once as a delta by that person. An
-// edit made on a version whose targets someone else has changed since is refused, not merged.
+// edit made on a version whose targets someone else has changed since is refused, not merged,
+// except counter increments, which commute and are applied on whatever version is current.
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import type { DeltaOperation } from "@/server/ace/delta";
+import { whoOf, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, staleTargets } from "./checks";
-import { commitChanges, raceError, RETRY, withVersionRetry } from "./commit";
+import { changeSummaries, editAction, editTarget } from "./audit";
+import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry } from "./commit";
 import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, provenanceFor, targetColumns, type StaleTarget } from "./findings";
 import * as repo from "./repository";
 import { evidenceSchema, type DeltaOutcome, type editDeltaInput } from "./schemas";
 
-export async function editPlaybook(db: Db, actor: string, input: z.output<typeof editDeltaInput>): Promise<DeltaOutcome> {
+export async function editPlaybook(db: Db, author: WhoOrName, input: z.output<typeof editDeltaInput>): Promise<DeltaOutcome> {
+  const who = whoOf(author);
+  const { actor } = who;
   const ops = input.operations as DeltaOperation[];
   const positions = ops.map((_, index) => index);
-  return withVersionRetry({ exhausted: () => raceError("edit") }, async ({ raced }) => {
+  const commuting = onlyCounterIncrements(ops);
+  return withVersionRetry({ ...(commuting ? COMMUTING_RETRY : {}), exhausted: () => raceError("edit") }, async ({ raced }) => {
     const snapshot = await freshSnapshot(db, input.playbookId);
     const { head, entry } = snapshot;
     const baseVersion = input.expectedVersion ?? head.version;
@@ -23,7 +29,7 @@ export async function editPlaybook(db: Db, actor: string, input: z.output<typeof
       throw new AppError("INVALID_INPUT", `The playbook is at version ${head.version}; reload it before editing.`);
     }
     const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
-    const stale = await staleTargets(db, input.playbookId, baseVersion, head.version, targets);
+    const stale = commuting ? [] : await staleTargets(db, input.playbookId, baseVersion, head.version, targets);
     if (stale.length > 0) {
       if (raced) throw raceError("edit");
       const first = stale[0] as StaleTarget;
@@ -90,6 +96,19 @@ export async function editPlaybook(db: Db, actor: string, input: z.output<typeof
         return deltaId;
       },
       provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
+      audit: {
+        source: who.audit,
+        record: (version) => {
+          const changed = changeSummaries(result.changes);
+          return {
+            action: editAction(ops),
+            target: editTarget(ops, input.playbookId, result.addedIds),
+            playbookId: input.playbookId,
+            before: { version: head.version, ...changed.before },
+            after: { version, reason: input.reason, deltaId, ...changed.after },
+          };
+        },
+      },
     });
     return {
       deltaId,

@@ -8,27 +8,41 @@ import { validateDelta, type DeltaOperation, type DeltaValidation, type Finding,
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { countersOfFormat, diffProposal, type ProposalCounts } from "@/server/ace/proposal-diff";
 import { proposePruning as pruningCandidates } from "@/server/ace/pruning";
+import { injectionFindings } from "@/server/ace/safety";
 import type { SimilarityIndex } from "@/server/ace/similarity";
+import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { statesAt } from "@/server/history/service";
 import type { ImportProposal } from "@/server/playbooks/schemas";
 import { staleTargets, tryApply } from "./checks";
-import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
+import { changeSummaries } from "./audit";
+import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
 import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, plural, provenanceFor } from "./findings";
 import * as repo from "./repository";
-import { evidenceSchema, MAX_OPERATIONS, type DeltaOutcome, type DeltaStatus, type proposeDeltaInput, type PruningResult } from "./schemas";
+import {
+  evidenceSchema,
+  MAX_OPERATIONS,
+  type DeltaOutcome,
+  type DeltaStatus,
+  type ProposableOrigin,
+  type proposeDeltaInput,
+  type PruningResult,
+} from "./schemas";
 
-/** What only server code may ask of a proposal (the reflector and curator runs). */
+/** What only server code may ask of a proposal (the reflector and curator runs, pruning, file proposals). */
 export interface ProposalOptions {
+  /**
+   * Where the delta comes from, when server code proposes it (a reflector or curator run, pruning, a
+   * file). Never taken from a request: otherwise the caller decides (originOf).
+   */
+  origin?: ProposableOrigin;
   /**
    * Apply at once whatever the playbook's auto-apply setting, unless the engine flags the delta for
    * review: the reflector's counter tags are observations, not opinions.
    */
   applyUnlessFlagged?: boolean;
-  /** Findings the caller made (e.g. prompt-injection checks), per operation; they send the delta to review. */
-  extraFindings?: readonly (readonly Finding[])[];
   /**
    * Scores near-duplicates instead of the local index (a provider's embeddings). It must index the
    * snapshot's active bullets; the caller builds it from the state it proposes against.
@@ -36,20 +50,43 @@ export interface ProposalOptions {
   similarity?: (state: PlaybookState) => SimilarityIndex;
 }
 
-function withExtraFindings(validation: DeltaValidation, extra: ProposalOptions["extraFindings"]): DeltaValidation {
-  if (!extra?.some((list) => list.length > 0)) return validation;
+/**
+ * The origin of a proposal from who sends it: a person (signed in, or the local operator) proposes
+ * as a person, an API key as an agent (never applied without review), the server's own code as the
+ * curator unless it names another.
+ */
+export function originOf(who: Who): ProposableOrigin {
+  switch (who.audit.actor.kind) {
+    case "user":
+    case "local":
+      return "person";
+    case "apikey":
+      return "agent";
+    case "system":
+      return "curator";
+  }
+}
+
+function withExtraFindings(validation: DeltaValidation, extra: readonly (readonly Finding[])[]): DeltaValidation {
+  if (!extra.some((list) => list.length > 0)) return validation;
   const byOperation = validation.byOperation.map((list, index) => [...list, ...(extra[index] ?? [])]);
   return { ...validation, findings: byOperation.flat(), byOperation };
 }
 
 export async function proposeDelta(
   db: Db,
-  actor: string,
+  author: WhoOrName,
   input: z.output<typeof proposeDeltaInput>,
   options: ProposalOptions = {},
 ): Promise<DeltaOutcome> {
+  const who = whoOf(author);
+  const { actor } = who;
+  const origin = options.origin ?? originOf(who);
   const ops = input.operations.map((entry) => entry.operation as DeltaOperation);
-  return withVersionRetry({ exhausted: () => raceError("proposal") }, async () => {
+  // Content that reads like prompt injection sends the delta to a person, whoever proposes it.
+  const injections = injectionFindings(ops);
+  const retry = onlyCounterIncrements(ops) ? COMMUTING_RETRY : {};
+  return withVersionRetry({ ...retry, exhausted: () => raceError("proposal") }, async () => {
     const snapshot = await freshSnapshot(db, input.playbookId);
     const { head, settings, entry } = snapshot;
     const baseVersion = input.baseVersion ?? head.version;
@@ -59,13 +96,12 @@ export async function proposeDelta(
     const confident = input.confidence !== null && input.confidence >= settings.autoApplyConfidence;
     // Pruning and a coding agent's lessons are never applied without a person; duplicates and limit
     // breaches wait for a reviewer.
-    const mayAutoApply =
-      (options.applyUnlessFlagged || (settings.autoApply && confident)) && input.origin !== "pruning" && input.origin !== "agent";
+    const mayAutoApply = (options.applyUnlessFlagged || (settings.autoApply && confident)) && origin !== "pruning" && origin !== "agent";
     // When it may apply at once, one engine run both validates and applies.
     const similarity = options.similarity?.(entry.state);
     const engine = engineOptions(snapshot, ops, { similarity });
     const checked = mayAutoApply ? tryApply(snapshot, ops, engine) : { validation: validateDelta(entry.state, ops, engine), result: null };
-    const validation = withExtraFindings(checked.validation, options.extraFindings);
+    const validation = withExtraFindings(checked.validation, injections);
     const { result } = checked;
     const targets = ops.map((op) => operationTargets(op, entry.state.sections));
     const stale = await staleTargets(db, input.playbookId, baseVersion, head.version, mergeTargets(targets));
@@ -88,7 +124,7 @@ export async function proposeDelta(
       id: deltaId,
       playbookId: input.playbookId,
       status,
-      origin: input.origin,
+      origin,
       author: actor,
       rationale: input.rationale,
       confidence: input.confidence,
@@ -105,8 +141,27 @@ export async function proposeDelta(
       decided: status === "auto_applied",
     });
 
+    const auditSummary = (status: DeltaStatus) => ({
+      origin,
+      status,
+      operations: ops.map((op) => op.type),
+      rationale: input.rationale.slice(0, 500),
+      confidence: input.confidence,
+      baseVersion,
+      flagged: validation.findings.filter((f) => f.severity === "error" || f.kind === "prompt_injection").length,
+    });
+    const deltaTarget = { type: "delta", id: deltaId, label: `${origin} delta by ${actor}` };
+
     if (!autoApply) {
-      await db.$transaction((tx) => repo.insertDelta(tx, deltaRow("pending", null), operationRows("pending")), WRITE_TRANSACTION);
+      await db.$transaction(async (tx) => {
+        await repo.insertDelta(tx, deltaRow("pending", null), operationRows("pending"));
+        await recordAudit(tx, who.audit, {
+          action: "delta.propose",
+          target: deltaTarget,
+          playbookId: input.playbookId,
+          after: auditSummary("pending"),
+        });
+      }, WRITE_TRANSACTION);
       const errors = validation.findings.filter((f) => f.severity === "error").length;
       const duplicates = validation.findings.filter((f) => f.kind === "near_duplicate").length;
       const notes = [
@@ -137,7 +192,7 @@ export async function proposeDelta(
       next: result.state,
       changes: result.changes,
       author: actor,
-      reason: `Auto-applied ${input.origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
+      reason: `Auto-applied ${origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
         input.rationale ? `: ${input.rationale}` : ""
       }`,
       recordDelta: async (tx, version) => {
@@ -145,7 +200,7 @@ export async function proposeDelta(
         return deltaId;
       },
       provenance: provenanceFor(
-        input.origin,
+        origin,
         input.evidence,
         input.rationale,
         addedRationales(
@@ -153,6 +208,19 @@ export async function proposeDelta(
           result.addedIds,
         ),
       ),
+      audit: {
+        source: who.audit,
+        record: (version) => {
+          const changed = changeSummaries(result.changes);
+          return {
+            action: "delta.auto_apply",
+            target: deltaTarget,
+            playbookId: input.playbookId,
+            before: { version: head.version, ...changed.before },
+            after: { ...auditSummary("auto_applied"), version, addedIds: result.addedIds, ...changed.after },
+          };
+        },
+      },
     });
     return {
       deltaId,
@@ -174,7 +242,7 @@ export async function proposeDelta(
 
 // ---- Pruning -------------------------------------------------------------------------------
 
-export async function proposePruningDelta(db: Db, actor: string, playbookId: string): Promise<PruningResult> {
+export async function proposePruningDelta(db: Db, who: WhoOrName, playbookId: string): Promise<PruningResult> {
   const snapshot = await loadSnapshot(db, playbookId);
   const { pruning, maxBullets } = snapshot.settings;
   if (!pruning.enabled) {
@@ -191,14 +259,18 @@ export async function proposePruningDelta(db: Db, actor: string, playbookId: str
         : `Every bullet the policy would remove (${proposed.length}) is already in a pending pruning delta.`;
     return { delta: null, reason, candidates: proposed.length };
   }
-  const delta = await proposeDelta(db, actor, {
-    playbookId,
-    origin: "pruning",
-    operations: fresh.map((op) => ({ operation: op, rationale: op.reason })),
-    rationale: `Pruning by the playbook's policy: ${plural(fresh.length, "bullet")} to archive.`,
-    confidence: null,
-    evidence: evidenceSchema.parse({}),
-  });
+  const delta = await proposeDelta(
+    db,
+    who,
+    {
+      playbookId,
+      operations: fresh.map((op) => ({ operation: op, rationale: op.reason })),
+      rationale: `Pruning by the playbook's policy: ${plural(fresh.length, "bullet")} to archive.`,
+      confidence: null,
+      evidence: evidenceSchema.parse({}),
+    },
+    { origin: "pruning" },
+  );
   return { delta, reason: null, candidates: proposed.length };
 }
 
@@ -222,7 +294,7 @@ export interface FileProposalInput {
  * now), and a bullet changed on both sides makes the delta stale, as any delta whose targets changed
  * after its base version. A file that changed nothing the playbook lacks proposes nothing.
  */
-export async function proposeFromFile(db: Db, actor: string, input: FileProposalInput): Promise<ImportProposal> {
+export async function proposeFromFile(db: Db, who: WhoOrName, input: FileProposalInput): Promise<ImportProposal> {
   const snapshot = await loadSnapshot(db, input.playbookId);
   const { head } = snapshot;
   const baseVersion = input.baseVersion ?? head.version;
@@ -279,15 +351,19 @@ export async function proposeFromFile(db: Db, actor: string, input: FileProposal
     diff.conflicts.length > 0
       ? ` ${plural(diff.conflicts.length, "conflict")} with ACE Studio's changes since: ${diff.conflicts.map((c) => c.label).join(", ")}.`
       : "";
-  const outcome = await proposeDelta(db, actor, {
-    playbookId: input.playbookId,
-    origin: "import",
-    operations: diff.operations,
-    rationale: (input.rationale || `${summary}${conflictNote}`).slice(0, 10_000),
-    confidence: null,
-    evidence: evidenceSchema.parse({ notes: [summary, ...diff.conflicts.map((c) => c.message)].join("\n").slice(0, 10_000) }),
-    baseVersion,
-  });
+  const outcome = await proposeDelta(
+    db,
+    who,
+    {
+      playbookId: input.playbookId,
+      operations: diff.operations,
+      rationale: (input.rationale || `${summary}${conflictNote}`).slice(0, 10_000),
+      confidence: null,
+      evidence: evidenceSchema.parse({ notes: [summary, ...diff.conflicts.map((c) => c.message)].join("\n").slice(0, 10_000) }),
+      baseVersion,
+    },
+    { origin: "import" },
+  );
   const conflicts =
     diff.conflicts.length > 0
       ? `; ${plural(diff.conflicts.length, "conflict")} with changes made in ACE Studio since: re-base it to approve those`

@@ -129,9 +129,9 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
   const sectionName = (id: string) => entry.state.sections.find((s) => s.id === id)?.name ?? null;
 
   const staleByTarget = new Map(stale.map((s) => [s.target, s]));
-  // Model-written content is checked for prompt injection as it stands now (a reviewer may have edited it).
-  const modelWritten = delta.origin === "curator" || delta.origin === "reflector";
-  const injections = modelWritten ? injectionFindings(delta.operations.map(payloadOf)) : [];
+  // Proposed content is checked for prompt injection as it stands now (a reviewer may have edited it),
+  // whoever proposed it: a person's proposal is as likely a paste from somewhere else.
+  const injections = injectionFindings(delta.operations.map(payloadOf));
   const operations = delta.operations.map((record, index): OperationView => {
     const payload = payloadOf(record);
     const targets = allTargets[index] as Targets;

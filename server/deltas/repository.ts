@@ -296,6 +296,11 @@ export async function rebaseDelta(tx: Tx, deltaId: string, baseVersion: number):
   return count;
 }
 
+/** How a delta was decided, read after losing a race for it (to name who won). */
+export function findDecision(db: DbOrTx, deltaId: string) {
+  return db.delta.findUnique({ where: { id: deltaId }, select: { status: true, decidedBy: true } });
+}
+
 export async function lockPendingDelta(tx: Tx, deltaId: string): Promise<boolean> {
   // A no-op write takes the row lock, so two reviewers editing one delta queue up instead of interleaving.
   const { count } = await tx.delta.updateMany({ where: { id: deltaId, status: "pending" }, data: { updatedAt: new Date() } });

@@ -3,10 +3,12 @@
 import type { z } from "zod";
 import type { DeltaOperation, Finding } from "@/server/ace/delta";
 import { asSentence } from "@/server/ace/delta/messages";
-import type { Db, Tx } from "@/server/db/client";
+import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
+import type { Db, DbOrTx, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, revalidate, staleTargets } from "./checks";
-import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
+import { changeSummaries } from "./audit";
+import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { freshSnapshot, type Snapshot } from "./engine-state";
 import {
   addedRationales,
@@ -32,15 +34,39 @@ import type {
   updateOperationInput,
 } from "./schemas";
 
-function requirePending(delta: repo.DeltaRecord): void {
-  if (delta.status === "pending") return;
-  const by = delta.decidedBy ? ` by ${delta.decidedBy}` : "";
-  const what = delta.status === "rejected" ? "rejected" : delta.status === "auto_applied" ? "auto-applied" : "applied";
-  throw new AppError("CONFLICT", `This delta was already ${what}${by}; there is nothing left to decide. Reload the queue.`);
+type Decision = { status: string; decidedBy: string | null };
+
+/** "approved by Ada", "rejected by Ada", "auto-applied". */
+function decisionWords({ status, decidedBy }: Decision): string {
+  const what = status === "rejected" ? "rejected" : status === "auto_applied" ? "auto-applied" : "approved";
+  return decidedBy && status !== "auto_applied" ? `${what} by ${decidedBy}` : what;
 }
 
-function alreadyDecided(): AppError {
-  return new AppError("CONFLICT", "This delta was decided by someone else a moment ago. Reload the queue.");
+/** `raced`: this call lost a race for the delta a moment ago, so the decision is news to the person. */
+function requirePending(delta: repo.DeltaRecord, raced = false): void {
+  if (delta.status === "pending") return;
+  if (raced) throw justDecided(delta);
+  throw new AppError("CONFLICT", `This delta was already ${decisionWords(delta)}; there is nothing left to decide. Reload the queue.`, {
+    details: { status: delta.status, decidedBy: delta.decidedBy },
+  });
+}
+
+function justDecided(decision: Decision): AppError {
+  return new AppError(
+    "CONFLICT",
+    `This delta was just decided (${decisionWords(decision)}) while you were deciding; yours was not applied. Reload the queue.`,
+    { details: { status: decision.status, decidedBy: decision.decidedBy } },
+  );
+}
+
+/**
+ * Someone else decided or changed the delta after it was read (on PostgreSQL a delta's row and its
+ * operations may even be read on either side of their decision): a conflict naming that decision.
+ */
+async function decidedMeanwhile(db: DbOrTx, deltaId: string): Promise<AppError> {
+  const decision = await repo.findDecision(db, deltaId);
+  if (decision && decision.status !== "pending") return justDecided(decision);
+  return new AppError("CONFLICT", "This delta was changed by someone else a moment ago; nothing was applied. Reload the queue.");
 }
 
 function checkEditType(record: repo.OperationRecord, op: DeltaOperation): void {
@@ -53,16 +79,29 @@ function checkEditType(record: repo.OperationRecord, op: DeltaOperation): void {
   }
 }
 
-export async function approveDelta(db: Db, actor: string, input: z.output<typeof approveDeltaInput>): Promise<DeltaOutcome> {
-  return withVersionRetry({ exhausted: () => raceError("approval") }, async ({ raced }) => {
-    const delta = await requireDelta(db, input.deltaId);
-    requirePending(delta);
+export async function approveDelta(db: Db, author: WhoOrName, input: z.output<typeof approveDeltaInput>): Promise<DeltaOutcome> {
+  const who = whoOf(author);
+  const { actor } = who;
+  let read: repo.DeltaRecord | null = await requireDelta(db, input.deltaId);
+  // Counter increments commute: approving them never conflicts with other writers (see COMMUTING_RETRY).
+  const commuting = onlyCounterIncrements(
+    read.operations.filter((op) => op.status === "pending" && (!input.operationIds || input.operationIds.includes(op.id))),
+  );
+  const retry = commuting ? COMMUTING_RETRY : {};
+  return withVersionRetry({ ...retry, exhausted: () => raceError("approval") }, async ({ raced }) => {
+    const delta = read ?? (await requireDelta(db, input.deltaId));
+    read = null;
+    requirePending(delta, raced);
     const byId = new Map(delta.operations.map((op) => [op.id, op]));
     const pending = delta.operations.filter((op) => op.status === "pending");
+    // A pending delta always has a pending operation: none means its operations were read after a decision.
+    if (pending.length === 0) throw await decidedMeanwhile(db, delta.id);
     for (const id of [...(input.operationIds ?? []), ...input.edits.map((e) => e.operationId)]) {
       const record = byId.get(id);
       if (!record) throw new AppError("INVALID_INPUT", `Operation ${id} is not part of this delta.`);
       if (record.status !== "pending") {
+        const decision = await repo.findDecision(db, delta.id);
+        if (decision && decision.status !== "pending") throw justDecided(decision);
         throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
       }
     }
@@ -77,7 +116,7 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
     const snapshot = await freshSnapshot(db, delta.playbookId);
     const { head, entry } = snapshot;
     const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
-    const stale = await staleTargets(db, delta.playbookId, delta.baseVersion, head.version, targets);
+    const stale = commuting ? [] : await staleTargets(db, delta.playbookId, delta.baseVersion, head.version, targets);
     if (stale.length > 0) throw raced ? raceError("approval") : staleError(stale);
     if (entry.retired) return RETRY;
     const result = applyOrExplain(snapshot, ops, positions, { nearDuplicates: false });
@@ -99,7 +138,7 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
           decidedBy: actor,
           decidedAt: new Date(),
         });
-        if (decided !== 1) throw alreadyDecided();
+        if (decided !== 1) throw await decidedMeanwhile(tx, delta.id);
         for (const [id, op] of edits) {
           const record = byId.get(id) as repo.OperationRecord;
           await repo.updateOperation(tx, id, {
@@ -127,6 +166,27 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
           result.addedIds,
         ),
       ),
+      audit: {
+        source: who.audit,
+        record: (version) => {
+          const changed = changeSummaries(result.changes);
+          return {
+            action: "delta.approve",
+            target: deltaTarget(delta),
+            playbookId: delta.playbookId,
+            before: { status: "pending", version: head.version, ...changed.before },
+            after: {
+              status: "applied",
+              version,
+              approved: selected.length,
+              rejected: rejectedIds.length,
+              edited: edits.size,
+              note,
+              ...changed.after,
+            },
+          };
+        },
+      },
     });
     const partial = rejectedIds.length > 0 ? ` (${plural(selected.length, "operation")} approved, ${rejectedIds.length} rejected)` : "";
     return {
@@ -144,6 +204,10 @@ export async function approveDelta(db: Db, actor: string, input: z.output<typeof
   });
 }
 
+function deltaTarget(delta: repo.DeltaRecord) {
+  return { type: "delta", id: delta.id, label: `${delta.origin} delta by ${delta.author}` };
+}
+
 function approvalReason(delta: repo.DeltaRecord, approved: number, pending: number, note: string | null): string {
   const part = approved < pending ? ` (${approved} of ${pending} operations)` : "";
   const why = delta.rationale ? `: ${delta.rationale}` : "";
@@ -151,15 +215,22 @@ function approvalReason(delta: repo.DeltaRecord, approved: number, pending: numb
   return `Approved ${delta.origin} delta by ${delta.author}${part}${why}${noted}`.slice(0, 4_000);
 }
 
-export async function rejectDelta(db: Db, actor: string, input: z.output<typeof rejectDeltaInput>): Promise<DeltaOutcome> {
+export async function rejectDelta(db: Db, author: WhoOrName, input: z.output<typeof rejectDeltaInput>): Promise<DeltaOutcome> {
+  const who = whoOf(author);
+  const { actor } = who;
   const delta = await requireDelta(db, input.deltaId);
   requirePending(delta);
   const pending = delta.operations.filter((op) => op.status === "pending");
+  if (pending.length === 0) throw await decidedMeanwhile(db, delta.id);
   const ids = input.operationIds ?? pending.map((op) => op.id);
   for (const id of ids) {
     const record = delta.operations.find((op) => op.id === id);
     if (!record) throw new AppError("INVALID_INPUT", `Operation ${id} is not part of this delta.`);
-    if (record.status !== "pending") throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
+    if (record.status !== "pending") {
+      const decision = await repo.findDecision(db, delta.id);
+      if (decision && decision.status !== "pending") throw justDecided(decision);
+      throw new AppError("INVALID_INPUT", `Operation ${record.position + 1} was already ${record.status}.`);
+    }
   }
   const remaining = pending.filter((op) => !ids.includes(op.id));
   const whole = remaining.length === 0;
@@ -167,9 +238,9 @@ export async function rejectDelta(db: Db, actor: string, input: z.output<typeof 
     if (whole) {
       const decision = { status: "rejected" as const, reviewNote: input.reason, decidedBy: actor, decidedAt: new Date() };
       const decided = await repo.decideDelta(tx, delta.id, decision);
-      if (decided !== 1) throw alreadyDecided();
+      if (decided !== 1) throw await decidedMeanwhile(tx, delta.id);
     } else if (!(await repo.lockPendingDelta(tx, delta.id))) {
-      throw alreadyDecided();
+      throw await decidedMeanwhile(tx, delta.id);
     }
     await repo.setOperationStatus(tx, delta.id, ids, "rejected");
     if (!whole) {
@@ -179,6 +250,13 @@ export async function rejectDelta(db: Db, actor: string, input: z.output<typeof 
         await repo.updateOperation(tx, id, { rationale: appendNote(rationale, `${OWN_REJECTION}${actor}: ${input.reason}`) });
       }
     }
+    await recordAudit(tx, who.audit, {
+      action: "delta.reject",
+      target: deltaTarget(delta),
+      playbookId: delta.playbookId,
+      before: { status: "pending", pendingOperations: pending.length },
+      after: { status: whole ? "rejected" : "pending", rejectedOperations: ids.length, reason: input.reason },
+    });
   }, WRITE_TRANSACTION);
   return {
     deltaId: delta.id,
@@ -208,7 +286,9 @@ function appendNote(rationale: string, note: string): string {
   return (rationale ? `${rationale}\n${note}` : note).slice(0, 4_000);
 }
 
-export async function updateOperation(db: Db, actor: string, input: z.output<typeof updateOperationInput>): Promise<DeltaOutcome> {
+export async function updateOperation(db: Db, author: WhoOrName, input: z.output<typeof updateOperationInput>): Promise<DeltaOutcome> {
+  const who = whoOf(author);
+  const { actor } = who;
   const delta = await requireDelta(db, input.deltaId);
   requirePending(delta);
   const record = delta.operations.find((op) => op.id === input.operationId);
@@ -221,7 +301,7 @@ export async function updateOperation(db: Db, actor: string, input: z.output<typ
   const ops = pending.map((o) => (o.id === record.id ? op : payloadOf(o)));
   const validation = revalidate(snapshot, pending, ops);
   await db.$transaction(async (tx) => {
-    if (!(await repo.lockPendingDelta(tx, delta.id))) throw alreadyDecided();
+    if (!(await repo.lockPendingDelta(tx, delta.id))) throw await decidedMeanwhile(tx, delta.id);
     await repo.updateOperation(tx, record.id, {
       payload: op,
       originalPayload: record.originalPayload ?? record.payload,
@@ -229,6 +309,13 @@ export async function updateOperation(db: Db, actor: string, input: z.output<typ
       ...(input.rationale === undefined ? {} : { rationale: input.rationale }),
     });
     await storeFindings(tx, pending, ops, validation.byRecord, snapshot);
+    await recordAudit(tx, who.audit, {
+      action: "delta.edit",
+      target: deltaTarget(delta),
+      playbookId: delta.playbookId,
+      before: { operation: record.position + 1, payload: record.payload, rationale: record.rationale },
+      after: { operation: record.position + 1, payload: op, rationale: input.rationale ?? record.rationale },
+    });
   }, WRITE_TRANSACTION);
   const targets = mergeTargets(ops.map((o) => operationTargets(o, snapshot.entry.state.sections)));
   const stale = await staleTargets(db, delta.playbookId, delta.baseVersion, snapshot.head.version, targets);
@@ -262,7 +349,8 @@ async function storeFindings(
   }
 }
 
-export async function rebaseDelta(db: Db, actor: string, deltaId: string): Promise<DeltaOutcome> {
+export async function rebaseDelta(db: Db, author: WhoOrName, deltaId: string): Promise<DeltaOutcome> {
+  const who: Who = whoOf(author);
   const delta = await requireDelta(db, deltaId);
   requirePending(delta);
   const snapshot = await freshSnapshot(db, delta.playbookId);
@@ -271,11 +359,17 @@ export async function rebaseDelta(db: Db, actor: string, deltaId: string): Promi
   const validation = revalidate(snapshot, pending, ops);
   const version = snapshot.head.version;
   await db.$transaction(async (tx) => {
-    if (!(await repo.lockPendingDelta(tx, delta.id))) throw alreadyDecided();
+    if (!(await repo.lockPendingDelta(tx, delta.id))) throw await decidedMeanwhile(tx, delta.id);
     await storeFindings(tx, pending, ops, validation.byRecord, snapshot);
     if (validation.ok) await repo.rebaseDelta(tx, delta.id, version);
+    await recordAudit(tx, who.audit, {
+      action: "delta.rebase",
+      target: deltaTarget(delta),
+      playbookId: delta.playbookId,
+      before: { baseVersion: delta.baseVersion },
+      after: { baseVersion: validation.ok ? version : delta.baseVersion, applies: validation.ok },
+    });
   }, WRITE_TRANSACTION);
-  void actor;
   const targets = mergeTargets(ops.map((o) => operationTargets(o, snapshot.entry.state.sections)));
   const stale = validation.ok ? [] : await staleTargets(db, delta.playbookId, delta.baseVersion, version, targets);
   return {
@@ -296,15 +390,15 @@ export async function rebaseDelta(db: Db, actor: string, deltaId: string): Promi
   };
 }
 
-export async function bulkDecide(db: Db, actor: string, input: z.output<typeof bulkDeltaInput>): Promise<BulkResult> {
+export async function bulkDecide(db: Db, who: WhoOrName, input: z.output<typeof bulkDeltaInput>): Promise<BulkResult> {
   const results: BulkResult["results"] = [];
   // One by one, each in its own transaction: a failure stops only its own delta.
   for (const deltaId of [...new Set(input.deltaIds)]) {
     try {
       const outcome =
         input.action === "approve"
-          ? await approveDelta(db, actor, { deltaId, edits: [], ...(input.reason ? { note: input.reason } : {}) })
-          : await rejectDelta(db, actor, { deltaId, reason: input.reason ?? "" });
+          ? await approveDelta(db, who, { deltaId, edits: [], ...(input.reason ? { note: input.reason } : {}) })
+          : await rejectDelta(db, who, { deltaId, reason: input.reason ?? "" });
       results.push({ deltaId, ok: true, status: outcome.status, appliedVersion: outcome.appliedVersion, error: null });
     } catch (error) {
       if (!(error instanceof AppError)) console.error("[delta.bulk]", error);

@@ -26,13 +26,13 @@ export const deltaRouter = createTRPCRouter({
   propose: curatorProcedure
     .input(proposeDeltaInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => proposeDelta(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => proposeDelta(ctx.db, ctx, input)),
 
   /** A person's edit in the browser, applied at once as a delta by that person. */
   edit: curatorProcedure
     .input(editDeltaInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => editPlaybook(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => editPlaybook(ctx.db, ctx, input)),
 
   list: viewerProcedure.input(listDeltasInput).query(({ ctx, input }) => listDeltas(ctx.db, input)),
 
@@ -44,36 +44,36 @@ export const deltaRouter = createTRPCRouter({
   approve: curatorProcedure
     .input(approveDeltaInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => approveDelta(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => approveDelta(ctx.db, ctx, input)),
 
   reject: curatorProcedure
     .input(rejectDeltaInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => rejectDelta(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => rejectDelta(ctx.db, ctx, input)),
 
   updateOperation: curatorProcedure
     .input(updateOperationInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => updateOperation(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateOperation(ctx.db, ctx, input)),
 
   bulk: curatorProcedure
     .input(bulkDeltaInput)
     .output(bulkResultSchema)
-    .mutation(({ ctx, input }) => bulkDecide(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => bulkDecide(ctx.db, ctx, input)),
 
   /** Undoes an approval, a rejection or a rollback while nothing later touched what it changed. */
   undo: curatorProcedure
     .input(deltaIdInput)
     .output(undoResultSchema)
-    .mutation(({ ctx, input }) => undoDecision(ctx.db, ctx.actor, input.deltaId, ctx.audit)),
+    .mutation(({ ctx, input }) => undoDecision(ctx.db, ctx, input.deltaId)),
 
   rebase: curatorProcedure
     .input(deltaIdInput)
     .output(deltaOutcomeSchema)
-    .mutation(({ ctx, input }) => rebaseDelta(ctx.db, ctx.actor, input.deltaId)),
+    .mutation(({ ctx, input }) => rebaseDelta(ctx.db, ctx, input.deltaId)),
 
   proposePruning: curatorProcedure
     .input(playbookRefInput)
     .output(pruningResultSchema)
-    .mutation(({ ctx, input }) => proposePruningDelta(ctx.db, ctx.actor, input.playbookId)),
+    .mutation(({ ctx, input }) => proposePruningDelta(ctx.db, ctx, input.playbookId)),
 });

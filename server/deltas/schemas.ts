@@ -21,6 +21,7 @@ export type DeltaStatus = (typeof DELTA_STATUSES)[number];
 export const DELTA_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "rollback", "agent"] as const;
 export type DeltaOrigin = (typeof DELTA_ORIGINS)[number];
 export const PROPOSABLE_ORIGINS = ["person", "reflector", "curator", "pruning", "import", "agent"] as const;
+export type ProposableOrigin = (typeof PROPOSABLE_ORIGINS)[number];
 
 export const OPERATION_STATUSES = ["pending", "approved", "rejected"] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
@@ -156,7 +157,7 @@ export const proposeDeltaInput = z.object({
   rationale: z.string().trim().max(10_000).default(""),
   /** The proposer's confidence in [0, 1]; auto-apply compares it with the playbook's threshold. */
   confidence: z.number().min(0).max(1).nullable().default(null),
-  origin: z.enum(PROPOSABLE_ORIGINS).default("person"),
+  // No origin: the server sets it from who proposes (server/deltas/propose.ts originOf), never the request.
   evidence: evidenceSchema.prefault({}),
   /** The version the proposer read; default the current one. Older: the delta may be stale at once. */
   baseVersion: z.number().int().min(0).optional(),

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { VersionChange } from "@/server/ace/history";
 import { redoChanges, undoChanges } from "@/server/ace/replay";
-import { recordAudit, type AuditSource } from "@/server/audit/record";
+import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as historyRepo from "@/server/history/repository";
@@ -33,23 +33,24 @@ function decidedTogether(delta: repo.DeltaRecord): string[] {
 }
 
 /**
- * `audit`: who asked and from where; the undo is written to the audit log in its own transaction
- * (the history entry of an undone rejection, which writes no version).
+ * Who asked is written to the audit log in the undo's own transaction (for an undone rejection, which
+ * writes no version, it is the only record besides the delta's note).
  */
-export async function undoDecision(db: Db, actor: string, deltaId: string, audit?: AuditSource): Promise<UndoResult> {
+export async function undoDecision(db: Db, author: WhoOrName, deltaId: string): Promise<UndoResult> {
+  const who = whoOf(author);
   const delta = await requireDelta(db, deltaId);
   const status = delta.status as DeltaStatus;
   if (status === "pending") {
     throw new AppError("CONFLICT", "This delta waits for review: there is no decision to undo.");
   }
-  if (status === "rejected") return undoRejection(db, actor, delta, audit);
+  if (status === "rejected") return undoRejection(db, who, delta);
   if (delta.appliedVersion === null) throw new AppError("CONFLICT", "This delta was never applied, so there is nothing to undo.");
-  return undoApplied(db, actor, delta, delta.appliedVersion, audit);
+  return undoApplied(db, who, delta, delta.appliedVersion);
 }
 
 function auditUndo(delta: repo.DeltaRecord, what: string, after: { status: DeltaStatus; version: number | null }) {
   return {
-    action: "delta.undo",
+    action: "delta.undo" as const,
     target: { type: "delta", id: delta.id, label: `${what} of the ${delta.origin} delta by ${delta.author}` },
     playbookId: delta.playbookId,
     before: { status: delta.status, appliedVersion: delta.appliedVersion, decidedBy: delta.decidedBy },
@@ -57,7 +58,7 @@ function auditUndo(delta: repo.DeltaRecord, what: string, after: { status: Delta
   };
 }
 
-async function undoRejection(db: Db, actor: string, delta: repo.DeltaRecord, audit: AuditSource | undefined): Promise<UndoResult> {
+async function undoRejection(db: Db, { actor, audit }: Who, delta: repo.DeltaRecord): Promise<UndoResult> {
   const reopened = decidedTogether(delta);
   const head = await repo.currentVersion(db, delta.playbookId);
   if (!head) throw notFound("The playbook");
@@ -72,7 +73,7 @@ async function undoRejection(db: Db, actor: string, delta: repo.DeltaRecord, aud
     );
     if (count !== 1) throw alreadyChanged();
     await repo.setOperationStatus(tx, delta.id, reopened, "pending");
-    if (audit) await recordAudit(tx, audit, auditUndo(delta, "rejection", { status: "pending", version: null }));
+    await recordAudit(tx, audit, auditUndo(delta, "rejection", { status: "pending", version: null }));
   }, WRITE_TRANSACTION);
   return {
     deltaId: delta.id,
@@ -91,13 +92,7 @@ function changedIds(changes: readonly VersionChange[]) {
   };
 }
 
-async function undoApplied(
-  db: Db,
-  actor: string,
-  delta: repo.DeltaRecord,
-  undone: number,
-  audit: AuditSource | undefined,
-): Promise<UndoResult> {
+async function undoApplied(db: Db, { actor, audit }: Who, delta: repo.DeltaRecord, undone: number): Promise<UndoResult> {
   const isRollback = delta.origin === "rollback";
   const what = isRollback ? "rollback" : delta.status === "auto_applied" ? "auto-apply" : "approval";
   const recorded = await historyRepo.findVersionChanges(db, delta.playbookId, undone);
@@ -167,10 +162,10 @@ async function undoApplied(
           if (count !== 1) throw alreadyChanged();
           await repo.setOperationStatus(tx, delta.id, decidedTogether(delta), "pending");
         }
-        if (audit) await recordAudit(tx, audit, auditUndo(delta, what, { status: isRollback ? "applied" : "pending", version }));
         return undoDeltaId;
       },
       provenance: () => ({ origin: "manual", justification: reason.slice(0, 2_000), sourceTraceId: null, sourceRunId: null }),
+      audit: { source: audit, record: (version) => auditUndo(delta, what, { status: isRollback ? "applied" : "pending", version }) },
     });
     return {
       deltaId: delta.id,

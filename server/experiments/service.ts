@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { assignVariant } from "@/server/ace/experiments";
 import { sampleSizePerVariant } from "@/server/ace/stats";
-import { recordAudit, type AuditSource } from "@/server/audit/record";
+import { recordAudit, type Who } from "@/server/audit/record";
+import type { AuditAction } from "@/server/audit/schemas";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { rollback } from "@/server/history/service";
@@ -30,10 +31,7 @@ import {
 } from "./schemas";
 
 /** Who changes an experiment: the author name (history, decisions) and the audit source. */
-export interface Actor {
-  actor: string;
-  audit: AuditSource;
-}
+export type Actor = Who;
 
 /** An API key restricted to some playbooks refuses (403) before anything is read or written. */
 export interface AccessOptions {
@@ -207,7 +205,7 @@ function auditSummary(row: repo.ExperimentRow) {
   };
 }
 
-async function audit(tx: Tx, who: Actor, action: string, before: repo.ExperimentRow | null, after: repo.ExperimentRow): Promise<void> {
+async function audit(tx: Tx, who: Actor, action: AuditAction, before: repo.ExperimentRow | null, after: repo.ExperimentRow): Promise<void> {
   await recordAudit(tx, who.audit, {
     action,
     target: { type: "experiment", id: after.id, label: after.key },
@@ -364,7 +362,7 @@ export async function updateExperiment(
       else await repo.replaceVariants(tx, before.id, variants);
     }
 
-    let action = "experiment.update";
+    let action: AuditAction = "experiment.update";
     const seed = patch.seed ?? before.seed;
     if (before.status === "draft" && nextStatus === "running") {
       await startPhase(tx, { id: before.id, seed }, 1, nextCoverage, nextWeights, now);
@@ -517,7 +515,7 @@ export async function decide(
       }
       // The rollback is its own versioned change (a delta with its history); the decision is written
       // after it succeeds, so a refused rollback leaves no decision behind.
-      const result = await rollback(db, who.actor, {
+      const result = await rollback(db, who, {
         playbookId: row.playbookId,
         version: offer.playbookVersion,
         reason: `experiment "${row.key}" shipped variant "${variant.key}"${input.note ? `: ${input.note}` : ""}`,

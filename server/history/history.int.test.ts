@@ -322,13 +322,11 @@ describe.each(testEngines())("history procedures on %s", (engine) => {
     await history(playbookId);
     const proposal = await caller.delta.propose({
       playbookId,
-      origin: "curator",
       rationale: "Cited in a failing trace",
       operations: [{ operation: { type: "tag", bulletId: "str-00001", harmful: 1 } }],
     });
     const rejected = await caller.delta.propose({
       playbookId,
-      origin: "curator",
       operations: [{ operation: { type: "remove", bulletId: "str-00001", reason: "Unused" } }],
     });
     await alice.delta.reject({ deltaId: rejected.deltaId, reason: "It is used" });

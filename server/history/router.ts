@@ -15,7 +15,7 @@ export const historyRouter = createTRPCRouter({
   rollback: curatorProcedure
     .input(rollbackInput)
     .output(rollbackResultSchema)
-    .mutation(({ ctx, input }) => service.rollback(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => service.rollback(ctx.db, ctx, input)),
 
   lineage: viewerProcedure.input(lineageInput).query(({ ctx, input }) => service.lineage(ctx.db, input)),
 });

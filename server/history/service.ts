@@ -11,8 +11,10 @@ import { bulletsBySection, orderedBullets, sectionKey, type PlaybookState } from
 import { diffStates, diffText, movedSections } from "@/server/ace/diff";
 import { bulletStateChanged, type BulletState, type SectionState, type VersionChange } from "@/server/ace/history";
 import { redoChanges, undoChanges } from "@/server/ace/replay";
+import { whoOf, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { changeSummaries } from "@/server/deltas/audit";
 import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
@@ -214,7 +216,9 @@ function sectionChanged(a: SectionState, b: SectionState): boolean {
 
 const MAX_ROLLBACK_ATTEMPTS = 3;
 
-export async function rollback(db: Db, actor: string, input: z.output<typeof rollbackInput>): Promise<RollbackResult> {
+export async function rollback(db: Db, author: WhoOrName, input: z.output<typeof rollbackInput>): Promise<RollbackResult> {
+  const who = whoOf(author);
+  const { actor } = who;
   // A caller who named the version it saw is told of a race instead of rolled back from a version it never saw.
   const pinned = input.expectedVersion !== undefined;
   const retry = {
@@ -285,6 +289,19 @@ export async function rollback(db: Db, actor: string, input: z.output<typeof rol
         return deltaId;
       },
       provenance: () => ({ origin: "manual", justification: reason, sourceTraceId: null, sourceRunId: null }),
+      audit: {
+        source: who.audit,
+        record: (version) => {
+          const changed = changeSummaries(changes);
+          return {
+            action: "playbook.rollback",
+            target: { type: "playbook", id: input.playbookId, label: snapshot.head.name },
+            playbookId: input.playbookId,
+            before: { version: current, ...changed.before },
+            after: { version, rolledBackTo: input.version, reason: input.reason, bulletsArchived: archived, ...changed.after },
+          };
+        },
+      },
     });
     const bulletChanges = changes.filter((change) => change.entity === "bullet");
     return {

@@ -453,7 +453,6 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   it("versions carry their figures: content-changing ones by default, every one with contentOnly=false", async () => {
     const proposed = await caller.delta.propose({
       playbookId,
-      origin: "curator",
       rationale: "A lesson",
       operations: [
         { operation: { type: "add", section: "strategies_and_insights", content: "Cache the list of supported currencies per session." } },

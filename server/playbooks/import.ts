@@ -11,6 +11,7 @@ import { bulletStateChanged, countChanges, type BulletState, type VersionChange 
 import { highestIdNumber } from "@/server/ace/ids";
 import { countersOfFormat, type CounterName } from "@/server/ace/proposal-diff";
 import { countBulletTokens } from "@/server/ace/tokens";
+import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db, Prisma } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { proposeFromFile } from "@/server/deltas/propose";
@@ -33,25 +34,27 @@ function parseOrExplain(content: string, format: PlaybookFormat | "auto", fileNa
   }
 }
 
-export async function importPlaybook(db: Db, actor: string, input: z.output<typeof importPlaybookInput>): Promise<ImportResult> {
+export async function importPlaybook(db: Db, author: WhoOrName, input: z.output<typeof importPlaybookInput>): Promise<ImportResult> {
+  const who = whoOf(author);
   const { format, document, warnings } = parseOrExplain(input.content, input.format, input.fileName);
   const { target } = input;
   const source = input.fileName ? `${input.fileName} (${format})` : `pasted text (${format})`;
   let result: ImportResult;
   if (target.kind === "new") {
-    result = await createFromDocument(db, actor, document, {
+    result = await createFromDocument(db, who, document, {
       name: target.name,
       description: target.description,
       agentLabel: target.agentLabel,
       format,
       reason: `Imported from ${source}`,
+      action: "playbook.import",
     });
   } else if (target.mode === "propose") {
-    return { ...(await proposeInto(db, actor, target, { document, format, source: input.fileName ?? "pasted text" })), warnings };
+    return { ...(await proposeInto(db, who, target, { document, format, source: input.fileName ?? "pasted text" })), warnings };
   } else {
     result = await mergeIntoPlaybook(
       db,
-      actor,
+      who,
       target.playbookId,
       document,
       target.mode,
@@ -69,11 +72,11 @@ export async function importPlaybook(db: Db, actor: string, input: z.output<type
 /** mode propose: the playbook is unchanged; the result says which delta waits for review. */
 async function proposeInto(
   db: Db,
-  actor: string,
+  who: Who,
   target: { playbookId: string; baseVersion?: number; rationale?: string },
   file: { document: PlaybookDocument; format: PlaybookFormat; source: string },
 ): Promise<ImportResult> {
-  const proposal = await proposeFromFile(db, actor, {
+  const proposal = await proposeFromFile(db, who, {
     playbookId: target.playbookId,
     ...file,
     baseVersion: target.baseVersion,
@@ -93,14 +96,14 @@ async function proposeInto(
  */
 export async function proposeToNamedPlaybook(
   db: Db,
-  actor: string,
+  who: WhoOrName,
   name: string,
   input: z.output<typeof proposalRequestSchema>,
 ): Promise<ImportProposal & { playbook: string }> {
   const playbook = (await repo.findPlaybookByName(db, name)) ?? (await repo.findPlaybookByName(db, safeDecode(name)));
   if (!playbook) throw notFound(`The playbook "${name}"`);
   const { format, document } = parseOrExplain(input.content, input.format, input.fileName);
-  const proposal = await proposeFromFile(db, actor, {
+  const proposal = await proposeFromFile(db, who, {
     playbookId: playbook.id,
     document,
     format,
@@ -129,7 +132,7 @@ const ANALYZE_AFTER_BULLETS = 1_000;
  */
 async function mergeIntoPlaybook(
   db: Db,
-  actor: string,
+  who: Who,
   playbookId: string,
   document: PlaybookDocument,
   mode: "merge" | "replace",
@@ -218,10 +221,17 @@ async function mergeIntoPlaybook(
     await recordVersion(tx, {
       playbookId,
       number: version,
-      author: actor,
+      author: who.actor,
       reason: `${reason}: ${describeCounts(counts)}`,
       changes,
       deltaId: null,
+    });
+    await recordAudit(tx, who.audit, {
+      action: "playbook.import",
+      target: { type: "playbook", id: playbookId, label: playbook.name },
+      playbookId,
+      before: { version: playbook.version },
+      after: { version, mode, reason, ...counts },
     });
     const active = activeCount + counts.bulletsAdded - counts.bulletsArchived;
     return resultOf(playbook, sections.length + newSections.length, active, version);

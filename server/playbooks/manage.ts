@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import type { VersionChange } from "@/server/ace/history";
 import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
+import { recordAudit, whoOf, type WhoOrName } from "@/server/audit/record";
 import { Prisma, type Db, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
@@ -37,7 +38,7 @@ export async function requirePlaybook(db: Db | Tx, playbookId: string) {
 
 export async function createPlaybook(
   db: Db,
-  actor: string,
+  who: WhoOrName,
   input: z.output<typeof createPlaybookInput>,
 ): Promise<{ id: string; name: string }> {
   const document: PlaybookDocument = {
@@ -47,10 +48,11 @@ export async function createPlaybook(
     sections: DEFAULT_SECTIONS.map((section) => ({ name: section.name, slug: section.slug, bullets: [] })),
     hints: {},
   };
-  const created = await createFromDocument(db, actor, document, {
+  const created = await createFromDocument(db, who, document, {
     name: input.name,
     format: "ace",
     reason: "Created with the ACE default sections",
+    action: "playbook.create",
   });
   return { id: created.playbookId, name: created.name };
 }
@@ -61,9 +63,17 @@ interface CreateOptions {
   agentLabel?: string;
   format: PlaybookFormat;
   reason: string;
+  /** What the audit log calls it: a new empty playbook, or an imported file. */
+  action: "playbook.create" | "playbook.import";
 }
 
-export async function createFromDocument(db: Db, actor: string, document: PlaybookDocument, options: CreateOptions): Promise<ImportResult> {
+export async function createFromDocument(
+  db: Db,
+  author: WhoOrName,
+  document: PlaybookDocument,
+  options: CreateOptions,
+): Promise<ImportResult> {
+  const who = whoOf(author);
   if (await repo.findPlaybookByName(db, options.name)) {
     throw new AppError("CONFLICT", `A playbook named "${options.name}" already exists. Choose another name, or import into that playbook.`);
   }
@@ -96,17 +106,24 @@ export async function createFromDocument(db: Db, actor: string, document: Playbo
       await recordVersion(tx, {
         playbookId: playbook.id,
         number: 1,
-        author: actor,
+        author: who.actor,
         reason: options.reason,
         changes,
         deltaId: null,
+      });
+      const bulletCount = bullets.filter(({ state }) => state.status === "active").length;
+      await recordAudit(tx, who.audit, {
+        action: options.action,
+        target: { type: "playbook", id: playbook.id, label: playbook.name },
+        playbookId: playbook.id,
+        after: { version: 1, format: options.format, sections: sections.length, bullets: bulletCount, reason: options.reason },
       });
       return {
         playbookId: playbook.id,
         name: playbook.name,
         format: options.format,
         sectionCount: sections.length,
-        bulletCount: bullets.filter(({ state }) => state.status === "active").length,
+        bulletCount,
         version: 1,
         warnings: [],
       };
@@ -127,11 +144,29 @@ function describeSetting(value: unknown): string {
   return String(value);
 }
 
+/** The settings a change touched, as they were (side "before") or became: { autoApply: true, "pruning.enabled": true }. */
+function changedSettings(before: PlaybookSettings, after: PlaybookSettings, side: "before" | "after"): Record<string, unknown> {
+  const pick = side === "before" ? before : after;
+  const summary: Record<string, unknown> = {};
+  for (const key of Object.keys(after) as (keyof PlaybookSettings)[]) {
+    if (key !== "pruning" && before[key] !== after[key]) summary[key] = pick[key];
+  }
+  for (const key of Object.keys(after.pruning) as (keyof PlaybookSettings["pruning"])[]) {
+    if (before.pruning[key] !== after.pruning[key]) summary[`pruning.${key}`] = pick.pruning[key];
+  }
+  return summary;
+}
+
 /**
  * Changes some curation settings. The change is recorded as a version without bullet changes, so
  * the history says who turned auto-apply or pruning on, and when.
  */
-export async function updateSettings(db: Db, actor: string, input: z.output<typeof updateSettingsInput>): Promise<UpdateSettingsResult> {
+export async function updateSettings(
+  db: Db,
+  author: WhoOrName,
+  input: z.output<typeof updateSettingsInput>,
+): Promise<UpdateSettingsResult> {
+  const who = whoOf(author);
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
     const before = readSettings(playbook.settings);
@@ -155,10 +190,17 @@ export async function updateSettings(db: Db, actor: string, input: z.output<type
     await recordVersion(tx, {
       playbookId: playbook.id,
       number: playbook.version + 1,
-      author: actor,
+      author: who.actor,
       reason: `Settings changed: ${changed.join(", ")}`,
       changes: [],
       deltaId: null,
+    });
+    await recordAudit(tx, who.audit, {
+      action: "settings.update",
+      target: { type: "playbook", id: playbook.id, label: playbook.name },
+      playbookId: playbook.id,
+      before: changedSettings(before, after, "before"),
+      after: { ...changedSettings(before, after, "after"), version: playbook.version + 1 },
     });
     return { settings: after, version: playbook.version + 1, changed };
   }, WRITE_TRANSACTION);

@@ -25,7 +25,7 @@ export const playbookRouter = createTRPCRouter({
   create: curatorProcedure
     .input(createPlaybookInput)
     .output(createPlaybookResultSchema)
-    .mutation(({ ctx, input }) => createPlaybook(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createPlaybook(ctx.db, ctx, input)),
 
   bullets: viewerProcedure.input(listBulletsInput).query(({ ctx, input }) => listBullets(ctx.db, input)),
 
@@ -34,7 +34,7 @@ export const playbookRouter = createTRPCRouter({
   import: curatorProcedure
     .input(importPlaybookInput)
     .output(importResultSchema)
-    .mutation(({ ctx, input }) => importPlaybook(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => importPlaybook(ctx.db, ctx, input)),
 
   export: viewerProcedure.input(exportPlaybookInput).query(({ ctx, input }) => exportPlaybook(ctx.db, input)),
 
@@ -42,5 +42,5 @@ export const playbookRouter = createTRPCRouter({
   updateSettings: adminProcedure
     .input(updateSettingsInput)
     .output(updateSettingsResultSchema)
-    .mutation(({ ctx, input }) => updateSettings(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => updateSettings(ctx.db, ctx, input)),
 });

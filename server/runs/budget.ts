@@ -1,6 +1,7 @@
 // Monthly token and cost budgets (the integration spec's cost control): per playbook and for the
 // whole studio, a warning from 75 %, and no new LLM run once a limit is reached.
-import type { Db } from "@/server/db/client";
+import { recordAudit, whoOf, type WhoOrName } from "@/server/audit/record";
+import type { Db, DbOrTx } from "@/server/db/client";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";
 import { studioBudgetSchema, type BudgetUsage, type StudioBudget } from "./schemas";
@@ -17,13 +18,22 @@ export function nextMonthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-export async function readStudioBudget(db: Db): Promise<StudioBudget> {
+export async function readStudioBudget(db: DbOrTx): Promise<StudioBudget> {
   const parsed = studioBudgetSchema.safeParse(await repo.readAppSetting(db, STUDIO_BUDGET_KEY));
   return parsed.success ? parsed.data : { monthlyTokenBudget: null, monthlyCostBudgetUsd: null };
 }
 
-export async function writeStudioBudget(db: Db, budget: StudioBudget): Promise<StudioBudget> {
-  await repo.writeAppSetting(db, STUDIO_BUDGET_KEY, budget);
+export async function writeStudioBudget(db: Db, who: WhoOrName, budget: StudioBudget): Promise<StudioBudget> {
+  await db.$transaction(async (tx) => {
+    const before = await readStudioBudget(tx);
+    await repo.writeAppSetting(tx, STUDIO_BUDGET_KEY, budget);
+    await recordAudit(tx, whoOf(who).audit, {
+      action: "budget.update",
+      target: { type: "studio", id: null, label: "studio budget" },
+      before,
+      after: budget,
+    });
+  });
   return budget;
 }
 

@@ -8,7 +8,8 @@ import { curatorOutputSchema, type CuratorOutput } from "@/server/ace/curation/s
 import { curatorOperationsToDelta } from "@/server/ace/curation/to-delta";
 import type { PlaybookState } from "@/server/ace/delta/types";
 import type { CandidateLesson } from "@/server/ace/reflection/offline";
-import { injectionFindings, sanitizeModelText } from "@/server/ace/safety";
+import { sanitizeModelText } from "@/server/ace/safety";
+import { systemWho } from "@/server/audit/record";
 import { bulletScore } from "@/server/ace/signals";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { proposeDelta, proposePruningDelta } from "@/server/deltas/propose";
@@ -74,6 +75,8 @@ async function curateWithModel(
 
 export async function curatePlaybook(context: RunContext, exchange: Exchange): Promise<RoleResult> {
   const { db, provider, playbookId, runId, settings } = context;
+  // The curator acts as the system; its changes are audited under this name.
+  const curator = systemWho(`curator (${provider.label})`);
   const pending = await repo.uncuratedReflections(db, playbookId, CURATOR_BATCH);
   const traces = new Map(
     (
@@ -140,10 +143,9 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
       .filter((value): value is number => Number.isFinite(value));
     const outcome = await proposeDelta(
       db,
-      `curator (${provider.label})`,
+      curator,
       proposeDeltaInput.parse({
         playbookId,
-        origin: "curator",
         rationale: sanitizeModelText(output.reasoning, { maxLength: 10_000 }),
         // The delta is as sure as its least sure operation.
         confidence: confidences.length ? Math.min(...confidences) : null,
@@ -154,7 +156,8 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
           notes: problems.join("\n"),
         },
       }),
-      { extraFindings: injectionFindings(operations), similarity: "similarity" in embeddings ? embeddings.similarity : undefined },
+      // Suspected injections are flagged by proposeDelta itself, as for every proposal.
+      { origin: "curator", similarity: "similarity" in embeddings ? embeddings.similarity : undefined },
     );
     deltaId = outcome.deltaId;
     notes.push(outcome.message);
@@ -162,7 +165,7 @@ export async function curatePlaybook(context: RunContext, exchange: Exchange): P
     notes.push(pending.length === 0 ? "No new reflections to curate." : "The curator proposed no change.");
   }
   if (settings.pruning.enabled) {
-    const pruning = await proposePruningDelta(db, `curator (${provider.label})`, playbookId);
+    const pruning = await proposePruningDelta(db, curator, playbookId);
     notes.push(pruning.delta ? `Pruning: ${pruning.delta.message}` : `Pruning: ${pruning.reason}`);
   }
   await repo.markCurated(

@@ -9,6 +9,7 @@ import type { CitedBullet, ReflectorTrace, TraceFeedback } from "@/server/ace/re
 import { sanitizeModelText } from "@/server/ace/safety";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { proposeDelta } from "@/server/deltas/propose";
+import { systemWho } from "@/server/audit/record";
 import { proposeDeltaInput } from "@/server/deltas/schemas";
 import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
 import * as repo from "./repository";
@@ -127,15 +128,14 @@ export async function reflectTrace(context: RunContext, exchange: Exchange, trac
     if (tags.length > 0) {
       const outcome = await proposeDelta(
         db,
-        `reflector (${provider.label})`,
+        systemWho(`reflector (${provider.label})`),
         proposeDeltaInput.parse({
           playbookId,
-          origin: "reflector",
           rationale: `Counter tags from the reflection of trace "${trace.task.slice(0, 120)}" (outcome: ${trace.outcome}).`,
           operations: tags.map((operation) => ({ operation, rationale: justification.get(operation.bulletId) ?? "" })),
           evidence: { traceIds: [traceId], runIds: [runId], notes: reflection.keyInsight },
         }),
-        { applyUnlessFlagged: !settings.tagsNeedReview },
+        { origin: "reflector", applyUnlessFlagged: !settings.tagsNeedReview },
       );
       deltaId = outcome.deltaId;
     }

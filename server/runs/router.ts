@@ -25,24 +25,24 @@ export const runRouter = createTRPCRouter({
   reflectNow: curatorProcedure
     .input(reflectNowInput)
     .output(enqueueResultSchema)
-    .mutation(({ ctx, input }) => service.reflectNow(ctx.db, input)),
+    .mutation(({ ctx, input }) => service.reflectNow(ctx.db, ctx, input)),
 
   curateNow: curatorProcedure
     .input(curateNowInput)
     .output(enqueueResultSchema)
-    .mutation(({ ctx, input }) => service.curateNow(ctx.db, input.playbookId)),
+    .mutation(({ ctx, input }) => service.curateNow(ctx.db, ctx, input.playbookId)),
 
   retry: curatorProcedure
     .input(runIdInput)
     .output(enqueueResultSchema)
-    .mutation(({ ctx, input }) => service.retryRun(ctx.db, input.runId)),
+    .mutation(({ ctx, input }) => service.retryRun(ctx.db, ctx, input.runId)),
 
   /** Pausing is a playbook setting (runsPaused), so it is versioned like every other. */
   setPaused: curatorProcedure
     .input(pauseRunsInput)
     .output(z.object({ paused: z.boolean() }))
     .mutation(async ({ ctx, input }) => {
-      const result = await updateSettings(ctx.db, ctx.actor, { playbookId: input.playbookId, settings: { runsPaused: input.paused } });
+      const result = await updateSettings(ctx.db, ctx, { playbookId: input.playbookId, settings: { runsPaused: input.paused } });
       return { paused: result.settings.runsPaused };
     }),
 
@@ -51,5 +51,5 @@ export const runRouter = createTRPCRouter({
   setStudioBudget: adminProcedure
     .input(studioBudgetSchema)
     .output(studioBudgetSchema)
-    .mutation(({ ctx, input }) => writeStudioBudget(ctx.db, input)),
+    .mutation(({ ctx, input }) => writeStudioBudget(ctx.db, ctx, input)),
 });

@@ -2,6 +2,7 @@
 // them from the job queue, and what the UI reads (runs, a run, the provider's and budgets' status).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as queue from "@/server/jobs/queue";
@@ -37,8 +38,11 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 
 // ---- Queueing ---------------------------------------------------------------------------------
 
-/** One queued reflector run and job per trace, written together in one transaction. */
-export async function enqueueReflections(db: Db, playbookId: string, traceIds: readonly string[], trigger: RunTrigger) {
+/**
+ * One queued reflector run and job per trace, written together in one transaction; with the audit
+ * entry when a person asked for them (`who`), not when traces queued them.
+ */
+export async function enqueueReflections(db: Db, playbookId: string, traceIds: readonly string[], trigger: RunTrigger, who?: Who) {
   if (traceIds.length === 0) return [];
   const provider = runProviderFor(db);
   const runs = traceIds.map((traceId) => ({
@@ -56,6 +60,14 @@ export async function enqueueReflections(db: Db, playbookId: string, traceIds: r
       tx,
       runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
     );
+    if (who) {
+      await recordAudit(tx, who.audit, {
+        action: "run.reflect",
+        target: { type: "playbook", id: playbookId, label: null },
+        playbookId,
+        after: { runs: runs.length, traces: traceIds.length, provider: provider.name, model: provider.modelFor("reflector") },
+      });
+    }
   });
   return runs.map((run) => run.id);
 }
@@ -65,7 +77,12 @@ export async function enqueueReflections(db: Db, playbookId: string, traceIds: r
  * will read every reflection waiting when it starts). A run already under way does not count: the
  * reflections that finish while it runs need the next one.
  */
-export async function enqueueCuration(db: Db, playbookId: string, trigger: RunTrigger): Promise<{ runId: string; created: boolean }> {
+export async function enqueueCuration(
+  db: Db,
+  playbookId: string,
+  trigger: RunTrigger,
+  who?: Who,
+): Promise<{ runId: string; created: boolean }> {
   const provider = runProviderFor(db);
   return db.$transaction(async (tx) => {
     await repo.lockCuration(tx, playbookId);
@@ -76,6 +93,14 @@ export async function enqueueCuration(db: Db, playbookId: string, trigger: RunTr
       { id: runId, playbookId, role: "curator", provider: provider.name, model: provider.modelFor("curator"), trigger, traceIds: [] },
     ]);
     await queue.enqueue(tx, { kind: CURATE_JOB, playbookId, payload: { runId }, maxAttempts: RUN_ATTEMPTS });
+    if (who) {
+      await recordAudit(tx, who.audit, {
+        action: "run.curate",
+        target: { type: "run", id: runId, label: "curator run" },
+        playbookId,
+        after: { runId, provider: provider.name, model: provider.modelFor("curator") },
+      });
+    }
     return { runId, created: true };
   });
 }
@@ -125,7 +150,12 @@ async function requirePlaybook(db: Db, playbookId: string) {
   return { ...playbook, settings: readSettings(playbook.settings) };
 }
 
-export async function reflectNow(db: Db, input: z.output<typeof reflectNowInput>, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {
+export async function reflectNow(
+  db: Db,
+  who: WhoOrName,
+  input: z.output<typeof reflectNowInput>,
+  trigger: RunTrigger = "manual",
+): Promise<EnqueueResult> {
   const playbook = await requirePlaybook(db, input.playbookId);
   if (playbook.settings.reflectorMode === "off") {
     throw new AppError("INVALID_INPUT", "The reflector is off for this playbook. Turn it on in the playbook's settings first.");
@@ -146,19 +176,19 @@ export async function reflectNow(db: Db, input: z.output<typeof reflectNowInput>
         : "Nothing to do: every trace of this playbook is reflected or queued for reflection.",
     };
   }
-  const runIds = await enqueueReflections(db, playbook.id, traceIds, trigger);
+  const runIds = await enqueueReflections(db, playbook.id, traceIds, trigger, whoOf(who));
   return {
     runIds,
     message: `${plural(runIds.length, "reflector run")} queued${playbook.settings.runsPaused ? " (runs are paused for this playbook)" : ""}.`,
   };
 }
 
-export async function curateNow(db: Db, playbookId: string, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {
+export async function curateNow(db: Db, who: WhoOrName, playbookId: string, trigger: RunTrigger = "manual"): Promise<EnqueueResult> {
   const playbook = await requirePlaybook(db, playbookId);
   if (playbook.settings.curatorMode === "off") {
     throw new AppError("INVALID_INPUT", "The curator is off for this playbook. Turn it on in the playbook's settings first.");
   }
-  const { runId, created } = await enqueueCuration(db, playbookId, trigger);
+  const { runId, created } = await enqueueCuration(db, playbookId, trigger, whoOf(who));
   return {
     runIds: [runId],
     message: created ? "Curator run queued." : "A curator run for this playbook is already queued; it will read every reflection waiting.",
@@ -203,7 +233,7 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
 }
 
 /** A failed run, queued again as a new attempt of the same run. */
-export async function retryRun(db: Db, runId: string): Promise<EnqueueResult> {
+export async function retryRun(db: Db, who: WhoOrName, runId: string): Promise<EnqueueResult> {
   const run = await repo.findRun(db, runId);
   if (!run) throw notFound("The run");
   if (run.status !== "failed") throw new AppError("INVALID_INPUT", `Only a failed run can be retried; this one is ${run.status}.`);
@@ -214,6 +244,13 @@ export async function retryRun(db: Db, runId: string): Promise<EnqueueResult> {
       playbookId: run.playbookId,
       payload: { runId: run.id },
       maxAttempts: RUN_ATTEMPTS,
+    });
+    await recordAudit(tx, whoOf(who).audit, {
+      action: "run.retry",
+      target: { type: "run", id: run.id, label: `${run.role} run` },
+      playbookId: run.playbookId,
+      before: { status: run.status, error: run.error?.slice(0, 500) ?? null },
+      after: { status: "queued" },
     });
   });
   return { runIds: [run.id], message: "The run is queued again." };

@@ -8,7 +8,7 @@ export const traceRouter = createTRPCRouter({
   ingest: curatorProcedure
     .input(traceBatchSchema)
     .output(ingestResultSchema)
-    .mutation(({ ctx, input }) => service.ingestTraces(ctx.db, input.traces, { source: "studio" })),
+    .mutation(({ ctx, input }) => service.ingestTraces(ctx.db, input.traces, { source: "studio", who: ctx })),
 
   list: viewerProcedure.input(listTracesInput).query(({ ctx, input }) => service.listTraces(ctx.db, input)),
 

@@ -1,6 +1,7 @@
 // Trace rules: ingest what agents send (idempotent per playbook and external id, all or nothing),
 // and browse what was received.
 import { extractBulletIds } from "@/server/ace/ids";
+import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
@@ -112,8 +113,16 @@ function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, str
  * its playbook already holds (stored before, or earlier in the same batch) is not stored again and
  * comes back as a duplicate with the id stored the first time. Then hands the new traces to the
  * runs domain (afterTracesIngested), which queues their reflection.
+ *
+ * `who`: a person uploading traces in the studio, whose upload is audited with the traces. Agents'
+ * posts (POST /api/v1/traces) are data arriving by the thousand, not a change someone made: they are
+ * not audited one by one (README, "The audit log").
  */
-export async function ingestTraces(db: Db, items: TraceInput[], { source }: { source: TraceSource }): Promise<IngestResult> {
+export async function ingestTraces(
+  db: Db,
+  items: TraceInput[],
+  { source, who }: { source: TraceSource; who?: Who },
+): Promise<IngestResult> {
   const ids = timeOrderedIds(items.length);
   const { traces, created } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
@@ -138,6 +147,15 @@ export async function ingestTraces(db: Db, items: TraceInput[], { source }: { so
       return { id, externalId: item.externalId ?? null, playbook: item.playbook, status };
     });
     const created = rows.filter((row) => inserted.has(row.id));
+    if (who) {
+      const onlyPlaybook = names.length === 1 ? playbooks.get(names[0] as string) : undefined;
+      await recordAudit(tx, who.audit, {
+        action: "trace.ingest",
+        target: onlyPlaybook ? { type: "playbook", id: onlyPlaybook, label: names[0] } : { type: "traces", id: null, label: null },
+        playbookId: onlyPlaybook ?? null,
+        after: { playbooks: names, received: items.length, created: created.length, duplicates: items.length - created.length, source },
+      });
+    }
     return { traces, created };
   }, WRITE_TRANSACTION);
 

@@ -7,11 +7,14 @@ import { MAX_PROPOSAL_BODY_BYTES, proposalRequestSchema } from "@/server/playboo
 
 export const dynamic = "force-dynamic";
 
-export const POST = apiRoute<{ name: string }>({ scope: "proposals:write" }, async (request, { params, db, actor, allowPlaybooks }) => {
-  const { name } = params;
-  await allowPlaybooks([name]);
-  const body = await readJsonBody(request, { maxBytes: MAX_PROPOSAL_BODY_BYTES });
-  const input = proposalRequestSchema.parse(body);
-  const result = await proposeToNamedPlaybook(db, actor, name, input);
-  return Response.json(result, { status: result.deltaId === null ? 200 : 201, headers: { "cache-control": "no-store" } });
-});
+export const POST = apiRoute<{ name: string }>(
+  { scope: "proposals:write" },
+  async (request, { params, db, actor, audit, allowPlaybooks }) => {
+    const { name } = params;
+    await allowPlaybooks([name]);
+    const body = await readJsonBody(request, { maxBytes: MAX_PROPOSAL_BODY_BYTES });
+    const input = proposalRequestSchema.parse(body);
+    const result = await proposeToNamedPlaybook(db, { actor, audit }, name, input);
+    return Response.json(result, { status: result.deltaId === null ? 200 : 201, headers: { "cache-control": "no-store" } });
+  },
+);

@@ -1,0 +1,68 @@
+// What the audit log records of a change to a playbook: the action a person's edit is named by,
+// and small before/after summaries of what a version changed (never the whole playbook).
+import type { DeltaOperation } from "@/server/ace/delta";
+import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import type { AuditAction } from "@/server/audit/schemas";
+
+const EDIT_ACTIONS: Record<DeltaOperation["type"], AuditAction> = {
+  add: "bullet.add",
+  update: "bullet.update",
+  remove: "bullet.remove",
+  restore: "bullet.restore",
+  merge: "bullet.merge",
+  tag: "bullet.tag",
+  add_section: "section.add",
+  rename_section: "section.rename",
+  move_section: "section.move",
+  remove_section: "section.remove",
+};
+
+/** A person's edit is named by what its operations do when they all do one thing, else playbook.edit. */
+export function editAction(ops: readonly DeltaOperation[]): AuditAction {
+  const types = new Set(ops.map((op) => op.type));
+  const [only] = types;
+  return types.size === 1 && only ? EDIT_ACTIONS[only] : "playbook.edit";
+}
+
+/** At most this many bullets and sections are summarised; the rest are counted. */
+const SUMMARISED_CHANGES = 20;
+
+function bulletSummary(state: BulletState) {
+  const { content, sectionId, status, helpful, harmful, neutral } = state;
+  return { content, section: sectionId, status, helpful, harmful, neutral };
+}
+
+function sectionSummary(state: SectionState) {
+  return { name: state.name, position: state.position };
+}
+
+type Summary = Record<string, unknown> | null;
+
+/**
+ * The changes of a version as two summaries, keyed by bullet id or `section:<id>`: what each was
+ * before (null: it did not exist) and after. Beyond SUMMARISED_CHANGES, only a count.
+ */
+export function changeSummaries(changes: readonly VersionChange[]): { before: Record<string, Summary>; after: Record<string, Summary> } {
+  const before: Record<string, Summary> = {};
+  const after: Record<string, Summary> = {};
+  for (const change of changes.slice(0, SUMMARISED_CHANGES)) {
+    const key = change.entity === "bullet" ? change.id : `section:${change.id}`;
+    if (change.entity === "bullet") {
+      before[key] = change.before ? bulletSummary(change.before) : null;
+      after[key] = change.after ? bulletSummary(change.after) : null;
+    } else {
+      before[key] = change.before ? sectionSummary(change.before) : null;
+      after[key] = change.after ? sectionSummary(change.after) : null;
+    }
+  }
+  if (changes.length > SUMMARISED_CHANGES) after.more = { changes: changes.length - SUMMARISED_CHANGES };
+  return { before, after };
+}
+
+/** The target of an edit: the one bullet it changed, else the playbook. */
+export function editTarget(ops: readonly DeltaOperation[], playbookId: string, addedIds: readonly string[]) {
+  const only = ops.length === 1 ? ops[0] : undefined;
+  if (only && "bulletId" in only) return { type: "bullet", id: only.bulletId, label: only.bulletId };
+  if (only?.type === "add" && addedIds[0]) return { type: "bullet", id: addedIds[0], label: addedIds[0] };
+  return { type: "playbook", id: playbookId, label: null };
+}

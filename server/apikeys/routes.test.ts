@@ -31,24 +31,32 @@ describe("route handlers under app/api", () => {
   it("are found", () => {
     expect(files).toContain("app/api/v1/traces/route.ts");
     expect(files).toContain("app/api/v1/playbooks/[name]/context/route.ts");
+    expect(files).toContain("app/api/mcp/route.ts");
   });
 
-  it.each(files)("%s declares what each handler needs", async (file) => {
-    const routeModule = (await import(/* @vite-ignore */ path.join(root, file))) as Record<string, unknown>;
-    const handlers = METHODS.filter((method) => method in routeModule);
-    expect(handlers.length, `${file} exports no HTTP handler`).toBeGreaterThan(0);
-    for (const method of handlers) {
-      const access = routeAccessOf(routeModule[method]);
-      expect(access, `${method} in ${file}: wrap it in apiRoute({ scope }) or sessionRoute({ role })`).not.toBeNull();
-      if (file.startsWith("app/api/v1/")) {
-        if (PUBLIC_ROUTES.has(file)) expect(access?.kind).toBe("public");
-        else {
-          expect(access?.kind, `${method} ${file}: /api/v1 routes take API keys`).toBe("scope");
-          if (access?.kind === "scope") expect(API_SCOPES).toContain(access.scope);
+  it.each(files)(
+    "%s declares what each handler needs",
+    async (file) => {
+      const routeModule = (await import(/* @vite-ignore */ path.join(root, file))) as Record<string, unknown>;
+      const handlers = METHODS.filter((method) => method in routeModule);
+      expect(handlers.length, `${file} exports no HTTP handler`).toBeGreaterThan(0);
+      for (const method of handlers) {
+        const access = routeAccessOf(routeModule[method]);
+        expect(access, `${method} in ${file}: wrap it in apiRoute({ scope }) or sessionRoute({ role })`).not.toBeNull();
+        if (file.startsWith("app/api/mcp/")) {
+          expect(access, `${method} ${file}: MCP takes API keys with the mcp scope`).toEqual({ kind: "scope", scope: "mcp" });
+        } else if (file.startsWith("app/api/v1/")) {
+          if (PUBLIC_ROUTES.has(file)) expect(access?.kind).toBe("public");
+          else {
+            expect(access?.kind, `${method} ${file}: /api/v1 routes take API keys`).toBe("scope");
+            if (access?.kind === "scope") expect(API_SCOPES).toContain(access.scope);
+          }
+        } else {
+          expect(access?.kind, `${method} ${file}: the studio's own routes take a session`).toBe("session");
         }
-      } else {
-        expect(access?.kind, `${method} ${file}: the studio's own routes take a session`).toBe("session");
       }
-    }
-  });
+      // A route module's first import loads its whole server graph (the MCP route: the SDK too).
+    },
+    30_000,
+  );
 });

@@ -1,4 +1,5 @@
-// `npm run ace -- <command>`: import, export and list playbooks from a terminal.
+// `npm run ace -- <command>`: import, export and list playbooks from a terminal, and serve MCP on
+// stdio for coding agents (`npm run -s ace -- mcp`).
 // Uses the app's database configuration. When a running ACE Studio server holds the embedded
 // database, the CLI goes through that server's API instead of opening the files itself.
 import { readFile, writeFile } from "node:fs/promises";
@@ -13,8 +14,10 @@ import { databaseConfigFromEnv, DatabaseConfigError } from "@/server/db/config";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
 import { AppError } from "@/server/errors/app-error";
+import { keepStdoutForProtocol, relayToServer, serveOnDatabase } from "@/server/mcp/stdio";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
-import { cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
+import { decodeUtf8, InvalidUtf8Error } from "@/server/http/utf8";
+import { cliActor, cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
 import {
   AGENT_FORMATS,
   EXPORT_FORMATS,
@@ -34,6 +37,7 @@ Usage:
   npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace | --propose [--base <version>]]
   npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--budget <tokens>] [--out <file>]
   npm run ace -- user create … | apikey create … | apikey list | apikey revoke <id>   (npm run ace -- user --help)
+  npm run -s ace -- mcp [--playbook <name>]
 
 Formats: ${PLAYBOOK_FORMATS.join(", ")} (import detects the format when --format is not given;
 export uses the playbook's own format unless told otherwise). Export only, for coding agents:
@@ -42,6 +46,9 @@ ${AGENT_FORMATS.join(", ")} (the bullets ranked and cut to --budget tokens, defa
 import   creates a playbook named --playbook (default: the file name). If that playbook exists,
          --merge adds new ids and updates known ones; --replace also archives bullets missing from the file;
          --propose sends what the file changed since --base (default: the current version) to review as one delta.
+mcp      serves MCP on stdio for a coding agent (Claude Code, Cursor, Cline): JSON-RPC only on stdout, notes on
+         stderr. --playbook is the playbook the tools use when a call names none. Through a running server
+         when it holds the embedded database (or with --server), with ACE_API_KEY where it requires keys.
 export   writes to stdout unless --out is given. <playbook> is a name or an id. As kayba, --kayba picks
          what a kayba version reads (default: the playbook's own flavour, else skills-counters):
 ${KAYBA_FLAVOURS.map((flavour) => `           ${flavour.padEnd(16)} ${KAYBA_FLAVOUR_INFO[flavour].label}`).join("\n")}
@@ -168,9 +175,17 @@ async function runImport(backend: Backend, file: string, options: ImportOptions)
   if (options.base !== undefined && !/^\d+$/.test(options.base)) {
     throw new AppError("INVALID_INPUT", `--base is a version number, e.g. --base 7; got "${options.base}".`);
   }
-  const content = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+  const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new AppError("INVALID_INPUT", `Cannot read ${file}: ${error.code === "ENOENT" ? "no such file" : error.message}.`);
   });
+  // Read as bytes: a file that is not UTF-8 is refused at its first bad byte, never imported with U+FFFD.
+  let content: string;
+  try {
+    content = decodeUtf8(bytes);
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    throw new AppError("INVALID_INPUT", `${file}: ${error.message}. Nothing was imported.`, { details: { byteOffset: error.offset } });
+  }
   const fileName = path.basename(file);
   const name = options.playbook ?? fileName.replace(/\.(ace\.json|json|txt|md)$/i, "");
   const existing = await findPlaybook(backend, name);
@@ -247,6 +262,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command || values.help ? 0 : 2;
   }
+  if (command === "mcp") return runMcp(values);
   if (!["list", "import", "export"].includes(command)) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;
@@ -264,6 +280,43 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await backend.close();
   }
+}
+
+/**
+ * Serves MCP on stdio until the client closes it: on the database itself, or relayed to the running
+ * server that holds it (or to --server), so that two processes never open one PGlite folder.
+ */
+async function runMcp(options: { playbook?: string; server?: string }): Promise<number> {
+  keepStdoutForProtocol();
+  const playbook = options.playbook?.trim() || null;
+  const relay = (url: string) => relayToServer(url, { playbook, headers: cliServerHeaders() });
+  if (options.server) {
+    await relay(options.server);
+    return 0;
+  }
+  const config = databaseConfigFromEnv();
+  if (config.kind === "pglite") {
+    const holder = readLiveLock(config.dataDir);
+    if (holder?.url) {
+      await relay(holder.url);
+      return 0;
+    }
+  }
+  let handle: DatabaseHandle;
+  try {
+    handle = await openDatabase(config);
+  } catch (error) {
+    if (error instanceof DatabaseBusyError) {
+      throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
+    }
+    throw error;
+  }
+  try {
+    await serveOnDatabase(handle.db, { actor: cliActor(), playbook });
+  } finally {
+    await handle.close();
+  }
+  return 0;
 }
 
 /**

@@ -9,6 +9,13 @@ if (!existsSync(new URL("./server/db/generated/client.ts", import.meta.url))) {
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  experimental: {
+    // proxy.ts runs before every route, and Next.js buffers a request's body for it up to this size,
+    // cutting the rest off without a word (default 10 MB). Above the largest body a route accepts
+    // (30 MB: MAX_TRPC_BODY_BYTES, MAX_PROPOSAL_BODY_BYTES) with a margin of more than one chunk, so
+    // a route sees enough of a larger body to answer 413 itself (server/trpc/body-limit.test.ts).
+    proxyClientMaxBodySize: 31 * 1_048_576,
+  },
   // Database drivers and WebAssembly engines load their own files at run time: keep them out of the bundle.
   serverExternalPackages: [
     "@electric-sql/pglite",

@@ -3,6 +3,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { MAX_TRPC_BATCH } from "@/server/trpc/schemas";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useEffect, useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -25,7 +26,7 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
     createTRPCClient<AppRouter>({
-      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson })],
+      links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_TRPC_BATCH })],
     }),
   );
   // A marker end-to-end tests wait for: clicks before hydration would be lost to React.

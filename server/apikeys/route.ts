@@ -58,6 +58,27 @@ function problem(status: number, code: string, message: string, headers: Record<
   return Response.json({ error: { code, message, details: null } }, { status, headers: { "cache-control": "no-store", ...headers } });
 }
 
+/** Methods that change something: their body must be JSON (a form or text/plain post is a browser's). */
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * A change whose body is not declared as JSON is refused (415) before anything else: an HTML form
+ * on any site can post text/plain or form data to a laptop's studio without a CORS preflight, but
+ * not application/json. A body-less DELETE needs no type.
+ */
+function mediaTypeRefusal(request: Request): Response | null {
+  if (!WRITE_METHODS.has(request.method.toUpperCase())) return null;
+  const type = request.headers.get("content-type");
+  if (type === null && request.method.toUpperCase() === "DELETE") return null;
+  const essence = type?.split(";", 1)[0]?.trim().toLowerCase();
+  if (essence === "application/json") return null;
+  return problem(
+    415,
+    "UNSUPPORTED_MEDIA_TYPE",
+    `Send the body as JSON with Content-Type: application/json${type ? ` (this request said ${type.slice(0, 100)})` : " (this request named no type)"}. Nothing was stored.`,
+  );
+}
+
 const NEEDS_KEY =
   "This request needs an API key: send Authorization: Bearer <key>. An admin creates keys in Settings → API keys, or with: npm run ace -- apikey create.";
 
@@ -104,6 +125,8 @@ export function apiRoute<P>(
   const scope = access.scope;
   return markRoute<P>({ kind: "scope", scope }, async (request, context) => {
     try {
+      const unsupported = mediaTypeRefusal(request);
+      if (unsupported) return unsupported;
       const db = await getDb();
       const settings = getAuthSettings();
       const info = readRequestInfo(request.headers, settings);

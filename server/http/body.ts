@@ -1,16 +1,26 @@
-// Reading a JSON request body with a size limit, for the plain HTTP routes (app/api/v1/**).
+// Reading a request body with a size limit, for the plain HTTP routes (app/api/v1/**) and the tRPC
+// endpoint: counted while it arrives (never held beyond the limit), decoded as strict UTF-8, and for
+// JSON checked for what the databases cannot store before any route sees it.
+import { findIllFormed } from "@/server/ace/well-formed";
 import { AppError } from "@/server/errors/app-error";
+import { decodeUtf8, InvalidUtf8Error } from "./utf8";
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / 1_048_576) * 10) / 10} MB`;
 }
 
+export interface BodyLimit {
+  maxBytes: number;
+  /** What to do instead, for the 413's message ("Send the traces in smaller batches."). */
+  hint?: string;
+}
+
 /**
- * The parsed JSON body. Larger than maxBytes → PAYLOAD_TOO_LARGE, decided from Content-Length when
- * the client sent one and counted while reading otherwise (a chunked body has no length, and a
- * declared length can lie): the body is never held in memory beyond the limit.
+ * The body as text. Larger than maxBytes → PAYLOAD_TOO_LARGE, decided from Content-Length when the
+ * client sent one and counted while reading otherwise (a chunked body has no length, and a declared
+ * length can lie). Bytes that are not UTF-8 → INVALID_INPUT naming the first one's offset.
  */
-export async function readJsonBody(request: Request, { maxBytes, hint = "" }: { maxBytes: number; hint?: string }): Promise<unknown> {
+export async function readTextBody(request: Request, { maxBytes, hint = "" }: BodyLimit): Promise<string> {
   const tooLarge = () =>
     new AppError(
       "PAYLOAD_TOO_LARGE",
@@ -37,17 +47,35 @@ export async function readJsonBody(request: Request, { maxBytes, hint = "" }: { 
       chunks.push(value);
     }
   }
-  if (size === 0) throw new AppError("INVALID_INPUT", "The request has no body. Send JSON with Content-Type: application/json.");
-
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
-  } catch {
-    throw new AppError("INVALID_INPUT", "The request body is not UTF-8 text. Send JSON encoded as UTF-8.");
+    return decodeUtf8(Buffer.concat(chunks));
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    throw new AppError("INVALID_INPUT", `The request body is not UTF-8 text: ${error.message}. Send JSON encoded as UTF-8.`, {
+      details: { byteOffset: error.offset },
+    });
   }
+}
+
+/** Throws a 400 naming the field when the value holds a lone surrogate, a NUL (unless allowed) or nests too deep. */
+export function requireWellFormed(value: unknown, options: { allowNul?: boolean } = {}): void {
+  const problem = findIllFormed(value, options);
+  if (problem) throw new AppError("INVALID_INPUT", `${problem.message} Nothing was stored.`, { details: { path: problem.path.join(".") } });
+}
+
+/**
+ * The parsed JSON body (see readTextBody for the limits), refused with a 400 naming the field when it
+ * holds what the databases cannot store. `allowNul`: the route replaces NUL characters itself.
+ */
+export async function readJsonBody(request: Request, options: BodyLimit & { allowNul?: boolean }): Promise<unknown> {
+  const text = await readTextBody(request, options);
+  if (text.length === 0) throw new AppError("INVALID_INPUT", "The request has no body. Send JSON with Content-Type: application/json.");
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw new AppError("INVALID_INPUT", `The request body is not valid JSON: ${(error as Error).message}.`);
   }
+  requireWellFormed(value, { allowNul: options.allowNul });
+  return value;
 }

@@ -3,6 +3,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
+import { findIllFormed } from "@/server/ace/well-formed";
 import type { AuditSource } from "@/server/audit/record";
 import { recordAudit } from "@/server/audit/record";
 import { authenticate } from "@/server/auth/authenticate";
@@ -67,6 +68,7 @@ const TRPC_CODE: Record<AppErrorCode, TRPCError["code"]> = {
   CONFLICT: "CONFLICT",
   BUSY: "SERVICE_UNAVAILABLE",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   UNAUTHORIZED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   RATE_LIMITED: "TOO_MANY_REQUESTS",
@@ -83,6 +85,8 @@ export type Access = "public" | "account" | Role;
 
 export interface ProcedureMeta {
   access?: Access;
+  /** NUL characters in the input are replaced by the procedure (trace ingestion), not refused. */
+  allowNul?: boolean;
 }
 
 const t = initTRPC
@@ -127,6 +131,22 @@ async function playbookOf(getRawInput: () => Promise<unknown>): Promise<string |
   return undefined;
 }
 
+/**
+ * Input the databases cannot store (a lone surrogate, a NUL, JSON nested too deep) is refused with a
+ * 400 naming the field, before the input is parsed: nothing is half-written and no 500 follows.
+ */
+const wellFormedInput = t.middleware(async ({ getRawInput, meta, next }) => {
+  const problem = findIllFormed(await getRawInput(), { allowNul: meta?.allowNul ?? false });
+  if (problem) {
+    throw new TRPCError({
+      code: "BAD_REQUEST",
+      message: problem.message,
+      cause: new AppError("INVALID_INPUT", problem.message, { details: { path: problem.path.join(".") } }),
+    });
+  }
+  return next();
+});
+
 function unauthorized(ctx: Context, message: string): TRPCError {
   return new TRPCError({ code: "UNAUTHORIZED", message: ctx.credentialProblem ?? message });
 }
@@ -170,12 +190,12 @@ export const createCallerFactory = t.createCallerFactory;
 const base = t.procedure.use(appErrors);
 
 /** Anyone, signed in or not. Only the sign-in, first-admin and invite procedures and the session itself. */
-export const publicProcedure = base.meta({ access: "public" });
+export const publicProcedure = base.meta({ access: "public" }).use(wellFormedInput);
 /** A signed-in person acting on their own account (sign out, change password, their sessions). */
-export const accountProcedure = base.meta({ access: "account" }).use(signedIn);
+export const accountProcedure = base.meta({ access: "account" }).use(signedIn).use(wellFormedInput);
 /** Reads: everything a viewer may see. */
-export const viewerProcedure = base.meta({ access: "viewer" }).use(requireRole("viewer"));
+export const viewerProcedure = base.meta({ access: "viewer" }).use(requireRole("viewer")).use(wellFormedInput);
 /** Curation: edits, approvals, rejections, rollbacks, runs. */
-export const curatorProcedure = base.meta({ access: "curator" }).use(requireRole("curator"));
+export const curatorProcedure = base.meta({ access: "curator" }).use(requireRole("curator")).use(wellFormedInput);
 /** Administration: users, API keys, settings, budgets, the audit log. */
-export const adminProcedure = base.meta({ access: "admin" }).use(requireRole("admin"));
+export const adminProcedure = base.meta({ access: "admin" }).use(requireRole("admin")).use(wellFormedInput);

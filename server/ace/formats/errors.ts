@@ -1,6 +1,7 @@
 // How every playbook parser reports a problem: where it is (a 1-based line, or a JSON path) and
 // what is wrong, in words a person can act on. Also the small helpers the parsers share for that.
 import type { PlaybookFormat } from "../document";
+import { findIllFormed } from "../well-formed";
 
 export interface PlaybookParseErrorInit {
   /** The format being parsed; "auto" when no format could be recognised. */
@@ -90,14 +91,24 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** JSON.parse, with a failure reported at its line and column. */
+/**
+ * JSON.parse, with a failure reported at its line and column; and JSON a playbook cannot hold (a
+ * \u0000 or a lone \ud800 escape, nesting deeper than MAX_JSON_DEPTH) refused at its JSON path.
+ */
 export function parseJsonText(text: string, format: PlaybookParseErrorInit["format"]): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     const { offset, problem } = findJsonSyntaxError(text);
     throw new PlaybookParseError({ format, problem: `not valid JSON: ${problem}`, ...lineAndColumn(text, offset) });
   }
+  const illFormed = findIllFormed(value);
+  if (illFormed) {
+    const shown = illFormed.path.length > 8 ? [...illFormed.path.slice(0, 8), "…"] : illFormed.path;
+    throw new PlaybookParseError({ format, path: jsonPath(shown), problem: illFormed.problem });
+  }
+  return value;
 }
 
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {

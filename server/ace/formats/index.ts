@@ -4,6 +4,7 @@ import { aceTextGuessNote, detectAceTextFormat, readAceText, serializeAceText } 
 import { PlaybookParseError, isJsonObject, parseJsonText } from "./errors";
 import { readKayba, serializeKayba, type KaybaFlavour } from "./kayba";
 import { STUDIO_JSON_FORMAT, parseStudioJson, serializeStudioJson } from "./studio-json";
+import { loneSurrogateAt, textProblemOf } from "../well-formed";
 
 export { PlaybookExportError, PlaybookParseError } from "./errors";
 export { KAYBA_FLAVOURS, type KaybaFlavour } from "./kayba";
@@ -90,6 +91,7 @@ export interface ParsedPlaybook {
 }
 
 export function parsePlaybook(text: string, format: PlaybookFormat | "auto"): ParsedPlaybook {
+  refuseUnstorableText(text, format);
   const { body, byteOrderMark } = withoutByteOrderMark(text);
   const resolved = format === "auto" ? detectFormat(body) : format;
   const { document, warnings } = CODECS[resolved].parse(body);
@@ -106,6 +108,24 @@ export function serializePlaybook(doc: PlaybookDocument, format: PlaybookFormat,
   // JSON readers, Python's json.load among them, reject a byte order mark, so only text gets it back.
   const isText = format === "ace" || format === "ace-plain";
   return isText && doc.hints.byteOrderMark ? BYTE_ORDER_MARK + text : text;
+}
+
+/** A NUL or a lone surrogate anywhere in the file: no playbook can hold it, whatever the format. */
+function refuseUnstorableText(text: string, format: PlaybookFormat | "auto"): void {
+  const found = textProblemOf(text);
+  if (!found) return;
+  const at = found.kind === "nul" ? text.indexOf("\u0000") : loneSurrogateAt(text);
+  const before = text.slice(0, at);
+  const line = before.split("\n").length;
+  throw new PlaybookParseError({
+    format,
+    line,
+    column: at - before.lastIndexOf("\n"),
+    problem:
+      found.kind === "nul"
+        ? "a NUL character (U+0000), which no playbook can hold. Remove it"
+        : "a lone surrogate, half of a character that is not text on its own. Save the file as well-formed UTF-8",
+  });
 }
 
 /**

@@ -133,6 +133,30 @@ export function printCompact(node: JsonNode): string {
   }
 }
 
+/** Keys an object of the tree repeats, with the path of that object (root: []), in reading order. */
+export function repeatedKeys(root: JsonNode): { path: (string | number)[]; key: string }[] {
+  const found: { path: (string | number)[]; key: string }[] = [];
+  const stack: { node: JsonNode; path: (string | number)[] }[] = [{ node: root, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop() as (typeof stack)[number];
+    if (node.kind === "array") {
+      for (let index = node.items.length - 1; index >= 0; index -= 1)
+        stack.push({ node: node.items[index] as JsonNode, path: [...path, index] });
+    } else if (node.kind === "object") {
+      const seen = new Set<string>();
+      for (const [key] of node.entries) {
+        if (seen.has(key)) found.push({ path, key });
+        seen.add(key);
+      }
+      for (let index = node.entries.length - 1; index >= 0; index -= 1) {
+        const [key, value] = node.entries[index] as [string, JsonNode];
+        stack.push({ node: value, path: [...path, key] });
+      }
+    }
+  }
+  return found;
+}
+
 /**
  * The plain JavaScript value of a tree, as JSON.parse gives it. A repeated key keeps its first
  * place and its last value, as both JSON.parse and Python's json module do.

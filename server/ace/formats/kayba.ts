@@ -24,7 +24,7 @@ import {
   parseJsonText,
   quote,
 } from "./errors";
-import { parseTree, printCompact, printTree, treeOf, valueOf, type JsonNode } from "./json-tree";
+import { parseTree, printCompact, printTree, repeatedKeys, treeOf, valueOf, type JsonNode } from "./json-tree";
 
 export const KAYBA_FLAVOURS = ["skills", "skills-counters", "bullets"] as const;
 export type KaybaFlavour = (typeof KAYBA_FLAVOURS)[number];
@@ -108,6 +108,18 @@ export interface KaybaReading {
   warnings: string[];
 }
 
+/**
+ * A key an object repeats is read as kayba reads it (Python's json module: the last value, in the
+ * first place) and said: the file was probably edited by hand, and an export writes the key once.
+ */
+function repeatedKeyWarnings(tree: JsonNode): string[] {
+  const repeated = repeatedKeys(tree);
+  if (repeated.length === 0) return [];
+  const named = repeated.slice(0, 5).map(({ path, key }) => `${JSON.stringify(key)} in ${jsonPath(path)}`);
+  const more = repeated.length > 5 ? ` and ${repeated.length - 5} more` : "";
+  return [`Repeated keys: ${named.join(", ")}${more}. Each keeps its last value, as kayba reads the file; an export writes each key once.`];
+}
+
 export function parseKayba(text: string): PlaybookDocument {
   return readKayba(text).document;
 }
@@ -119,7 +131,7 @@ export function readKayba(text: string): KaybaReading {
   const root = new Map(tree.kind === "object" ? tree.entries : []);
   const collection = collectionOf(rootValue);
   const skills = readSkills(collection, root.get(collection) as JsonNode);
-  const warnings: string[] = [];
+  const warnings: string[] = repeatedKeyWarnings(tree);
   const sections = readSections(collection, root.get("sections"), skills, warnings);
   const nextId = readNextId(rootValue.next_id);
   const readingOrder = sections.flatMap((section) => section.bullets.map((bullet) => bullet.id));

@@ -7,7 +7,8 @@ import { ingestTraces } from "@/server/traces/service";
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute({ scope: "traces:write" }, async (request, { db, allowPlaybooks }) => {
-  const body = await readJsonBody(request, { maxBytes: MAX_TRACE_BODY_BYTES, hint: "Send the traces in smaller batches." });
+  // NUL characters in an agent's output are stored as U+FFFD (traces/repository.ts), not refused.
+  const body = await readJsonBody(request, { maxBytes: MAX_TRACE_BODY_BYTES, hint: "Send the traces in smaller batches.", allowNul: true });
   const traces = parseTraceBody(body);
   await allowPlaybooks(traces.map((trace) => trace.playbook));
   const result = await ingestTraces(db, traces, { source: "api" });

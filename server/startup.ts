@@ -1,10 +1,10 @@
 // What the web server does once when it starts (called from instrumentation.ts): open and
 // migrate the database, seed the demo on a first embedded run, tell the CLI where we listen.
 import { announceAuth, prepareAuth } from "@/server/auth/startup";
-import { getEnv, type DemoSeedSetting } from "@/server/config/env";
+import { ConfigError, getEnv, type DemoSeedSetting } from "@/server/config/env";
 import { describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
-import { setLockUrl } from "@/server/db/lock";
+import { DatabaseBusyError, setLockUrl } from "@/server/db/lock";
 import { backfillVersionFigures } from "@/server/metrics/figures";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
 import { startRunWorker } from "@/server/runs/worker";
@@ -13,6 +13,19 @@ import { startRunWorker } from "@/server/runs/worker";
 function shouldSeed(setting: DemoSeedSetting, kind: "pglite" | "postgres"): boolean {
   if (setting === "off") return false;
   return setting === "always" || kind === "pglite";
+}
+
+/**
+ * Says why the server could not start and ends the process with status 1. A known cause (the
+ * database in use by another process, a bad setting) is one message; anything else its stack.
+ */
+export function stopOnStartFailure(error: unknown): never {
+  const known = error instanceof DatabaseBusyError || error instanceof ConfigError;
+  console.error(
+    `[ace-studio] could not start: ${known ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
+  console.error("[ace-studio] stopping.");
+  process.exit(1);
 }
 
 export async function startServer(): Promise<void> {

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the agent API (app/api/v1/**), generated from the zod schemas the
 // routes validate with, so the document cannot drift from what the server accepts.
 import { z } from "zod";
+import type { ApiScope } from "@/server/apikeys/schemas";
 import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
 import { APP_ERROR_CODES } from "@/server/errors/app-error";
 import {
@@ -83,6 +84,61 @@ function metricsParameters() {
   }));
 }
 
+type Method = "get" | "post" | "put" | "patch" | "delete";
+
+/**
+ * The API key scope each operation needs, as its route declares it with apiRoute({ scope })
+ * (server/http/openapi.test.ts checks the two agree); "public" for the document itself.
+ */
+export const OPERATION_SCOPES: Record<string, Partial<Record<Method, ApiScope | "public">>> = {
+  "/api/v1/traces": { post: "traces:write" },
+  "/api/v1/playbooks/{name}/context": { get: "context:read" },
+  "/api/v1/playbooks/{name}/metrics": { get: "metrics:read" },
+  "/api/v1/playbooks/{name}/proposals": { post: "proposals:write" },
+  "/api/v1/experiments": { post: "experiments:write" },
+  "/api/v1/experiments/{key}": { get: "experiments:read", patch: "experiments:write" },
+  "/api/v1/experiments/{key}/assign": { post: "experiments:assign" },
+  "/api/v1/experiments/{key}/results": { get: "experiments:read" },
+  "/api/v1/openapi.json": { get: "public" },
+};
+
+const BEARER = "apiKey";
+
+type Operation = { description?: string; responses: Record<string, unknown>; [key: string]: unknown };
+
+/** Each operation's security requirement with its scope, and the answers apiRoute gives for keys and bodies. */
+function withSecurity<T extends Record<string, Partial<Record<Method, Operation>>>>(paths: T): T {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map(([method, operation]) => {
+          const scope = OPERATION_SCOPES[path]?.[method as Method];
+          if (!scope) throw new Error(`No scope for ${method.toUpperCase()} ${path} in OPERATION_SCOPES (server/http/openapi.ts).`);
+          if (scope === "public") return [method, { ...operation, security: [] }];
+          const writes = method !== "get";
+          return [
+            method,
+            {
+              ...operation,
+              description: `${operation.description ? `${operation.description}\n\n` : ""}Needs an API key with the scope \`${scope}\` where keys are required.`,
+              security: [{ [BEARER]: [scope] }],
+              "x-ace-scope": scope,
+              responses: {
+                ...operation.responses,
+                "401": errorResponse("No API key, or one that is unknown, revoked or expired, where keys are required."),
+                "403": errorResponse(`The key lacks the scope ${scope}, or may not touch this playbook; the message says which.`),
+                ...(writes ? { "415": errorResponse("The body is not sent as Content-Type: application/json. Nothing was stored.") } : {}),
+                "429": errorResponse("The key made more requests this minute than its limit; wait Retry-After seconds."),
+              },
+            },
+          ];
+        }),
+      ),
+    ]),
+  ) as T;
+}
+
 export function buildOpenApiDocument() {
   return {
     openapi: "3.1.0",
@@ -94,7 +150,7 @@ export function buildOpenApiDocument() {
         "For agents in any language: fetch the compiled playbook to put into the prompt, and report each run as a trace " +
         "so the reflector and curator can improve the playbook.",
     },
-    paths: {
+    paths: withSecurity({
       "/api/v1/traces": {
         post: {
           operationId: "ingestTraces",
@@ -212,8 +268,9 @@ export function buildOpenApiDocument() {
           description:
             "For ACE loops that evolve a playbook outside ACE Studio (the LangChain ACE middleware, kayba, the ACE " +
             "authors' code): the file is compared with the playbook at baseVersion, the version the loop started from, " +
-            "and what it changed since (bullets added, edited, moved, removed; counter increments as tags; sections " +
-            "added or renamed) becomes one pending delta of origin import, computed on the playbook as it is now, so " +
+            "and what it changed since (bullets added, starting with the counters the file gives them; edited, moved, " +
+            "removed; counter increments as tags; sections added or renamed) becomes one pending delta of origin " +
+            "import, computed on the playbook as it is now, so " +
             "changes made in ACE Studio since are kept. A bullet changed on both sides is listed in conflicts and makes " +
             "the delta stale: a reviewer re-bases it to approve it. Formats without counters (ace-plain, kayba 0.9.3 " +
             "and later) leave the counters as they are; ACE text leaves neutral alone. Needs an API key with the scope " +
@@ -335,8 +392,18 @@ export function buildOpenApiDocument() {
           responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
         },
       },
-    },
+    }),
     components: {
+      securitySchemes: {
+        [BEARER]: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An API key (Settings → API keys, or npm run ace -- apikey create), sent as Authorization: Bearer <key>. " +
+            "Each operation names the scope it needs. Keys are required wherever the studio requires sign-in (ACE_AUTH); " +
+            "a laptop's studio without accounts, listening on loopback only, needs none.",
+        },
+      },
       schemas: {
         ...components(
           {

@@ -15,7 +15,7 @@ describe("the metrics endpoint in the OpenAPI document", () => {
     expect(parameters.contentOnly).toMatchObject({ schema: { type: "boolean", default: true } });
     expect(parameters.scoresAt).toMatchObject({ schema: { type: "integer", minimum: 1 } });
     expect(parameters.from?.schema).toMatchObject({ anyOf: [{ format: "date-time" }, { format: "date" }] });
-    expect(Object.keys(path.get.responses)).toEqual(["200", "400", "404"]);
+    expect(Object.keys(path.get.responses)).toEqual(["200", "400", "401", "403", "404", "429"]);
   });
 
   it("describes the answer with the schema the tRPC procedure validates its output with", () => {

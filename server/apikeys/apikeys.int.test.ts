@@ -3,7 +3,6 @@
 // playbook, 429 with Retry-After past the key's limit; a laptop without accounts needs no key.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadAuthSettings, setAuthSettings } from "@/server/auth/config";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -47,11 +46,9 @@ describe.each(testEngines())("API keys on %s", (engine) => {
   let otherId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
   });
   afterAll(async () => {
-    serveDb(undefined);
     setAuthSettings(undefined);
     await database?.close();
   });

@@ -6,7 +6,6 @@ import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import { setContextClock } from "@/server/context/publication";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -44,14 +43,10 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     caller = callerAs(database.db, "admin", "tester");
   });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
+  afterAll(async () => database?.close());
   beforeEach(async () => {
     await database.reset();
     ({ playbookId } = await caller.playbook.import({

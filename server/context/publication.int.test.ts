@@ -58,14 +58,12 @@ describe.each(testEngines())("the context while traces flow on %s", (engine) => 
   let posted = 0;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     caller = callerAs(database.db, "admin", "tester");
     setContextClock(() => now);
   });
   afterAll(async () => {
     setContextClock(undefined);
-    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

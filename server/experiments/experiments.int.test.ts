@@ -5,7 +5,6 @@
 // hashing gives each agent, computed in Python from the formula.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { assignVariant } from "@/server/ace/experiments";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -100,14 +99,10 @@ describe.each(testEngines())("experiments on %s", (engine) => {
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     curator = callerAs(database.db, "curator", "alice");
   });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
+  afterAll(async () => database?.close());
   beforeEach(async () => {
     await database.reset();
     ({ playbookId } = await curator.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));

@@ -2,7 +2,6 @@
 // started from, becomes one pending delta. Through the import procedure (mode propose) and
 // POST /api/v1/playbooks/{name}/proposals, against embedded PGlite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -52,14 +51,10 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     caller = callerAs(database.db, "admin", "tester");
   });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
+  afterAll(async () => database?.close());
   beforeEach(async () => {
     await database.reset();
     ({ playbookId } = await caller.playbook.import({

@@ -3,7 +3,6 @@
 // with no LLM (offline) and through the OpenAI SDK (the mock server). Also: queued work survives a
 // restart, and traces stored without a run are found and queued. The route's getDb() serves the test database.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveDb } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
 import { loadEnv } from "@/server/config/env";
 import { seedDemoPlaybooks } from "@/server/playbooks/seed";
@@ -52,13 +51,11 @@ describe.each(testEngines())("the agent loop on %s", (engine) => {
   let mock: MockOpenAi;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     caller = callerAs(database.db, "admin", "alice");
     mock = await startMockOpenAi({ mode: "ace" });
   });
   afterAll(async () => {
-    serveDb(undefined);
     await mock?.close();
     await database?.close();
   });

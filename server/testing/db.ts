@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, inject, it } from "vitest";
-import { type Db, type DatabaseHandle, openDatabase } from "../db/client";
+import { type Db, type DatabaseHandle, openDatabase, serveDb } from "../db/client";
 import { MEMORY_DATA_DIR } from "../db/config";
 import { applyMigrations, defaultMigrationPaths, readMigrationsList } from "../db/migrate";
 
@@ -34,8 +34,11 @@ export function testEngines(): TestEngine[] {
   return ["pglite"];
 }
 
-/** A clean, migrated database: a fresh in-memory PGlite, or this run's PostgreSQL database emptied. */
-export async function openTestDatabase(engine: TestEngine): Promise<TestDatabase> {
+/**
+ * A clean, migrated database: a fresh in-memory PGlite, or this run's PostgreSQL database emptied.
+ * `serve`: the route handlers use it too (serveDb) until it is closed, for tests that call them.
+ */
+export async function openTestDatabase(engine: TestEngine, { serve = false }: { serve?: boolean } = {}): Promise<TestDatabase> {
   let handle: DatabaseHandle;
   if (engine === "pglite") {
     handle = await openDatabase({ kind: "pglite", dataDir: MEMORY_DATA_DIR }, { migrate: false, snapshot: await migratedSnapshot() });
@@ -47,7 +50,13 @@ export async function openTestDatabase(engine: TestEngine): Promise<TestDatabase
   }
   const reset = () => truncateAppTables(handle.db);
   if (engine === "postgres") await reset(); // the run's database is shared by the files, one after another
-  return { db: handle.db, engine, handle, reset, close: handle.close };
+  if (!serve) return { db: handle.db, engine, handle, reset, close: handle.close };
+  serveDb(handle.db);
+  const close = async () => {
+    serveDb(undefined);
+    await handle.close();
+  };
+  return { db: handle.db, engine, handle, reset, close };
 }
 
 async function truncateAppTables(db: Db) {

@@ -3,7 +3,6 @@
 // the test database. The after-ingest
 // trigger (the runs domain's) is replaced by a spy: these tests are about what ingest hands it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -48,14 +47,10 @@ describe.each(testEngines())("traces on %s", (engine) => {
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
     caller = callerAs(database.db, "admin", "tester");
   });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
+  afterAll(async () => database?.close());
   beforeEach(async () => {
     afterTracesIngested.mockClear();
     await database.reset();

@@ -11,13 +11,13 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
     execFile(
       process.execPath,
       ["--import", "tsx", path.join(process.cwd(), "server/cli/ace.ts"), ...args],
-      { cwd: process.cwd(), env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 120_000 },
+      { cwd: process.cwd(), env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 280_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
-describe("ace import of a file that is not UTF-8", { timeout: 300_000 }, () => {
+describe("ace import of a file that is not UTF-8", { timeout: 900_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), "ace-cli-encoding-"));

@@ -502,6 +502,16 @@ function runNode(
   });
 }
 
+/** Runs the work; a failure carries what the CLI processes wrote on stderr. */
+async function withStderrOf(stderrs: readonly (() => string)[], work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const written = stderrs.map((stderr, index) => `--- CLI process ${index + 1} stderr ---\n${stderr()}`).join("\n");
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${written}`, { cause: error });
+  }
+}
+
 /** Polls until the check passes (the stdio process's own worker reflects in the background). */
 async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -526,10 +536,13 @@ describe.each(testEngines())("MCP over stdio (the CLI) on %s", (engine) => {
     }
   }
 
+  // Migrating a new PGlite folder takes seconds on an idle machine and minutes on a busy one: once,
+  // here, so that a hook cut short never leaves a half-migrated folder to the next test.
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "ace-mcp-stdio-"));
     if (engine === "postgres") database = await openTestDatabase(engine);
-  });
+    else await withDatabase(async () => undefined);
+  }, STDIO_TIMEOUT_MS);
   afterAll(async () => {
     await database?.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -540,7 +553,7 @@ describe.each(testEngines())("MCP over stdio (the CLI) on %s", (engine) => {
       if (engine === "pglite") await db.$executeRawUnsafe(`TRUNCATE "Playbook" CASCADE`);
       await callerAs(db, "local").playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: SUPPORT } });
     });
-  });
+  }, STDIO_TIMEOUT_MS);
 
   it(
     "serves the tools on the database itself; nothing but JSON-RPC on stdout; the trace is reflected and the lesson queued",
@@ -661,50 +674,59 @@ describe.each(testEngines())("MCP over stdio (the CLI) on %s", (engine) => {
     it(
       "relays every message to the server's /api/mcp, with ACE_API_KEY once keys are required",
       async () => {
-        const { transport } = stdioClient(cliEnv(engine, dataDir), ["--server", url, "--playbook", SUPPORT]);
-        const client = new Client({ name: "cursor-like", version: "1.0.0" });
-        await client.connect(transport, { timeout: STDIO_TIMEOUT_MS });
-        const recorded = await call(client, "record_outcome", {
-          task: "Rename a column",
-          outcome: "success",
-          citedBulletIds: ["str-00001"],
-        });
-        expect(recorded.result.isError, recorded.text).toBeFalsy();
-        expect(await served.db.trace.count({ where: { id: recorded.structured!.traceId as string } })).toBe(1);
-        await expectToolError(client, "search_bullets", { query: "retry", k: 0 }, /k is out of range/);
-        await client.close();
+        const started: (() => string)[] = [];
+        const stdio = (env: Record<string, string>, args: string[]) => {
+          const spawned = stdioClient(env, args);
+          started.push(spawned.stderr);
+          return spawned;
+        };
+        // A failure shows what the CLI processes wrote on stderr.
+        await withStderrOf(started, async () => {
+          const { transport } = stdio(cliEnv(engine, dataDir), ["--server", url, "--playbook", SUPPORT]);
+          const client = new Client({ name: "cursor-like", version: "1.0.0" });
+          await client.connect(transport, { timeout: STDIO_TIMEOUT_MS });
+          const recorded = await call(client, "record_outcome", {
+            task: "Rename a column",
+            outcome: "success",
+            citedBulletIds: ["str-00001"],
+          });
+          expect(recorded.result.isError, recorded.text).toBeFalsy();
+          expect(await served.db.trace.count({ where: { id: recorded.structured!.traceId as string } })).toBe(1);
+          await expectToolError(client, "search_bullets", { query: "retry", k: 0 }, /k is out of range/);
+          await client.close();
 
-        // Keys required: without one every call is answered with the server's 401; with one it works.
-        const admin = callerAs(served.db, "local");
-        await admin.users.create({ email: "ada@example.com", role: "admin", password: "correct horse battery staple" });
-        const refused = stdioClient(cliEnv(engine, dataDir), ["--server", url]);
-        const refusal = await new Client({ name: "no-key", version: "1" }).connect(refused.transport, { timeout: STDIO_TIMEOUT_MS }).then(
-          () => null,
-          (error: unknown) => error,
-        );
-        expect(String((refusal as Error | null)?.message), refused.stderr()).toMatch(/401.*ACE_API_KEY/s);
-        await refused.transport.close();
-        const created = await admin.apiKeys.create({
-          name: "cursor",
-          scopes: ["mcp"],
-          playbooks: "all",
-          rateLimitPerMinute: null,
-          expiresInDays: null,
+          // Keys required: without one every call is answered with the server's 401; with one it works.
+          const admin = callerAs(served.db, "local");
+          await admin.users.create({ email: "ada@example.com", role: "admin", password: "correct horse battery staple" });
+          const refused = stdio(cliEnv(engine, dataDir), ["--server", url]);
+          const refusal = await new Client({ name: "no-key", version: "1" }).connect(refused.transport, { timeout: STDIO_TIMEOUT_MS }).then(
+            () => null,
+            (error: unknown) => error,
+          );
+          expect(String((refusal as Error | null)?.message), refused.stderr()).toMatch(/401.*ACE_API_KEY/s);
+          await refused.transport.close();
+          const created = await admin.apiKeys.create({
+            name: "cursor",
+            scopes: ["mcp"],
+            playbooks: "all",
+            rateLimitPerMinute: null,
+            expiresInDays: null,
+          });
+          const keyed = stdio(cliEnv(engine, dataDir, { ACE_API_KEY: created.secret }), ["--server", url, "--playbook", SUPPORT]);
+          const withKey = new Client({ name: "with-key", version: "1" });
+          await withKey.connect(keyed.transport, { timeout: STDIO_TIMEOUT_MS });
+          const lesson = await call(withKey, "propose_lesson", {
+            content: "Name migrations after what they change.",
+            section: "strategies_and_insights",
+            rationale: "Found a migration named fix2.",
+          });
+          expect(lesson.result.isError, lesson.text).toBeFalsy();
+          expect(await served.db.delta.findUniqueOrThrow({ where: { id: lesson.structured!.deltaId as string } })).toMatchObject({
+            origin: "agent",
+            author: 'API key "cursor"',
+          });
+          await withKey.close();
         });
-        const keyed = stdioClient(cliEnv(engine, dataDir, { ACE_API_KEY: created.secret }), ["--server", url, "--playbook", SUPPORT]);
-        const withKey = new Client({ name: "with-key", version: "1" });
-        await withKey.connect(keyed.transport, { timeout: STDIO_TIMEOUT_MS });
-        const lesson = await call(withKey, "propose_lesson", {
-          content: "Name migrations after what they change.",
-          section: "strategies_and_insights",
-          rationale: "Found a migration named fix2.",
-        });
-        expect(lesson.result.isError, lesson.text).toBeFalsy();
-        expect(await served.db.delta.findUniqueOrThrow({ where: { id: lesson.structured!.deltaId as string } })).toMatchObject({
-          origin: "agent",
-          author: 'API key "cursor"',
-        });
-        await withKey.close();
       },
       STDIO_TIMEOUT_MS,
     );

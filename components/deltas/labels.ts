@@ -3,7 +3,7 @@
 import { Bot, FileUp, History, ScanSearch, Scissors, SquareTerminal, User, type LucideIcon } from "lucide-react";
 import type { BadgeTone } from "@/components/ui/badge";
 import { plural, pluralWord } from "@/components/ui/format";
-import type { DeltaListItem, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
+import type { DeltaListItem, DeltaOperation, DeltaOperationType, DeltaOrigin, DeltaStatus } from "@/server/deltas/schemas";
 import type { ReviewFilters, ReviewStatus } from "./review-url";
 
 /** label: the badge and the origin filter; source: who made it, after "from" in a sentence. */
@@ -46,6 +46,20 @@ export const STATE_META: Record<DeltaState, { label: string; tone: BadgeTone }> 
 
 export function deltaState(delta: Pick<DeltaListItem, "status" | "flags">): DeltaState {
   return delta.status === "pending" && delta.flags.stale ? "stale" : delta.status;
+}
+
+/**
+ * The counters an added bullet starts with, as a reviewer reads them: "+3 helpful / −1 harmful" (an
+ * external loop's counts, carried by its proposal); null when it starts at 0.
+ */
+export function startingCounters(op: DeltaOperation): string | null {
+  if (op.type !== "add") return null;
+  const parts = [
+    op.helpful ? `+${op.helpful} helpful` : null,
+    op.harmful ? `−${op.harmful} harmful` : null,
+    op.neutral ? `${op.neutral} neutral` : null,
+  ].filter((part) => part !== null);
+  return parts.length > 0 ? parts.join(" / ") : null;
 }
 
 export const OPERATION_LABELS: Record<DeltaOperationType, string> = {

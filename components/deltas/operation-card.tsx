@@ -14,7 +14,7 @@ import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { Counters, DeltaOperation, MergeOperation, OperationView } from "@/server/deltas/schemas";
-import { OPERATION_LABELS } from "./labels";
+import { OPERATION_LABELS, startingCounters } from "./labels";
 import { OperationFindings } from "./operation-findings";
 import { isEditable, OperationForm, toOperationInput } from "./operation-form";
 
@@ -157,6 +157,7 @@ function OperationPreview({ op }: { op: OperationView }) {
   const { preview } = op;
   const target = op.targets[0];
   const sources = op.type === "merge" ? op.targets.filter((t) => t.externalId !== target?.externalId) : [];
+  const startsAt = startingCounters(op.payload);
   return (
     <>
       {preview.section && (preview.section.from || preview.section.to) && preview.section.from !== preview.section.to ? (
@@ -176,6 +177,11 @@ function OperationPreview({ op }: { op: OperationView }) {
           <p className="mb-1 text-xs font-medium text-ink-faint">Current text of [{target.externalId}]</p>
           <p className="line-clamp-4 whitespace-pre-wrap break-words text-sm leading-relaxed text-ink-muted">{target.content}</p>
         </div>
+      ) : null}
+      {startsAt ? (
+        <Line label="Starts at">
+          <span className="font-medium tabular-nums text-ink">{startsAt}</span>
+        </Line>
       ) : null}
       {preview.counters && COUNTERS.some((key) => preview.counters?.before[key] !== preview.counters?.after[key]) ? (
         <CounterChange before={preview.counters.before} after={preview.counters.after} />

@@ -340,7 +340,8 @@ function whole(value: string, what: string): number | undefined | string {
 function fromDraft(op: DeltaOperation, draft: Draft, current: BulletSnapshot | undefined): DeltaOperation | string {
   switch (op.type) {
     case "add":
-      return { type: "add", section: draft.section, content: draft.content } satisfies Op<"add">;
+      // The counters it starts with (an external loop's counts) stay the proposal's: the form edits the words and the place.
+      return { ...op, section: draft.section, content: draft.content } satisfies Op<"add">;
     case "update": {
       const position = whole(draft.position, "The place");
       if (typeof position === "string") return position;

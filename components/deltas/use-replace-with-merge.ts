@@ -10,7 +10,7 @@ import { errorMessage } from "@/components/ui/errors";
 import { shortId } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import type { DeltaView, MergeOperation, OperationView } from "@/server/deltas/schemas";
+import type { DeltaView, MergeOperation, OperationInput, OperationView } from "@/server/deltas/schemas";
 import { toOperationInput } from "./operation-form";
 
 export function useReplaceWithMerge(delta: DeltaView, onProposed: (deltaId: string) => void) {
@@ -30,7 +30,7 @@ export function useReplaceWithMerge(delta: DeltaView, onProposed: (deltaId: stri
         rationale: `${why}${delta.rationale ? `: ${delta.rationale}` : ""}`.slice(0, 10_000),
         confidence: delta.confidence,
         evidence: delta.evidence,
-        operations: [{ operation: toOperationInput(suggestion), rationale: op.rationale }],
+        operations: [{ operation: toOperationInput(suggestion), rationale: op.rationale }, ...countersOf(op, suggestion.into)],
       });
       await reject.mutateAsync({
         deltaId: delta.id,
@@ -50,4 +50,17 @@ export function useReplaceWithMerge(delta: DeltaView, onProposed: (deltaId: stri
   }
 
   return { replace, pending };
+}
+
+/**
+ * An add that starts with counters (an external loop's counts) hands them to the bullet it is merged
+ * into, as a merge sums the counters of what it folds together.
+ */
+function countersOf(op: OperationView, into: string): { operation: OperationInput; rationale: string }[] {
+  const { payload } = op;
+  if (payload.type !== "add" || !(payload.helpful || payload.harmful || payload.neutral)) return [];
+  const { helpful, harmful, neutral } = payload;
+  return [
+    { operation: { type: "tag", bulletId: into, helpful, harmful, neutral }, rationale: "The counters the added bullet started with." },
+  ];
 }

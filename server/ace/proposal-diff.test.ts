@@ -87,9 +87,55 @@ describe("additions", () => {
     expect(approve(result).addedIds).toEqual(["str-00006"]);
   });
 
-  it("says that a new bullet's counters in the file are not carried over", () => {
+  it("keeps the counters the loop gave a new bullet: the add carries them and approving it starts the bullet there", () => {
     const file = evolved(`${BASE_TEXT}[mis-00009] helpful=3 harmful=1 :: Trusting a cached balance.\n`);
-    expect(diff(file).operations[0]?.rationale).toContain("Its counters there (helpful=3, harmful=1) are not carried over");
+    const result = diff(file);
+    expect(ops(result)).toEqual([
+      { type: "add", section: "common_mistakes_to_avoid", content: "Trusting a cached balance.", helpful: 3, harmful: 1 },
+    ]);
+    expect(result.operations[0]?.rationale).toBe(
+      "New in playbook.txt as [mis-00009]; it gets the next id of this playbook. It keeps its counters there (helpful=3, harmful=1).",
+    );
+    const approved = approve(result);
+    expect(approved.addedIds).toEqual(["mis-00006"]);
+    expect(approved.state.bullets.get("mis-00006")).toMatchObject({ helpful: 3, harmful: 1, neutral: 0, countersKnown: true });
+  });
+
+  it("leaves a new bullet's zero counters out of the add, as the engine's default", () => {
+    const file = evolved(`${BASE_TEXT}[mis-00009] helpful=0 harmful=2 :: Trusting a cached balance.\n`);
+    expect(ops(diff(file))).toEqual([
+      { type: "add", section: "common_mistakes_to_avoid", content: "Trusting a cached balance.", harmful: 2 },
+    ]);
+  });
+
+  it("carries a new kayba skill's helpful, harmful and neutral, and none from a skillbook without counters", () => {
+    const skill = (counters: { helpful: number; harmful: number; neutral: number } | null) => ({
+      id: "str-00042",
+      content: "Log the request id of every failed call.",
+      counters,
+      status: "active" as const,
+    });
+    const skillbook = (counters: { helpful: number; harmful: number; neutral: number } | null): PlaybookDocument => ({
+      sections: [
+        {
+          name: "strategies_and_insights",
+          slug: "str",
+          bullets: [
+            ...orderedBullets(samplePlaybook())
+              .filter((b) => b.sectionId === STRATEGIES.id && b.status === "active")
+              .map((b) => ({ id: b.externalId, content: b.content, counters: null, status: "active" as const })),
+            skill(counters),
+          ],
+        },
+      ],
+      hints: {},
+    });
+    const add = (counters: { helpful: number; harmful: number; neutral: number } | null) =>
+      ops(diff(skillbook(counters), { format: "kayba" })).filter((op) => op.type === "add");
+    expect(add({ helpful: 2, harmful: 0, neutral: 5 })).toEqual([
+      { type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call.", helpful: 2, neutral: 5 },
+    ]);
+    expect(add(null)).toEqual([{ type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call." }]);
   });
 
   it("does not add what an active bullet already says (the change is in ACE Studio already)", () => {

@@ -5,7 +5,7 @@
 import type { BulletDoc, PlaybookDocument, PlaybookFormat, SectionDoc } from "./document";
 import { sectionKey } from "./delta/sections";
 import { orderedBullets } from "./delta/state";
-import type { DeltaOperation, MergeOperation, PlaybookState } from "./delta/types";
+import type { AddOperation, DeltaOperation, MergeOperation, PlaybookState } from "./delta/types";
 import type { BulletState, SectionState } from "./history";
 
 export const COUNTER_NAMES = ["helpful", "harmful", "neutral"] as const;
@@ -277,7 +277,11 @@ function studioChanges(was: BulletState, now: BulletState): string[] {
   return changes;
 }
 
-/** A new bullet of the file: an add to its section, or "present" when an active bullet already says the same. */
+/**
+ * A new bullet of the file: an add to its section, or "present" when an active bullet already says the
+ * same. It starts with the counters the loop gave it, those the file's format carries (none for
+ * ace-plain or current kayba: it starts at 0); a zero is left out, as the engine's default.
+ */
 function addFor(
   bullet: BulletDoc,
   targetName: string,
@@ -287,14 +291,17 @@ function addFor(
   if (bullet.status !== "active") return null;
   const content = bullet.content.trim();
   if (activeContents.has(content)) return "present";
-  const carried = carriedCounters(bullet, input.counters).filter((counter) => (bullet.counters?.[counter] ?? 0) !== 0);
-  const note =
-    carried.length > 0
-      ? ` Its counters there (${carried.map((counter) => `${counter}=${bullet.counters?.[counter]}`).join(", ")}) ` +
-        "are not carried over: a bullet added here starts at 0."
-      : "";
+  const operation: AddOperation = { type: "add", section: targetName, content };
+  const carried: string[] = [];
+  for (const counter of carriedCounters(bullet, input.counters)) {
+    const count = bullet.counters?.[counter] ?? 0;
+    if (count === 0) continue;
+    operation[counter] = count;
+    carried.push(`${counter}=${count}`);
+  }
+  const note = carried.length > 0 ? ` It keeps its counters there (${carried.join(", ")}).` : "";
   return {
-    operation: { type: "add", section: targetName, content },
+    operation,
     rationale: `New in ${input.source} as [${bullet.id}]; it gets the next id of this playbook.${note}`,
   };
 }

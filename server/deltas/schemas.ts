@@ -61,8 +61,20 @@ const reason = z
   .trim()
   .max(REASON_MAX, `A reason has at most ${REASON_MAX.toLocaleString("en-US")} characters.`);
 const increment = z.number().int().min(-1_000_000).max(1_000_000);
+/** A counter a new bullet starts with (an external loop's count); the message names the field. */
+const startCount = (name: "helpful" | "harmful" | "neutral") => {
+  const error = `${name} (the count a new bullet starts with) must be a whole number from 0 to 1,000,000.`;
+  return z.number({ error }).int({ error }).min(0, { error }).max(1_000_000, { error }).optional();
+};
 
-export const addOperationSchema = z.object({ type: z.literal("add"), section: sectionRef, content });
+export const addOperationSchema = z.object({
+  type: z.literal("add"),
+  section: sectionRef,
+  content,
+  helpful: startCount("helpful"),
+  harmful: startCount("harmful"),
+  neutral: startCount("neutral"),
+});
 export const updateOperationSchema = z.object({
   type: z.literal("update"),
   bulletId,

@@ -10,7 +10,14 @@ import { z } from "zod";
 import type { DeltaOperation } from "@/server/ace/delta";
 import { AppError } from "@/server/errors/app-error";
 
-const add = z.looseObject({ type: z.literal("add"), section: z.string(), content: z.string() });
+const add = z.looseObject({
+  type: z.literal("add"),
+  section: z.string(),
+  content: z.string(),
+  helpful: z.number().optional(),
+  harmful: z.number().optional(),
+  neutral: z.number().optional(),
+});
 const update = z.looseObject({
   type: z.literal("update"),
   bulletId: z.string(),

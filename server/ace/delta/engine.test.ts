@@ -3,7 +3,7 @@ import type { BulletState } from "../history";
 import type { SimilarityIndex } from "../similarity";
 import { compiledBulletText } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
-import { undoChanges } from "../replay";
+import { redoChanges, undoChanges } from "../replay";
 import { orderedBullets } from "./state";
 import { MISTAKES, STRATEGIES, bullet, samplePlaybook, testOptions } from "./test-fixtures";
 import type { DeltaOperation, EngineOptions, Finding, PlaybookState } from "./types";
@@ -72,7 +72,52 @@ describe("add", () => {
     expect(get(result.state, "err-00006")).toMatchObject({ sectionId: "s-new-1", position: 0 });
   });
 
+  it("starts the bullet at the counters the add gives (an external loop's), the others at 0", () => {
+    const result = apply([
+      { type: "add", section: "common_mistakes_to_avoid", content: "Trusting a cached balance.", helpful: 3, harmful: 1 },
+      { type: "add", section: "strategies_and_insights", content: "Cache the access token per user.", neutral: 4 },
+    ]);
+    expect(get(result.state, "mis-00006")).toEqual(
+      bullet("mis-00006", "Trusting a cached balance.", { sectionId: MISTAKES.id, position: 1, helpful: 3, harmful: 1 }),
+    );
+    expect(get(result.state, "str-00007")).toMatchObject({ helpful: 0, harmful: 0, neutral: 4, countersKnown: true });
+    expect(result.changes[0]).toEqual({ entity: "bullet", id: "mis-00006", before: null, after: get(result.state, "mis-00006") });
+  });
+
+  it("keeps an added bullet's counters through undo and redo of its version: undone it is gone, redone it has them again", () => {
+    const before = samplePlaybook();
+    const result = apply(
+      [{ type: "add", section: "strategies_and_insights", content: "Log every failed call.", helpful: 2, harmful: 5 }],
+      before,
+    );
+    const undone = undoChanges(result.state, result.changes);
+    expect(undone.bullets.has("str-00006")).toBe(false);
+    expect(undone.bullets).toEqual(before.bullets);
+    expect(get(redoChanges(undone, result.changes), "str-00006")).toMatchObject({
+      content: "Log every failed call.",
+      helpful: 2,
+      harmful: 5,
+    });
+  });
+
   it.each<Report>([
+    {
+      title: "rejects a negative starting counter, naming it",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "New.", harmful: -1 }],
+      reports: ["0:error:invalid_counter"],
+      message: { index: 0, is: 'Operation 1 (add to "strategies_and_insights"): harmful must start at a whole number from 0, not -1' },
+    },
+    {
+      title: "rejects starting counters that are not whole numbers, each named",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "New.", helpful: 1.5, neutral: Number.NaN }],
+      reports: ["0:error:invalid_counter", "0:error:invalid_counter"],
+      message: { index: 1, contains: "neutral must start at a whole number from 0, not NaN" },
+    },
+    {
+      title: "takes zero counters as given",
+      ops: [{ type: "add", section: "strategies_and_insights", content: "New.", helpful: 0, harmful: 0, neutral: 0 }],
+      reports: [],
+    },
     {
       title: "rejects an unknown section, naming the sections there are",
       ops: [{ type: "add", section: "tips", content: "Anything." }],

@@ -80,6 +80,8 @@ export function checkOperation(ctx: OperationContext, op: DeltaOperation): Apply
 
 // ---- shared checks ---------------------------------------------------------------------------
 
+const COUNTERS = ["helpful", "harmful", "neutral"] as const;
+
 /** Surrounding whitespace is not part of a bullet: the text formats could not keep it anyway. */
 function checkContent(ctx: OperationContext, content: string): string | null {
   const trimmed = content.trim();
@@ -178,7 +180,14 @@ function excerpt(text: string): string {
 function checkAdd(ctx: OperationContext, op: AddOperation): Apply | null {
   const section = existingSection(ctx, op.section);
   const content = checkContent(ctx, op.content);
-  if (!section || content === null) return null;
+  let countersOk = true;
+  for (const counter of COUNTERS) {
+    const start = op[counter];
+    if (start === undefined || (Number.isSafeInteger(start) && start >= 0)) continue;
+    ctx.report("error", "invalid_counter", `${counter} must start at a whole number from 0, not ${start}`);
+    countersOk = false;
+  }
+  if (!section || content === null || !countersOk) return null;
   const id = formatBulletId(section.slug, ctx.working.nextIdNumber);
   if (ctx.working.bullet(id)) {
     ctx.report(
@@ -200,9 +209,9 @@ function checkAdd(ctx: OperationContext, op: AddOperation): Apply | null {
       externalId: id,
       sectionId: section.id,
       content,
-      helpful: 0,
-      harmful: 0,
-      neutral: 0,
+      helpful: op.helpful ?? 0,
+      harmful: op.harmful ?? 0,
+      neutral: op.neutral ?? 0,
       countersKnown: true,
       status: "active",
       position: ctx.working.endPosition(section.id),
@@ -330,8 +339,6 @@ export function sumCounters(bullets: readonly BulletState[]): Pick<BulletState, 
     countersKnown: bullets.some((bullet) => bullet.countersKnown),
   };
 }
-
-const COUNTERS = ["helpful", "harmful", "neutral"] as const;
 
 // Tags are allowed on archived bullets: the reflector may still see an archived bullet cited in a
 // trace, and the counts remain its history if it is restored.

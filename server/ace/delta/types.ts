@@ -23,6 +23,13 @@ export interface AddOperation {
   /** Section name (an id or a differently cased name is accepted too). */
   section: string;
   content: string;
+  /**
+   * The counters the bullet starts with (whole numbers from 0; absent is 0): a bullet an external
+   * loop added and already counted (proposal-diff.ts) keeps what it counted.
+   */
+  helpful?: number;
+  harmful?: number;
+  neutral?: number;
 }
 
 /** New content and/or a new place: another section (at its end, or at `position`), or a reorder. */

@@ -1,7 +1,7 @@
 // The settings of accounts, keys and the network boundary, read from the environment and checked
 // with zod like every other setting (a bad value stops the start with the variable's name).
 import { z } from "zod";
-import { ConfigError, type EnvSource } from "@/server/config/env";
+import { describeIssue, oneOf, quotedValue, setting, settingsError, wholeNumber, type EnvSource } from "@/server/config/env";
 import { AddressSet, normalizeIp } from "./network";
 
 export const AUTH_MODES = ["auto", "on", "off"] as const;
@@ -36,29 +36,6 @@ export interface AuthSettings {
   sessionDays: number;
 }
 
-function wholeNumber(min: number, max: number) {
-  const range = `a whole number from ${min} to ${max}`;
-  return z
-    .string()
-    .regex(/^\d+$/, { error: `must be ${range}` })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(min, { error: `must be ${range}` })
-        .max(max, { error: `must be ${range}` }),
-    );
-}
-
-function setting<Out, Fallback>(schema: z.ZodType<Out, string>, fallback: Fallback) {
-  return z
-    .string()
-    .optional()
-    .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()))
-    .pipe(schema.optional())
-    .transform((value): Out | Fallback => (value === undefined ? fallback : value));
-}
-
 const list = (text: string) =>
   text
     .split(",")
@@ -68,13 +45,7 @@ const list = (text: string) =>
 const hostName = /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i;
 
 const variables = z.object({
-  ACE_AUTH: setting(
-    z
-      .string()
-      .toLowerCase()
-      .pipe(z.enum(AUTH_MODES, { error: 'must be "auto", "on" or "off"' })),
-    AUTH_DEFAULTS.mode,
-  ),
+  ACE_AUTH: setting(oneOf(AUTH_MODES), AUTH_DEFAULTS.mode),
   ACE_ALLOWED_HOSTS: setting(
     z.string().transform((text, ctx): readonly string[] | "any" => {
       const hosts = list(text).map((host) => host.toLowerCase().replace(/^\[(.*)\]$/, "$1"));
@@ -124,19 +95,8 @@ const SECRET_VARIABLES = new Set(["ACE_SECRET", "ACE_SETUP_TOKEN"]);
 export function loadAuthSettings(source: EnvSource = process.env): AuthSettings {
   const parsed = variables.safeParse(source);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0]) as keyof typeof variables.shape;
-      const raw = source[name];
-      const got =
-        raw === undefined || SECRET_VARIABLES.has(name)
-          ? ""
-          : `, got ${JSON.stringify(raw.length > 120 ? `${raw.slice(0, 117)}...` : raw)}`;
-      const hint = HINTS[name] ?? "";
-      return `${name} ${issue.message}${got}.${hint ? ` ${hint}` : ""}`;
-    });
-    throw new ConfigError(
-      problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`,
-    );
+    const shown = (name: string, raw: string) => (SECRET_VARIABLES.has(name) ? null : quotedValue(raw));
+    throw settingsError(parsed.error.issues.map((issue) => describeIssue(issue, source, HINTS, shown)));
   }
   const v = parsed.data;
   return Object.freeze({

@@ -59,10 +59,11 @@ export class ConfigError extends Error {
 
 // ---- What each variable accepts --------------------------------------------------------------
 // Messages complete "<VARIABLE> …" and are followed by `, got "<value>"` and the variable's hint.
+// The builders are exported for the other settings read the same way (server/auth/config.ts).
 
 const MB = 1024 * 1024;
 
-function wholeNumber(min: number, max: number, unit?: string) {
+export function wholeNumber(min: number, max: number, unit?: string) {
   const range = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;
   return z
     .string()
@@ -76,7 +77,7 @@ function wholeNumber(min: number, max: number, unit?: string) {
     );
 }
 
-function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   const listed = values
     .map((value) => `"${value}"`)
     .join(", ")
@@ -116,7 +117,7 @@ const jsonText = z.string().transform((text, ctx): unknown => {
 });
 
 /** A variable left unset, or blank (`FOO=` in a .env file), takes its default. */
-function setting<Out, Fallback>(schema: z.ZodType<Out, string>, fallback: Fallback) {
+export function setting<Out, Fallback>(schema: z.ZodType<Out, string>, fallback: Fallback) {
   return z
     .string()
     .optional()
@@ -176,23 +177,43 @@ const HINTS: Record<VariableName, string> = {
   ACE_PLAYBOOK_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.playbookCacheMb}.`,
 };
 
-/** Values never repeated in a message, since they may hold a password or a key. */
-function shownValue(name: string, raw: string): string {
-  if (name === "DATABASE_URL") {
-    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
-    return scheme ? `a "${scheme}:" URL` : "something that is not a URL";
-  }
+/** A value as a message repeats it, shortened. */
+export function quotedValue(raw: string): string {
   return JSON.stringify(raw.length > 120 ? `${raw.slice(0, 117)}...` : raw);
 }
 
-function describeIssue(issue: z.core.$ZodIssue, source: EnvSource): string {
+/** A database URL may hold a password: only its scheme is repeated. */
+function shownValue(name: string, raw: string): string | null {
+  if (name !== "DATABASE_URL") return quotedValue(raw);
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
+  return scheme ? `a "${scheme}:" URL` : "something that is not a URL";
+}
+
+/**
+ * `<VARIABLE> <what it accepts>, got <value>. <hint>` for one problem zod found; `shown` says how a
+ * value is repeated, null for never (a secret).
+ */
+export function describeIssue(
+  issue: z.core.$ZodIssue,
+  source: EnvSource,
+  hints: Readonly<Record<string, string>>,
+  shown: (name: string, raw: string) => string | null,
+): string {
   const [name, ...inside] = issue.path.map(String);
   if (name === undefined) return issue.message;
   const where = inside.length > 0 ? ` (at ${inside.join(".")})` : "";
   const raw = source[name];
-  const got = raw === undefined ? "" : `, got ${shownValue(name, raw)}`;
-  const hint = HINTS[name as VariableName] ?? "";
+  const value = raw === undefined ? null : shown(name, raw);
+  const got = value === null ? "" : `, got ${value}`;
+  const hint = hints[name] ?? "";
   return `${name}${where} ${issue.message}${got}.${hint ? ` ${hint}` : ""}`;
+}
+
+/** One error for every bad setting, so a person fixes them all at once. */
+export function settingsError(problems: readonly string[]): ConfigError {
+  return new ConfigError(
+    problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`,
+  );
 }
 
 // ---- Reading ---------------------------------------------------------------------------------
@@ -200,7 +221,7 @@ function describeIssue(issue: z.core.$ZodIssue, source: EnvSource): string {
 /** Reads and checks every variable of `source`; throws a ConfigError naming each bad one. */
 export function loadEnv(source: EnvSource = process.env): AppEnv {
   const parsed = variables.safeParse(source);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, source));
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, source, HINTS, shownValue));
   if (parsed.success) {
     const v = parsed.data;
     if (v.ACE_LLM_PROVIDER === "openai" && !v.OPENAI_API_KEY && !v.OPENAI_BASE_URL) {
@@ -211,11 +232,7 @@ export function loadEnv(source: EnvSource = process.env): AppEnv {
       );
     }
   }
-  if (!parsed.success || problems.length > 0) {
-    throw new ConfigError(
-      problems.length === 1 ? problems[0]! : `${problems.length} settings are invalid:\n${problems.map((p) => `- ${p}`).join("\n")}`,
-    );
-  }
+  if (!parsed.success || problems.length > 0) throw settingsError(problems);
   const v = parsed.data;
   const provider: LlmProviderKind = v.ACE_LLM_PROVIDER ?? (v.OPENAI_API_KEY || v.OPENAI_BASE_URL ? "openai" : "offline");
   return deepFreeze({

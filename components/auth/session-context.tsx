@@ -2,7 +2,8 @@
 // The session as the root layout read it on the server, for client components: who is looking and
 // what their role allows. Pages hide what a role cannot do; the server checks it regardless.
 import { createContext, useContext, type ReactNode } from "react";
-import { roleAtLeast, type Role, type SessionState } from "@/server/auth/schemas";
+import type { SessionState } from "@/server/auth/schemas";
+import { allows, roleNeeded, type Action } from "./permissions";
 
 const SessionContext = createContext<SessionState | null>(null);
 
@@ -16,8 +17,13 @@ export function useSession(): SessionState {
   return session;
 }
 
-/** Whether the person looking holds `role` or more (the local operator is an admin). */
-export function useCan(role: Role): boolean {
+/** Whether the person looking may take the action (see permissions.ts for what each needs). */
+export function useCan(action: Action): boolean {
+  return allows(useSession().identity, action);
+}
+
+/** Whether the action is allowed, and if not, the sentence that says which role it needs. */
+export function usePermission(action: Action): { allowed: true; reason: null } | { allowed: false; reason: string } {
   const { identity } = useSession();
-  return identity.kind !== "anonymous" && roleAtLeast(identity.role, role);
+  return allows(identity, action) ? { allowed: true, reason: null } : { allowed: false, reason: roleNeeded(identity, action) };
 }

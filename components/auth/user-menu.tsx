@@ -16,11 +16,14 @@ import {
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
 import { ROLE_LABELS } from "@/server/auth/schemas";
-import { useSession } from "./session-context";
+import { useCan, useSession } from "./session-context";
 import { reloadAt } from "./auth-card";
 
 export function UserMenu() {
   const { identity } = useSession();
+  const canManageUsers = useCan("users.manage");
+  const canManageKeys = useCan("apikeys.manage");
+  const canReadAudit = useCan("audit.read");
   const trpc = useTRPC();
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => reloadAt("/sign-in") }));
   if (identity.kind === "anonymous") return null;
@@ -46,25 +49,27 @@ export function UserMenu() {
             <UserCog aria-hidden /> {identity.kind === "user" ? "Account and password" : "About local mode"}
           </Link>
         </DropdownMenuItem>
-        {admin ? (
-          <>
-            <DropdownMenuSeparator />
-            <DropdownMenuItem asChild>
-              <Link href="/settings/users">
-                <Users aria-hidden /> Users
-              </Link>
-            </DropdownMenuItem>
-            <DropdownMenuItem asChild>
-              <Link href="/settings/api-keys">
-                <KeyRound aria-hidden /> API keys
-              </Link>
-            </DropdownMenuItem>
-            <DropdownMenuItem asChild>
-              <Link href="/audit">
-                <ScrollText aria-hidden /> Audit log
-              </Link>
-            </DropdownMenuItem>
-          </>
+        {canManageUsers || canManageKeys || canReadAudit ? <DropdownMenuSeparator /> : null}
+        {canManageUsers ? (
+          <DropdownMenuItem asChild>
+            <Link href="/settings/users">
+              <Users aria-hidden /> Users
+            </Link>
+          </DropdownMenuItem>
+        ) : null}
+        {canManageKeys ? (
+          <DropdownMenuItem asChild>
+            <Link href="/settings/api-keys">
+              <KeyRound aria-hidden /> API keys
+            </Link>
+          </DropdownMenuItem>
+        ) : null}
+        {canReadAudit ? (
+          <DropdownMenuItem asChild>
+            <Link href="/audit">
+              <ScrollText aria-hidden /> Audit log
+            </Link>
+          </DropdownMenuItem>
         ) : null}
         {identity.kind === "user" ? (
           <>

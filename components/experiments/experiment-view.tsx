@@ -35,7 +35,7 @@ const RUNNING_POLL_MS = 15_000;
 
 export function ExperimentView({ experimentKey }: { experimentKey: string }) {
   const trpc = useTRPC();
-  const canAct = useCan("curator");
+  const canAct = useCan("experiment.manage");
   const { filters, update } = useUrlFilters(parsePhaseParam, writePhaseParam);
   const { data: experiment } = useSuspenseQuery(trpc.experiments.get.queryOptions({ key: experimentKey }));
   const running = experiment.status === "running";

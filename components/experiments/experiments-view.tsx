@@ -32,7 +32,7 @@ const RUNNING_POLL_MS = 15_000;
 
 export function ExperimentsView() {
   const trpc = useTRPC();
-  const canCreate = useCan("curator");
+  const canCreate = useCan("experiment.manage");
   const { filters, update, reset } = useUrlFilters(parseExperimentFilters, writeExperimentFilters);
   const query = useQuery({
     ...trpc.experiments.list.queryOptions(experimentListInput(filters)),

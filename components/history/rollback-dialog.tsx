@@ -5,6 +5,7 @@ import { useMutation } from "@tanstack/react-query";
 import { Undo2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { errorMessage } from "@/components/ui/errors";
@@ -31,9 +32,11 @@ export function RollbackButton({
   if (version >= currentVersion) return null;
   return (
     <>
-      <Button size={size} variant={variant} onClick={() => setOpen(true)}>
-        <Undo2 aria-hidden /> Roll back to v{version}
-      </Button>
+      <RoleGate action="playbook.rollback">
+        <Button size={size} variant={variant} onClick={() => setOpen(true)}>
+          <Undo2 aria-hidden /> Roll back to v{version}
+        </Button>
+      </RoleGate>
       {open ? (
         <RollbackDialog playbookId={playbookId} version={version} currentVersion={currentVersion} onClose={() => setOpen(false)} />
       ) : null}

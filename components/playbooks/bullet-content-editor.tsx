@@ -3,6 +3,7 @@
 // open). A save is a new version; its near-duplicate warnings show under the text.
 import { Pencil } from "lucide-react";
 import { useId, useState } from "react";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Input, Label, Textarea } from "@/components/ui/input";
@@ -54,9 +55,11 @@ export function BulletContentEditor({ bullet, playbook }: { bullet: BulletDetail
           Content
         </h3>
         {editable && draft === null ? (
-          <Button size="sm" variant="ghost" onClick={() => setDraft(bullet.content)}>
-            <Pencil aria-hidden /> Edit
-          </Button>
+          <RoleGate action="bullet.edit">
+            <Button size="sm" variant="ghost" onClick={() => setDraft(bullet.content)}>
+              <Pencil aria-hidden /> Edit
+            </Button>
+          </RoleGate>
         ) : null}
       </div>
       {draft === null ? (

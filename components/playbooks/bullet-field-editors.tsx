@@ -3,6 +3,8 @@
 // (with a reason) or restore, and adjust the counters (with a reason).
 import { Archive, ArchiveRestore, Minus, Plus, SlidersHorizontal } from "lucide-react";
 import { useId, useState } from "react";
+import { RoleGate } from "@/components/auth/role-gate";
+import { useCan } from "@/components/auth/session-context";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -18,8 +20,9 @@ import { usePlaybookEdit } from "./use-playbook-edit";
 export function BulletSectionEditor({ bullet, playbook }: { bullet: BulletDetail; playbook: PlaybookDetail }) {
   const edit = usePlaybookEdit(playbook);
   const [target, setTarget] = useState(bullet.sectionId);
+  const canEdit = useCan("bullet.edit");
   const sections = [...playbook.sections].sort((a, b) => a.position - b.position);
-  if (bullet.status !== "active") return <span>{bullet.sectionName}</span>;
+  if (bullet.status !== "active" || !canEdit) return <span>{bullet.sectionName}</span>;
   const chosen = sections.find((section) => section.id === target);
   const moving = target !== bullet.sectionId && chosen !== undefined;
   return (
@@ -81,15 +84,17 @@ export function BulletStatusEditor({ bullet, playbook }: { bullet: BulletDetail;
             Merged into <span className="font-mono text-xs text-ink">[{bullet.mergedInto}]</span>
           </p>
         ) : null}
-        <Button
-          size="sm"
-          variant="secondary"
-          className="mt-1"
-          disabled={edit.isPending}
-          onClick={() => edit.save([{ type: "restore", bulletId: bullet.externalId }], `Restored [${bullet.externalId}]`)}
-        >
-          <ArchiveRestore aria-hidden /> {edit.isPending ? "Restoring…" : "Restore"}
-        </Button>
+        <RoleGate action="bullet.edit">
+          <Button
+            size="sm"
+            variant="secondary"
+            className="mt-1"
+            disabled={edit.isPending}
+            onClick={() => edit.save([{ type: "restore", bulletId: bullet.externalId }], `Restored [${bullet.externalId}]`)}
+          >
+            <ArchiveRestore aria-hidden /> {edit.isPending ? "Restoring…" : "Restore"}
+          </Button>
+        </RoleGate>
         <EditError error={edit.error} onReset={() => edit.reset()} />
       </div>
     );
@@ -110,9 +115,11 @@ export function BulletStatusEditor({ bullet, playbook }: { bullet: BulletDetail;
       <div className="flex items-center gap-2">
         <Badge tone="green">Active</Badge>
         {archiving ? null : (
-          <Button size="sm" variant="ghost" className="h-7" onClick={() => setArchiving(true)}>
-            <Archive aria-hidden /> Archive…
-          </Button>
+          <RoleGate action="bullet.edit">
+            <Button size="sm" variant="ghost" className="h-7" onClick={() => setArchiving(true)}>
+              <Archive aria-hidden /> Archive…
+            </Button>
+          </RoleGate>
         )}
       </div>
       {archiving ? (
@@ -170,14 +177,16 @@ export function BulletCounterEditor({ bullet, playbook }: { bullet: BulletDetail
       <div className="flex flex-wrap items-center gap-2">
         <CounterBadges helpful={bullet.helpful} harmful={bullet.harmful} neutral={bullet.neutral} countersKnown={bullet.countersKnown} />
         {bullet.status === "active" ? (
-          <Button
-            size="sm"
-            variant="ghost"
-            className="h-7"
-            onClick={() => setValues({ helpful: bullet.helpful, harmful: bullet.harmful, neutral: bullet.neutral })}
-          >
-            <SlidersHorizontal aria-hidden /> Adjust
-          </Button>
+          <RoleGate action="bullet.edit">
+            <Button
+              size="sm"
+              variant="ghost"
+              className="h-7"
+              onClick={() => setValues({ helpful: bullet.helpful, harmful: bullet.harmful, neutral: bullet.neutral })}
+            >
+              <SlidersHorizontal aria-hidden /> Adjust
+            </Button>
+          </RoleGate>
         ) : null}
       </div>
     );

@@ -1,6 +1,7 @@
 "use client";
 // The sticky filter bar above the bullet list. Every control writes to the URL (see use-bullet-filters).
 import { ArrowDownWideNarrow, ArrowUpNarrowWide, Plus } from "lucide-react";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DebouncedInput } from "@/components/ui/debounced-input";
 import { FilterBar, FilterSummary } from "@/components/ui/filter-bar";
@@ -91,9 +92,11 @@ export function BulletToolbar({
           ]}
         />
         {/* Its own full-width row on a phone, where it would squeeze the sort control to nothing. */}
-        <Button variant="primary" className="w-full sm:w-auto" onClick={onAddBullet}>
-          <Plus aria-hidden /> Add bullet
-        </Button>
+        <RoleGate action="bullet.edit">
+          <Button variant="primary" className="w-full sm:w-auto" onClick={onAddBullet}>
+            <Plus aria-hidden /> Add bullet
+          </Button>
+        </RoleGate>
       </div>
       <div className="mt-2.5 flex flex-wrap items-center gap-x-3 gap-y-2">
         <div

@@ -6,11 +6,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ClipboardPaste, FileUp, Upload } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useId, useState, type DragEvent, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type DragEvent, type FormEvent, type ReactElement } from "react";
 import { toast } from "sonner";
+import { RoleGate, type ControlProps } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { DialogButton, DialogFooter } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
@@ -43,28 +44,26 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** The trigger is shown disabled, naming the role it needs, to anyone who may not import (curators and admins may). */
 export function ImportDialog({
   trigger,
   presetPlaybookId,
 }: {
-  trigger: ReactNode;
+  trigger: ReactElement<ControlProps>;
   /** Open with "into this playbook" chosen (from a playbook's page). */
   presetPlaybookId?: string;
 }) {
-  const [open, setOpen] = useState(false);
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogTrigger asChild>{trigger}</DialogTrigger>
-      {open ? (
-        <DialogContent
-          className="max-w-xl"
-          title={presetPlaybookId ? "Import into this playbook" : "Import a playbook"}
-          description="ACE text (with or without counters), a kayba skillbook, or ACE Studio JSON."
-        >
-          <ImportForm presetPlaybookId={presetPlaybookId} onDone={() => setOpen(false)} />
-        </DialogContent>
-      ) : null}
-    </Dialog>
+    <RoleGate action="playbook.import" control={trigger}>
+      <DialogButton
+        button={trigger}
+        className="max-w-xl"
+        title={presetPlaybookId ? "Import into this playbook" : "Import a playbook"}
+        description="ACE text (with or without counters), a kayba skillbook, or ACE Studio JSON."
+      >
+        {(close) => <ImportForm presetPlaybookId={presetPlaybookId} onDone={close} />}
+      </DialogButton>
+    </RoleGate>
   );
 }
 

@@ -6,6 +6,7 @@ import { Plus } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
@@ -13,18 +14,17 @@ import { useTRPC } from "@/components/trpc/client";
 import { formErrors } from "@/components/ui/errors";
 
 export function NewPlaybookDialog() {
+  const button = (
+    <Button variant="primary">
+      <Plus aria-hidden /> New playbook
+    </Button>
+  );
   return (
-    <DialogButton
-      button={
-        <Button variant="primary">
-          <Plus aria-hidden /> New playbook
-        </Button>
-      }
-      title="New playbook"
-      description="Starts with the ACE default sections and no bullets."
-    >
-      {(close) => <NewPlaybookForm onDone={close} />}
-    </DialogButton>
+    <RoleGate action="playbook.create" control={button}>
+      <DialogButton button={button} title="New playbook" description="Starts with the ACE default sections and no bullets.">
+        {(close) => <NewPlaybookForm onDone={close} />}
+      </DialogButton>
+    </RoleGate>
   );
 }
 

@@ -5,6 +5,7 @@
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { Plus } from "lucide-react";
 import { useState } from "react";
+import { useCan } from "@/components/auth/session-context";
 import { Button } from "@/components/ui/button";
 import { useTRPC } from "@/components/trpc/client";
 import type { SectionSummary } from "@/server/playbooks/schemas";
@@ -29,20 +30,23 @@ export function PlaybookView({ playbookId }: { playbookId: string }) {
   const [naming, setNaming] = useState<SectionNaming | null>(null);
   const actions: SectionActions = { addBullet: setAddingTo, name: setNaming };
 
-  const sectionActions = (section: SectionSummary) => (
-    <>
-      <Button
-        size="sm"
-        variant="ghost"
-        className="h-7 px-2 text-ink-muted"
-        onClick={() => setAddingTo(section.id)}
-        aria-label={`Add a bullet to ${section.name}`}
-      >
-        <Plus aria-hidden /> <span className="hidden sm:inline">Add</span>
-      </Button>
-      <SectionActionsMenu playbook={playbook} section={section} actions={actions} />
-    </>
-  );
+  // Repeated on every section, so left out rather than disabled for a role that cannot edit.
+  const canEdit = useCan("bullet.edit");
+  const sectionActions = (section: SectionSummary) =>
+    canEdit ? (
+      <>
+        <Button
+          size="sm"
+          variant="ghost"
+          className="h-7 px-2 text-ink-muted"
+          onClick={() => setAddingTo(section.id)}
+          aria-label={`Add a bullet to ${section.name}`}
+        >
+          <Plus aria-hidden /> <span className="hidden sm:inline">Add</span>
+        </Button>
+        <SectionActionsMenu playbook={playbook} section={section} actions={actions} />
+      </>
+    ) : null;
 
   return (
     <>

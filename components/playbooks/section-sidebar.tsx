@@ -4,6 +4,8 @@
 // of the list do the same jobs.
 import { Plus } from "lucide-react";
 import type { ReactNode } from "react";
+import { RoleGate } from "@/components/auth/role-gate";
+import { useCan } from "@/components/auth/session-context";
 import { BreakableName } from "@/components/ui/breakable-name";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -13,6 +15,7 @@ import type { BulletFiltersApi } from "./use-bullet-filters";
 
 export function SectionSidebar({ playbook, api, actions }: { playbook: PlaybookDetail; api: BulletFiltersApi; actions: SectionActions }) {
   const selected = api.filters.sectionId;
+  const canEdit = useCan("bullet.edit");
   const sections = [...playbook.sections].sort((a, b) => a.position - b.position);
   return (
     <nav aria-label="Sections" className="sticky top-[4.5rem] hidden max-h-[calc(100dvh-5.5rem)] self-start overflow-y-auto pb-6 lg:block">
@@ -34,21 +37,30 @@ export function SectionSidebar({ playbook, api, actions }: { playbook: PlaybookD
               pressed={selected === section.id}
               onClick={() => api.update({ sectionId: selected === section.id ? null : section.id })}
               menu={
-                <SectionActionsMenu
-                  playbook={playbook}
-                  section={section}
-                  actions={actions}
-                  // Out of the way until the row is pointed at or reached by keyboard.
-                  className="opacity-0 group-hover:opacity-100 focus-visible:opacity-100 data-[state=open]:opacity-100"
-                />
+                canEdit ? (
+                  <SectionActionsMenu
+                    playbook={playbook}
+                    section={section}
+                    actions={actions}
+                    // Out of the way until the row is pointed at or reached by keyboard.
+                    className="opacity-0 group-hover:opacity-100 focus-visible:opacity-100 data-[state=open]:opacity-100"
+                  />
+                ) : null
               }
             />
           </li>
         ))}
       </ul>
-      <Button size="sm" variant="ghost" className="mt-2 w-full justify-start text-ink-muted" onClick={() => actions.name({ kind: "add" })}>
-        <Plus aria-hidden /> Add section
-      </Button>
+      <RoleGate action="bullet.edit">
+        <Button
+          size="sm"
+          variant="ghost"
+          className="mt-2 w-full justify-start text-ink-muted"
+          onClick={() => actions.name({ kind: "add" })}
+        >
+          <Plus aria-hidden /> Add section
+        </Button>
+      </RoleGate>
     </nav>
   );
 }

@@ -7,6 +7,8 @@ import { Scissors } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { toast } from "sonner";
+import { RoleGate } from "@/components/auth/role-gate";
+import { usePermission } from "@/components/auth/session-context";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/input";
@@ -44,6 +46,9 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
   const saved = draftFrom(playbook.settings);
   const [draft, setDraft] = useState<SettingsDraft>(saved);
   const [errors, setErrors] = useState<Partial<Record<NumberKey, string>>>({});
+  // Everyone may read the settings; only admins change them (the server refuses anyone else).
+  const permission = usePermission("playbook.settings");
+  const locked = !permission.allowed;
   const dirty = (Object.keys(saved) as (keyof SettingsDraft)[]).some((key) => saved[key] !== draft[key]);
 
   const mutation = useMutation(
@@ -83,36 +88,50 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
 
   return (
     <form onSubmit={submit} noValidate className="flex flex-col gap-6 pb-24">
-      <Group title="Auto-apply" description="Let confident proposals through without a reviewer.">
+      {permission.allowed ? null : (
+        <Notice tone="info" title="Only admins change these settings" announce={false}>
+          {permission.reason}
+        </Notice>
+      )}
+      <Group title="Auto-apply" description="Let confident proposals through without a reviewer." locked={locked}>
         {toggle("autoApply")}
         {field("autoApplyConfidence")}
       </Group>
-      <Group title="De-duplication and limits" description="Checked for every proposal and every edit.">
+      <Group title="De-duplication and limits" description="Checked for every proposal and every edit." locked={locked}>
         {field("similarityThreshold")}
         {field("maxContentLength")}
         {field("tokenBudget")}
         {field("maxBullets")}
       </Group>
-      <Group title="Pruning" description="Pruning only ever proposes: each removal waits in the queue for approval.">
+      <Group
+        title="Pruning"
+        description="Pruning only ever proposes: each removal waits in the queue for approval."
+        locked={locked}
+        after={<PruneNow playbook={playbook} dirty={dirty} />}
+      >
         {toggle("pruningEnabled")}
         {field("pruning.harmfulShare")}
         {field("pruning.harmfulMinVotes")}
         {field("pruning.minSuccessRatio")}
         {field("pruning.successMinObservations")}
-        <PruneNow playbook={playbook} dirty={dirty} />
       </Group>
-      <Group title="Reflector" description="Reads each trace the agent reports, diagnoses it and tags the bullets it cited.">
+      <Group
+        title="Reflector"
+        description="Reads each trace the agent reports, diagnoses it and tags the bullets it cited."
+        locked={locked}
+      >
         {choice("reflectorMode")}
         {field("reflectorRounds")}
         {toggle("tagsNeedReview")}
       </Group>
-      <Group title="Curator" description="Turns waiting reflections into a proposed delta; a person approves it.">
+      <Group title="Curator" description="Turns waiting reflections into a proposed delta; a person approves it." locked={locked}>
         {choice("curatorMode")}
         {field("curatorFrequency")}
       </Group>
       <Group
         title="Monthly LLM budget"
         description="For this playbook's reflector and curator runs, by calendar month (UTC). The studio-wide budget is on the Runs page."
+        locked={locked}
       >
         {field("monthlyTokenBudget")}
         {field("monthlyCostBudgetUsd")}
@@ -124,31 +143,33 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
         </Notice>
       ) : null}
 
-      <div
-        // Stays in view only while there is something to save.
-        className={cn(
-          "z-10 -mx-4 flex items-center justify-end gap-2 px-4 py-3 sm:mx-0 sm:px-5",
-          dirty && "sticky bottom-0 border-t border-line bg-canvas sm:rounded-card sm:border sm:shadow-card",
-        )}
-      >
-        <p className="mr-auto text-[13px] text-ink-muted" aria-live="polite">
-          {dirty ? "Unsaved changes. Saving records a version with what changed." : "Saved. Changes are recorded in the history."}
-        </p>
-        <Button
-          variant="secondary"
-          disabled={!dirty || mutation.isPending}
-          onClick={() => {
-            setDraft(saved);
-            setErrors({});
-            mutation.reset();
-          }}
+      {locked ? null : (
+        <div
+          // Stays in view only while there is something to save.
+          className={cn(
+            "z-10 -mx-4 flex items-center justify-end gap-2 px-4 py-3 sm:mx-0 sm:px-5",
+            dirty && "sticky bottom-0 border-t border-line bg-canvas sm:rounded-card sm:border sm:shadow-card",
+          )}
         >
-          Discard
-        </Button>
-        <Button type="submit" variant="primary" disabled={!dirty || mutation.isPending}>
-          {mutation.isPending ? "Saving…" : "Save changes"}
-        </Button>
-      </div>
+          <p className="mr-auto text-[13px] text-ink-muted" aria-live="polite">
+            {dirty ? "Unsaved changes. Saving records a version with what changed." : "Saved. Changes are recorded in the history."}
+          </p>
+          <Button
+            variant="secondary"
+            disabled={!dirty || mutation.isPending}
+            onClick={() => {
+              setDraft(saved);
+              setErrors({});
+              mutation.reset();
+            }}
+          >
+            Discard
+          </Button>
+          <Button type="submit" variant="primary" disabled={!dirty || mutation.isPending}>
+            {mutation.isPending ? "Saving…" : "Save changes"}
+          </Button>
+        </div>
+      )}
     </form>
   );
 }
@@ -204,9 +225,11 @@ function PruneNow({ playbook, dirty }: { playbook: PlaybookDetail; dirty: boolea
   return (
     <div className="flex flex-col gap-2 px-4 py-4 sm:px-5">
       <div className="flex flex-wrap items-center gap-3">
-        <Button variant="secondary" disabled={mutation.isPending || dirty} onClick={() => mutation.mutate({ playbookId: playbook.id })}>
-          <Scissors aria-hidden /> {mutation.isPending ? "Looking for bullets to prune…" : "Propose pruning now"}
-        </Button>
+        <RoleGate action="delta.prune">
+          <Button variant="secondary" disabled={mutation.isPending || dirty} onClick={() => mutation.mutate({ playbookId: playbook.id })}>
+            <Scissors aria-hidden /> {mutation.isPending ? "Looking for bullets to prune…" : "Propose pruning now"}
+          </Button>
+        </RoleGate>
         <p className="text-xs text-ink-muted">
           {dirty
             ? "Save your changes first: pruning uses the saved policy."
@@ -227,14 +250,33 @@ function PruneNow({ playbook, dirty }: { playbook: PlaybookDetail; dirty: boolea
   );
 }
 
-function Group({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
+function Group({
+  title,
+  description,
+  locked,
+  after,
+  children,
+}: {
+  title: string;
+  description?: string;
+  /** Read-only: every field disabled (the person's role may not change settings). */
+  locked: boolean;
+  /** Below the fields and outside the lock: an action of its own (pruning now). */
+  after?: ReactNode;
+  children: ReactNode;
+}) {
   return (
     <section aria-label={title} className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       <header className="border-b border-line px-4 py-3 sm:px-5">
         <h2 className="text-sm font-semibold text-ink">{title}</h2>
         {description ? <p className="mt-0.5 text-[13px] text-ink-muted">{description}</p> : null}
       </header>
-      <div className="divide-y divide-line">{children}</div>
+      <div className="divide-y divide-line">
+        <fieldset disabled={locked} className="min-w-0 divide-y divide-line">
+          {children}
+        </fieldset>
+        {after}
+      </div>
     </section>
   );
 }

@@ -8,6 +8,8 @@ import { ArrowRight, Bot, CirclePause, CirclePlay, ScanSearch } from "lucide-rea
 import Link from "next/link";
 import { useEffect, useRef, type ReactNode } from "react";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
+import { RoleGate } from "@/components/auth/role-gate";
+import { useCan } from "@/components/auth/session-context";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
@@ -130,14 +132,16 @@ function StatusNotices({ playbookId, status }: { playbookId: string; status: Run
           tone="warning"
           title="Runs of this playbook are paused"
           actions={
-            <Button
-              size="sm"
-              variant="secondary"
-              disabled={setPaused.isPending}
-              onClick={() => setPaused.mutate({ playbookId, paused: false })}
-            >
-              <CirclePlay aria-hidden /> Resume runs
-            </Button>
+            <RoleGate action="run.start">
+              <Button
+                size="sm"
+                variant="secondary"
+                disabled={setPaused.isPending}
+                onClick={() => setPaused.mutate({ playbookId, paused: false })}
+              >
+                <CirclePlay aria-hidden /> Resume runs
+              </Button>
+            </RoleGate>
           }
         >
           Queued runs wait until you resume; agents can still send traces, and they are kept.
@@ -212,13 +216,15 @@ function ReflectorCard({ playbookId, status }: { playbookId: string; status: Run
       icon={<ScanSearch />}
       badge={<ModeBadge mode={status.reflectorMode} />}
       action={
-        <Button
-          variant={ready && !busy ? "primary" : "secondary"}
-          disabled={!ready || reflect.isPending}
-          onClick={() => reflect.mutate({ playbookId })}
-        >
-          <ScanSearch aria-hidden /> {reflect.isPending ? "Queueing…" : "Reflect now"}
-        </Button>
+        <RoleGate action="run.start">
+          <Button
+            variant={ready && !busy ? "primary" : "secondary"}
+            disabled={!ready || reflect.isPending}
+            onClick={() => reflect.mutate({ playbookId })}
+          >
+            <ScanSearch aria-hidden /> {reflect.isPending ? "Queueing…" : "Reflect now"}
+          </Button>
+        </RoleGate>
       }
     >
       <BigNumber value={formatNumber(status.unreflected)}>
@@ -251,14 +257,16 @@ function CuratorCard({ playbookId, status }: { playbookId: string; status: RunsS
       icon={<Bot />}
       badge={<ModeBadge mode={status.curatorMode} />}
       action={
-        <Button
-          variant={status.uncurated > 0 && !off ? "primary" : "secondary"}
-          disabled={off || status.uncurated === 0 || curate.isPending}
-          onClick={() => curate.mutate({ playbookId })}
-          title={status.uncurated === 0 ? "No reflection waits for the curator." : undefined}
-        >
-          <Bot aria-hidden /> {curate.isPending ? "Queueing…" : "Curate now"}
-        </Button>
+        <RoleGate action="run.start">
+          <Button
+            variant={status.uncurated > 0 && !off ? "primary" : "secondary"}
+            disabled={off || status.uncurated === 0 || curate.isPending}
+            onClick={() => curate.mutate({ playbookId })}
+            title={status.uncurated === 0 ? "No reflection waits for the curator." : undefined}
+          >
+            <Bot aria-hidden /> {curate.isPending ? "Queueing…" : "Curate now"}
+          </Button>
+        </RoleGate>
       }
     >
       {status.curatorMode === "auto" ? (
@@ -314,15 +322,23 @@ function QueueCard({ playbookId, status }: { playbookId: string; status: RunsSta
         )
       }
       action={
-        status.paused ? (
-          <Button variant="secondary" disabled={setPaused.isPending} onClick={() => setPaused.mutate({ playbookId, paused: false })}>
-            <CirclePlay aria-hidden /> Resume runs
+        <RoleGate action="run.start">
+          <Button
+            variant="secondary"
+            disabled={setPaused.isPending}
+            onClick={() => setPaused.mutate({ playbookId, paused: !status.paused })}
+          >
+            {status.paused ? (
+              <>
+                <CirclePlay aria-hidden /> Resume runs
+              </>
+            ) : (
+              <>
+                <CirclePause aria-hidden /> Pause runs
+              </>
+            )}
           </Button>
-        ) : (
-          <Button variant="secondary" disabled={setPaused.isPending} onClick={() => setPaused.mutate({ playbookId, paused: true })}>
-            <CirclePause aria-hidden /> Pause runs
-          </Button>
-        )
+        </RoleGate>
       }
     >
       <dl className="grid grid-cols-3 gap-2 text-center">
@@ -430,6 +446,8 @@ function ProviderCard({ status }: { status: RunsStatus }) {
 function BudgetSection({ playbookId, status }: { playbookId: string; status: RunsStatus }) {
   const own = status.budgets.find((budget) => budget.scope === "playbook");
   const studio = status.budgets.find((budget) => budget.scope === "studio");
+  // The settings page shows the budget to everyone; only admins can change it there.
+  const canEdit = useCan("playbook.settings");
   return (
     <DetailSection title="Monthly LLM budget">
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2">
@@ -439,7 +457,7 @@ function BudgetSection({ playbookId, status }: { playbookId: string; status: Run
             title="This playbook"
             action={
               <Link href={`/playbooks/${playbookId}/settings`} className="text-[13px] font-medium text-accent-ink hover:underline">
-                Edit
+                {canEdit ? "Edit" : "Settings"}
               </Link>
             }
           />

@@ -7,6 +7,7 @@ import { ArrowUpRight, RotateCw } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button, buttonClass } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
@@ -125,9 +126,11 @@ function RunHeader({ run }: { run: RunDetail }) {
 function RetryButton({ runId }: { runId: string }) {
   const retry = useRetryRun();
   return (
-    <Button variant="primary" disabled={retry.isPending} onClick={() => retry.mutate({ runId })}>
-      <RotateCw aria-hidden /> {retry.isPending ? "Queueing…" : "Retry"}
-    </Button>
+    <RoleGate action="run.start">
+      <Button variant="primary" disabled={retry.isPending} onClick={() => retry.mutate({ runId })}>
+        <RotateCw aria-hidden /> {retry.isPending ? "Queueing…" : "Retry"}
+      </Button>
+    </RoleGate>
   );
 }
 

@@ -5,6 +5,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { Wallet } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input } from "@/components/ui/input";
@@ -24,18 +25,21 @@ export function StudioBudgetButton({
   label?: string;
   variant?: "secondary" | "ghost";
 }) {
+  const button = (
+    <Button variant={variant} size={variant === "ghost" ? "sm" : "md"}>
+      <Wallet aria-hidden /> {label}
+    </Button>
+  );
   return (
-    <DialogButton
-      button={
-        <Button variant={variant} size={variant === "ghost" ? "sm" : "md"}>
-          <Wallet aria-hidden /> {label}
-        </Button>
-      }
-      title="Studio budget"
-      description="A monthly limit on the LLM tokens and dollars all playbooks' runs may use together. A warning at 75 %; at 100 % new runs wait for the next month."
-    >
-      {(close) => <StudioBudgetForm onDone={close} />}
-    </DialogButton>
+    <RoleGate action="budget.studio" control={button}>
+      <DialogButton
+        button={button}
+        title="Studio budget"
+        description="A monthly limit on the LLM tokens and dollars all playbooks' runs may use together. A warning at 75 %; at 100 % new runs wait for the next month."
+      >
+        {(close) => <StudioBudgetForm onDone={close} />}
+      </DialogButton>
+    </RoleGate>
   );
 }
 

@@ -7,6 +7,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import { ArrowUpRight, ScanSearch } from "lucide-react";
 import Link from "next/link";
 import { reviewHref } from "@/components/deltas/review-url";
+import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DetailSection } from "@/components/ui/detail-parts";
 import { RelativeTime } from "@/components/ui/relative-time";
@@ -78,14 +79,16 @@ export function ReflectTraceButton({ traceId }: { traceId: string }) {
   // A trace is reflected once (the server's rule): its tags are observations and count once.
   const reflected = trace.reflectedAt !== null;
   return (
-    <Button
-      variant={reflected ? "secondary" : "primary"}
-      disabled={reflect.isPending || running || reflected}
-      onClick={() => reflect.mutate({ playbookId: trace.playbookId, traceIds: [trace.id] })}
-      title={reflected ? "Reflected already: a trace is reflected once, so its tags count once." : undefined}
-    >
-      <ScanSearch aria-hidden />
-      {reflect.isPending ? "Queueing…" : running ? "Reflecting…" : "Reflect now"}
-    </Button>
+    <RoleGate action="run.start">
+      <Button
+        variant={reflected ? "secondary" : "primary"}
+        disabled={reflect.isPending || running || reflected}
+        onClick={() => reflect.mutate({ playbookId: trace.playbookId, traceIds: [trace.id] })}
+        title={reflected ? "Reflected already: a trace is reflected once, so its tags count once." : undefined}
+      >
+        <ScanSearch aria-hidden />
+        {reflect.isPending ? "Queueing…" : running ? "Reflecting…" : "Reflect now"}
+      </Button>
+    </RoleGate>
   );
 }

@@ -157,11 +157,14 @@ export function DialogButton({
   button,
   title,
   description,
+  className,
   children,
 }: {
   button: ReactNode;
   title: ReactNode;
   description?: ReactNode;
+  /** Of the dialog (a wider one: max-w-xl). */
+  className?: string;
   children: (close: () => void) => ReactNode;
 }) {
   const [open, setOpen] = useState(false);
@@ -169,7 +172,7 @@ export function DialogButton({
     <Dialog open={open} onOpenChange={setOpen}>
       <DialogTrigger asChild>{button}</DialogTrigger>
       {open ? (
-        <DialogContent title={title} description={description}>
+        <DialogContent title={title} description={description} className={className}>
           {children(() => setOpen(false))}
         </DialogContent>
       ) : null}

@@ -44,7 +44,8 @@ export function ChartCard({
   return (
     <section aria-labelledby={headingId} className={cn("min-w-0 rounded-card border border-line bg-surface shadow-card", className)}>
       <header className="flex flex-wrap items-start gap-x-3 gap-y-2 border-b border-line px-4 py-3 sm:px-5">
-        <div className="min-w-0 flex-1">
+        {/* The title keeps at least 18rem: on a narrow card (two per row, a phone) the buttons wrap below it instead of squeezing it. */}
+        <div className="min-w-[min(100%,18rem)] flex-1">
           <h2 id={headingId} className="text-sm font-semibold text-ink">
             {title}
           </h2>

@@ -164,26 +164,8 @@ function CustomRangeForm({
       className="flex flex-wrap items-end gap-2 rounded-lg border border-line bg-surface px-3 py-2.5"
     >
       <CalendarRange aria-hidden className="mb-2 size-4 text-ink-faint" />
-      <label className="flex flex-col gap-1 text-xs text-ink-muted">
-        From
-        <Input
-          type="datetime-local"
-          value={start}
-          onChange={(event) => setStart(event.target.value)}
-          className="h-8 w-52 text-[13px]"
-          required
-        />
-      </label>
-      <label className="flex flex-col gap-1 text-xs text-ink-muted">
-        To (not included)
-        <Input
-          type="datetime-local"
-          value={end}
-          onChange={(event) => setEnd(event.target.value)}
-          className="h-8 w-52 text-[13px]"
-          required
-        />
-      </label>
+      <LocalTimeField label="From" value={start} onChange={setStart} />
+      <LocalTimeField label="To (not included)" value={end} onChange={setEnd} />
       <Button type="submit" size="sm" variant="primary">
         Apply
       </Button>
@@ -200,5 +182,21 @@ function CustomRangeForm({
         )}
       </p>
     </form>
+  );
+}
+
+/** A date and time in the reader's zone, labelled above the box. */
+function LocalTimeField({ label, value, onChange }: { label: string; value: string; onChange: (value: string) => void }) {
+  return (
+    <label className="flex flex-col gap-1 text-xs text-ink-muted">
+      {label}
+      <Input
+        type="datetime-local"
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className="h-8 w-52 text-[13px]"
+        required
+      />
+    </label>
   );
 }

@@ -3,7 +3,7 @@
 import type { z } from "zod";
 import { resolveSection, type DeltaOperation } from "@/server/ace/delta";
 import { diffText } from "@/server/ace/diff";
-import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
+import type { BulletState, SectionState } from "@/server/ace/history";
 import { injectionFindings } from "@/server/ace/safety";
 import type { Db, Tx } from "@/server/db/client";
 import { notFound } from "@/server/errors/app-error";
@@ -13,6 +13,7 @@ import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, payloadOf, readEvidence, storedFindings, type Targets } from "./findings";
 import * as repo from "./repository";
 import { EVIDENCE_TASK_LENGTH } from "./schemas";
+import { readStoredOperation } from "./stored";
 import type {
   BulletSnapshot,
   Counters,
@@ -122,7 +123,7 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
   );
   // An applied delta is shown against the bullets as they were just before it.
   const before = new Map<string, BulletState>();
-  for (const change of (appliedChanges?.operations ?? []) as unknown as VersionChange[]) {
+  for (const change of appliedChanges?.operations ?? []) {
     if (change.entity === "bullet" && change.before) before.set(change.id, change.before);
   }
   const lookup = (id: string): BulletState | undefined => before.get(id) ?? entry.state.bullets.get(id);
@@ -159,7 +160,8 @@ export async function getDelta(db: Db, deltaId: string): Promise<DeltaView> {
       status: record.status,
       payload,
       rationale: record.rationale,
-      originalPayload: (record.originalPayload as unknown as DeltaOperation | null) ?? null,
+      originalPayload:
+        record.originalPayload === null ? null : readStoredOperation(record.originalPayload, { ...record, column: "originalPayload" }),
       editedBy: record.editedBy,
       findings: [
         ...(live?.byRecord.get(record.id) ?? storedFindings(record.flags).filter((finding) => finding.kind !== "prompt_injection")),

@@ -188,6 +188,7 @@ export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOpe
 
 const operationFields = {
   id: true,
+  deltaId: true,
   position: true,
   type: true,
   status: true,

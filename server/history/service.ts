@@ -18,7 +18,8 @@ import { changeSummaries } from "@/server/deltas/audit";
 import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
-import { evidenceSchema, type DeltaOperation, type DeltaStatus } from "@/server/deltas/schemas";
+import { evidenceSchema, type DeltaStatus } from "@/server/deltas/schemas";
+import { readStoredOperation } from "@/server/deltas/stored";
 import * as repo from "./repository";
 import { CITING_TASK_LENGTH, CITING_TRACES_SHOWN } from "./schemas";
 import type {
@@ -374,13 +375,13 @@ export async function lineage(db: Db, input: z.output<typeof lineageInput>): Pro
       createdAt: delta.createdAt,
       decidedBy: delta.decidedBy,
       appliedVersion: delta.appliedVersion,
-      operations: delta.operations
-        .filter((op) => {
-          if (op.targetIds.includes(input.bulletId)) return true;
-          const payload = op.payload as unknown as DeltaOperation;
-          return createdContent !== undefined && payload.type === "add" && payload.content.trim() === createdContent;
-        })
-        .map((op) => ({ position: op.position, type: op.type, status: op.status, payload: op.payload as unknown as DeltaOperation })),
+      operations: delta.operations.flatMap((op) => {
+        const payload = readStoredOperation(op.payload, { deltaId: delta.id, position: op.position });
+        const created = createdContent !== undefined && payload.type === "add" && payload.content.trim() === createdContent;
+        return op.targetIds.includes(input.bulletId) || created
+          ? [{ position: op.position, type: op.type, status: op.status, payload }]
+          : [];
+      }),
     };
   });
   const sectionName = current ? (snapshot.entry.state.sections.find((s) => s.id === current.sectionId)?.name ?? null) : null;

@@ -158,9 +158,6 @@ export function payloadOf(record: { deltaId?: string; position: number; payload:
   return readStoredOperation(record.payload, record);
 }
 
-/** Until propose.ts and review.ts import it from its home. */
-export { plural } from "@/server/ace/text/format";
-
 // ---- Provenance ------------------------------------------------------------------------------
 
 const BULLET_ORIGIN: Record<DeltaOrigin, NewBulletProvenance["origin"]> = {

@@ -10,6 +10,7 @@ import { countersOfFormat, diffProposal, type ProposalCounts } from "@/server/ac
 import { proposePruning as pruningCandidates } from "@/server/ace/pruning";
 import { injectionFindings } from "@/server/ace/safety";
 import type { SimilarityIndex } from "@/server/ace/similarity";
+import { countsInWords, plural } from "@/server/ace/text/format";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
@@ -19,7 +20,7 @@ import { staleTargets, tryApply } from "./checks";
 import { changeSummaries } from "./audit";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
-import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, plural, provenanceFor } from "./findings";
+import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, provenanceFor } from "./findings";
 import * as repo from "./repository";
 import {
   evidenceSchema,
@@ -377,7 +378,7 @@ export async function proposeFromFile(db: Db, who: WhoOrName, input: FileProposa
 }
 
 export function describeProposalCounts(counts: ProposalCounts): string {
-  const parts = [
+  return countsInWords([
     [counts.added, "bullet added", "bullets added"],
     [counts.updated, "bullet updated", "bullets updated"],
     [counts.removed, "bullet removed", "bullets removed"],
@@ -385,9 +386,5 @@ export function describeProposalCounts(counts: ProposalCounts): string {
     [counts.tagged, "counter change", "counter changes"],
     [counts.sectionsAdded, "section added", "sections added"],
     [counts.sectionsRenamed, "section renamed", "sections renamed"],
-  ] as const;
-  return parts
-    .filter(([count]) => count > 0)
-    .map(([count, one, many]) => `${count} ${count === 1 ? one : many}`)
-    .join(", ");
+  ]);
 }

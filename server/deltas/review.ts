@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { DeltaOperation, Finding } from "@/server/ace/delta";
 import { asSentence } from "@/server/ace/delta/messages";
+import { plural } from "@/server/ace/text/format";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db, DbOrTx, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
@@ -15,7 +16,6 @@ import {
   mergeTargets,
   operationTargets,
   payloadOf,
-  plural,
   provenanceFor,
   readEvidence,
   renumber,

@@ -10,6 +10,7 @@ import { PlaybookParseError } from "@/server/ace/formats/errors";
 import { bulletStateChanged, countChanges, type BulletState, type VersionChange } from "@/server/ace/history";
 import { highestIdNumber } from "@/server/ace/ids";
 import { countersOfFormat, type CounterName } from "@/server/ace/proposal-diff";
+import { countsInWords } from "@/server/ace/text/format";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
 import type { Db, Prisma } from "@/server/db/client";
@@ -275,14 +276,10 @@ function stateUpdate(state: BulletState, version: number): Prisma.BulletUpdateIn
 }
 
 function describeCounts(counts: ReturnType<typeof countChanges>): string {
-  const parts = [
+  return countsInWords([
     [counts.sectionsAdded, "section added", "sections added"],
     [counts.bulletsAdded, "bullet added", "bullets added"],
     [counts.bulletsUpdated, "bullet updated", "bullets updated"],
     [counts.bulletsArchived, "bullet archived", "bullets archived"],
-  ] as const;
-  return parts
-    .filter(([count]) => count > 0)
-    .map(([count, one, many]) => `${count} ${count === 1 ? one : many}`)
-    .join(", ");
+  ]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatNumber, plural, pluralWord } from "./format";
+import { countsInWords, formatDuration, formatNumber, plural, pluralWord } from "./format";
 
 describe("counts", () => {
   it("writes whole numbers with en-US thousands separators, whatever the machine's locale", () => {
@@ -17,6 +17,16 @@ describe("counts", () => {
     expect(plural(2, "child", "children")).toBe("2 children");
     expect(pluralWord(1, "lesson")).toBe("lesson");
     expect(pluralWord(2, "property", "properties")).toBe("properties");
+  });
+
+  it("lists the counts that are not 0 in words, in their order", () => {
+    const counts = [
+      [3, "bullet added", "bullets added"],
+      [0, "bullet removed", "bullets removed"],
+      [1, "section renamed", "sections renamed"],
+    ] as const;
+    expect(countsInWords(counts)).toBe("3 bullets added, 1 section renamed");
+    expect(countsInWords([])).toBe("");
   });
 });
 

@@ -19,6 +19,14 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatNumber(count)} ${pluralWord(count, one, many)}`;
 }
 
+/** "3 bullets added, 1 section renamed": the counts that are not 0, in the order given. */
+export function countsInWords(counts: readonly (readonly [count: number, one: string, many: string])[]): string {
+  return counts
+    .filter(([count]) => count !== 0)
+    .map(([count, one, many]) => plural(count, one, many))
+    .join(", ");
+}
+
 /**
  * "840 ms", "42 s", "3 min": a wait or a time limit as a person reads it. Rounded up past a second,
  * so a wait is never said to be shorter than it is.

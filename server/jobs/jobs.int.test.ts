@@ -322,7 +322,7 @@ describe.each(testEngines())("job queue on %s", (engine) => {
     const workers: JobWorker[] = [];
     const worker = (
       handlers: Record<string, JobHandler>,
-      options: { concurrency?: number; leaseMs?: number; pollIntervalMs?: number } = {},
+      options: { concurrency?: number; leaseMs?: number; heartbeatMs?: number; pollIntervalMs?: number } = {},
     ) => {
       const w = new JobWorker(db, { handlers, backoff: FAST, logger: quietLogger(), ...options });
       workers.push(w);
@@ -498,6 +498,26 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       // Not before the killed worker's last lease ran out (it may have renewed once just before the kill).
       expect(takenAfterMs).toBeGreaterThanOrEqual(400 - 400 / 4 - 50);
       expect(await killed.stop({ timeoutMs: 10 })).toBe(false); // its handler never returns: the process is "gone"
+    });
+
+    it("never runs a job twice in one worker when its lease ran out while its handler was held up", async () => {
+      let starts = 0;
+      const w = worker(
+        {
+          reflect: async () => {
+            starts += 1;
+            await sleep(600); // no heartbeat in time: the lease (150 ms) runs out and the next poll claims the job again
+            return { type: "done" };
+          },
+        },
+        { leaseMs: 150, heartbeatMs: 60_000, pollIntervalMs: 20 },
+      );
+      const { id } = await enqueue(db, { kind: "reflect" });
+      w.start();
+      await until(async () => (await job(id)).attempts >= 2, 5_000);
+      await until(async () => (await job(id)).status === "succeeded", 5_000);
+      expect(starts).toBe(1);
+      expect(await job(id)).toMatchObject({ status: "succeeded", lockedBy: w.workerId });
     });
 
     it("renews a running job's lease by a heartbeat well inside the lease: 20 s by default, so a killed server's jobs return within 30 s", () => {

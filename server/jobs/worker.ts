@@ -45,7 +45,7 @@ export type JobWorkerOptions = {
    * a killed worker waits before another worker (this server restarted, or another instance) takes it.
    */
   leaseMs?: number;
-  /** How often a running job's lease is renewed (default leaseMs / 4: three heartbeats may fail in a row). */
+  /** How often a running job's lease is renewed (default leaseMs / 4: three heartbeats may fail in a row); keep it well below leaseMs. */
   heartbeatMs?: number;
   backoff?: BackoffOptions;
   logger?: JobLogger;
@@ -104,7 +104,7 @@ export class JobWorker {
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 2));
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.heartbeatMs = Math.max(5, Math.min(options.heartbeatMs ?? Math.floor(this.leaseMs / HEARTBEATS_PER_LEASE), this.leaseMs));
+    this.heartbeatMs = Math.max(5, options.heartbeatMs ?? Math.floor(this.leaseMs / HEARTBEATS_PER_LEASE));
     this.backoff = options.backoff;
     this.logger = options.logger ?? consoleLogger;
   }
@@ -224,21 +224,32 @@ export class JobWorker {
     const db = await this.getDb();
     const jobs = await queue.claim(db, { workerId: this.workerId, kinds: this.kinds, limit: free, leaseMs: this.leaseMs });
     this.polls += 1;
-    for (const job of jobs) this.startJob(db, job);
+    for (const job of jobs) {
+      const running = this.running.get(job.id);
+      if (running) {
+        // Its lease ran out while this worker was held up (a busy database or event loop), and this
+        // claim took it back: the handler under way goes on under the new lease; never a second one.
+        running.job = job;
+        continue;
+      }
+      this.startJob(db, job);
+    }
     return jobs.length;
   }
 
   private startJob(db: Db, job: ClaimedJob) {
     const controller = new AbortController();
     const entry: Running = { job, controller, done: Promise.resolve() };
-    entry.done = this.runJob(db, job, controller).finally(() => {
+    entry.done = this.runJob(db, entry).finally(() => {
       this.running.delete(job.id);
       this.wake(); // a slot is free
     });
     this.running.set(job.id, entry);
   }
 
-  private async runJob(db: Db, job: ClaimedJob, controller: AbortController): Promise<void> {
+  /** `entry.job` is the current lease: a claim of the same job by this worker replaces it. */
+  private async runJob(db: Db, entry: Running): Promise<void> {
+    const { job, controller } = entry;
     const extendLease = async () => {
       const kept = await queue.extendLease(db, job.id, this.workerId, this.leaseMs);
       if (!kept && !controller.signal.aborted) {
@@ -264,7 +275,7 @@ export class JobWorker {
     }
 
     try {
-      const recorded = await this.record(db, job, outcome);
+      const recorded = await this.record(db, entry.job, outcome);
       if (!recorded)
         this.logger.warn("the job's outcome was not recorded: its lease was lost", {
           jobId: job.id,

@@ -24,6 +24,12 @@ export interface RunContext {
   /** The job attempt this is and how many the queue allows; the last failed attempt fails the run. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * Renews the job's lease and says whether this worker still holds it: asked right before a write
+   * that must not happen twice (a reflection's tags), since a worker held up past its lease may find
+   * its job taken by another.
+   */
+  holdsLease(): Promise<boolean>;
 }
 
 /** What a role reports back: a finished run record, minus the bookkeeping. */
@@ -65,6 +71,11 @@ export class Exchange {
   }
 }
 
+/** The job's lease went to another worker (this one was held up): stop without writing; the other runs it. */
+export class LeaseLost extends Error {
+  override readonly name = "LeaseLost";
+}
+
 /** A role's answer could not be used: the run fails with this reason and is not retried. */
 export class RunRejected extends Error {
   override readonly name = "RunRejected";
@@ -82,7 +93,7 @@ function describe(error: unknown): string {
 export async function executeRun(
   db: Db,
   provider: RunProvider,
-  job: { runId: string; attempt: number; maxAttempts: number },
+  job: { runId: string; attempt: number; maxAttempts: number; holdsLease?: () => Promise<boolean> },
   role: (context: RunContext, exchange: Exchange) => Promise<RoleResult>,
 ): Promise<JobOutcome> {
   const run = await repo.findRun(db, job.runId);
@@ -114,6 +125,7 @@ export async function executeRun(
     settings,
     attempt: job.attempt,
     maxAttempts: job.maxAttempts,
+    holdsLease: job.holdsLease ?? (async () => true),
   };
   const exchange = new Exchange(context);
   const started = Date.now();
@@ -136,6 +148,8 @@ export async function executeRun(
     await repo.finishRun(db, run.id, { status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
     return { type: "done" };
   } catch (error) {
+    // Another worker holds the job now and runs it: record nothing (the queue refuses this outcome anyway).
+    if (error instanceof LeaseLost) return { type: "retry", error: error.message };
     if (error instanceof RunRejected) {
       await repo.finishRun(db, run.id, { status: "failed", error: error.message, ...usage() });
       return { type: "fail", error: error.message };

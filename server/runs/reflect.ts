@@ -11,7 +11,7 @@ import { loadSnapshot } from "@/server/deltas/engine-state";
 import { proposeDelta } from "@/server/deltas/propose";
 import { systemWho } from "@/server/audit/record";
 import { proposeDeltaInput } from "@/server/deltas/schemas";
-import { RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
+import { LeaseLost, RunRejected, type Exchange, type RoleResult, type RunContext } from "./execution";
 import * as repo from "./repository";
 
 /** What a reflector run stores as its output: the reflection, and offline, its candidate lessons. */
@@ -126,6 +126,8 @@ export async function reflectTrace(context: RunContext, exchange: Exchange, trac
     const tags = reflectionTagsToOperations(reflection, snapshot.entry.state);
     const justification = new Map(reflection.bulletTags.map((tag) => [tag.id, tag.justification]));
     if (tags.length > 0) {
+      // Tags are counted once: not by a worker whose job another one took while it was held up.
+      if (!(await context.holdsLease())) throw new LeaseLost("The job's lease went to another worker before the tags were written.");
       const outcome = await proposeDelta(
         db,
         systemWho(`reflector (${provider.label})`),

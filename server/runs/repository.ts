@@ -162,6 +162,27 @@ export async function lockCuration(tx: Tx, playbookId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`curate:${playbookId}`}))`;
 }
 
+/**
+ * Serialises the queueing of reflections of these traces until the transaction ends (every
+ * instance): one lock per trace, taken in one order, so batches of different traces never wait
+ * for each other (a burst of agents would otherwise hold every pooled connection waiting).
+ */
+export async function lockTracesForReflection(tx: Tx, traceIds: readonly string[]): Promise<void> {
+  if (traceIds.length === 0) return;
+  await tx.$queryRaw`
+    SELECT count(pg_advisory_xact_lock(k.key))::int AS locked
+    FROM (SELECT DISTINCT hashtext('reflect:' || t.id) AS key FROM unnest(${[...traceIds]}::text[]) AS t(id) ORDER BY 1) k`;
+}
+
+/** Of these traces, the ones no reflector run names yet. */
+export async function tracesWithoutReflectorRun(db: DbOrTx, traceIds: readonly string[]): Promise<Set<string>> {
+  if (traceIds.length === 0) return new Set();
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT t.id FROM unnest(${[...traceIds]}::text[]) AS t(id)
+    WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r.role = 'reflector' AND r."traceIds" @> ARRAY[t.id])`;
+  return new Set(rows.map((row) => row.id));
+}
+
 /** A run "running" for longer than this lost its worker: it no longer holds up the next one. */
 const ABANDONED_AFTER_MS = 15 * 60_000;
 

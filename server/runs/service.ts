@@ -38,23 +38,35 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 
 // ---- Queueing ---------------------------------------------------------------------------------
 
+/** Queueing waits its turn behind other writers in a burst of agents instead of failing after Prisma's 2 s and 5 s. */
+const QUEUE_TRANSACTION = { maxWait: 10_000, timeout: 60_000 } as const;
+
 /**
  * One queued reflector run and job per trace, written together in one transaction; with the audit
- * entry when a person asked for them (`who`), not when traces queued them.
+ * entry when a person asked for them (`who`), not when traces queued them. A trace that already has
+ * a reflector run gets none: the ingest trigger, the sweep of unqueued traces and "Reflect now", on
+ * any instance, may meet over the same traces, and a trace reflected twice would count its tags twice.
+ * Returns the runs queued.
  */
 export async function enqueueReflections(db: Db, playbookId: string, traceIds: readonly string[], trigger: RunTrigger, who?: Who) {
   if (traceIds.length === 0) return [];
   const provider = runProviderFor(db);
-  const runs = traceIds.map((traceId) => ({
-    id: randomUUID(),
-    playbookId,
-    role: "reflector" as const,
-    provider: provider.name,
-    model: provider.modelFor("reflector"),
-    trigger,
-    traceIds: [traceId],
-  }));
-  await db.$transaction(async (tx) => {
+  return db.$transaction(async (tx) => {
+    const distinct = [...new Set(traceIds)];
+    await repo.lockTracesForReflection(tx, distinct);
+    const unqueued = await repo.tracesWithoutReflectorRun(tx, distinct);
+    const runs = traceIds
+      .filter((traceId) => unqueued.delete(traceId))
+      .map((traceId) => ({
+        id: randomUUID(),
+        playbookId,
+        role: "reflector" as const,
+        provider: provider.name,
+        model: provider.modelFor("reflector"),
+        trigger,
+        traceIds: [traceId],
+      }));
+    if (runs.length === 0) return [];
     await repo.insertQueuedRuns(tx, runs);
     await queue.enqueueMany(
       tx,
@@ -65,11 +77,11 @@ export async function enqueueReflections(db: Db, playbookId: string, traceIds: r
         action: "run.reflect",
         target: { type: "playbook", id: playbookId, label: null },
         playbookId,
-        after: { runs: runs.length, traces: traceIds.length, provider: provider.name, model: provider.modelFor("reflector") },
+        after: { runs: runs.length, traces: runs.length, provider: provider.name, model: provider.modelFor("reflector") },
       });
     }
-  });
-  return runs.map((run) => run.id);
+    return runs.map((run) => run.id);
+  }, QUEUE_TRANSACTION);
 }
 
 /**
@@ -209,7 +221,7 @@ function runIdOf(job: ClaimedJob): string | null {
 export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor): Record<string, JobHandler> {
   const handle =
     (role: RunRole): JobHandler =>
-    async (job, { db }): Promise<JobOutcome> => {
+    async (job, { db, extendLease }): Promise<JobOutcome> => {
       const runId = runIdOf(job);
       if (!runId) return { type: "fail", error: "The job names no run (its payload has no runId)." };
       // Curator runs of one playbook go one after another: two at once would read the same reflections.
@@ -219,7 +231,7 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
       const outcome = await executeRun(
         db,
         providerOf(db),
-        { runId, attempt: job.attempts, maxAttempts: job.maxAttempts },
+        { runId, attempt: job.attempts, maxAttempts: job.maxAttempts, holdsLease: extendLease },
         (context, exchange) => {
           if (role === "curator") return curatePlaybook(context, exchange);
           const run = context.runId;

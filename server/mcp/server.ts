@@ -36,11 +36,6 @@ Before a task: call search_bullets with the task in a few words (or get_playbook
 While working: cite each bullet you follow as [id] in your reasoning or summary.
 After a task: call record_outcome with the task, the outcome (success, failure or unknown), the ids you used and what the tests or the person said. When you learned something general that the playbook lacks, call propose_lesson; a person reviews it before it joins the playbook.`;
 
-export interface McpServerOptions {
-  /** For the prompts' wording when the server serves one playbook. */
-  defaultPlaybook?: string | null;
-}
-
 function errorText(error: unknown): string {
   if (error instanceof AppError) return error.message;
   if (error instanceof ZodError) return error.issues.map((issue) => issue.message).join(" ");
@@ -82,8 +77,7 @@ function bulletLine(bullet: FoundBullet): string {
   return `[${bullet.id}] helpful=${bullet.helpful} harmful=${bullet.harmful} :: ${content}\n  (section ${bullet.section}; similarity ${bullet.score})`;
 }
 
-export const playbookUri = (name: string) => `playbook://${encodeURIComponent(name)}`;
-export const bulletUri = (name: string, id: string) => `bullet://${encodeURIComponent(name)}/${encodeURIComponent(id)}`;
+const playbookUri = (name: string) => `playbook://${encodeURIComponent(name)}`;
 
 export function createAceMcpServer(caller: McpCaller): McpServer {
   const server = new McpServer({ name: "ace-studio", title: "ACE Studio", version: SURFACE_VERSION }, { instructions: INSTRUCTIONS });

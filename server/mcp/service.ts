@@ -45,11 +45,15 @@ export interface McpCaller {
 }
 
 /**
- * Similarity below this is noise (a shared trigram or two): a search returns fewer bullets rather
- * than unrelated ones. The n-gram score of a few-word query against a bullet that says the same
- * thing at length is typically 0.2–0.5.
+ * The thresholds a search tries, highest first. The index stops reading postings once no unread
+ * bullet can reach the threshold, so a high one is cheap; a search lowers it only while fewer than
+ * k bullets reach it. Every bullet at or above a threshold is found, so the k best at the first
+ * threshold that yields k are the k best overall. The last one is the floor: below it a score is
+ * noise (a shared trigram or two), and a search returns fewer bullets rather than unrelated ones.
+ * The n-gram score of a few-word query against a bullet that says the same at length is typically
+ * 0.2–0.5.
  */
-const SEARCH_MIN_SCORE = 0.05;
+const SEARCH_THRESHOLDS = [0.3, 0.2, 0.1, 0.05] as const;
 
 interface ResolvedPlaybook {
   id: string;
@@ -109,23 +113,25 @@ export async function searchBullets(caller: McpCaller, args: Args<typeof searchB
     );
   }
   const index = similarityIndexOf(entry);
-  // With a section, every match is ranked and the section's best k kept.
-  const matches = index.query(args.query, { threshold: SEARCH_MIN_SCORE, limit: section ? index.size : args.k });
-  const bullets: FoundBullet[] = [];
-  for (const match of matches) {
-    const bullet = state.bullets.get(match.bulletId);
-    if (!bullet || bullet.status !== "active" || (section && bullet.sectionId !== section.id)) continue;
-    bullets.push({
-      id: bullet.externalId,
-      section: sectionNameOf(state, bullet),
-      content: bullet.content,
-      helpful: bullet.helpful,
-      harmful: bullet.harmful,
-      neutral: bullet.neutral,
-      score: Math.round(match.score * 1000) / 1000,
+  let found: { bullet: BulletState; score: number }[] = [];
+  for (const threshold of SEARCH_THRESHOLDS) {
+    // With a section, every match is ranked and the section's best k kept.
+    const matches = index.query(args.query, { threshold, limit: section ? index.size : args.k });
+    found = matches.flatMap((match) => {
+      const bullet = state.bullets.get(match.bulletId);
+      return bullet && bullet.status === "active" && (!section || bullet.sectionId === section.id) ? [{ bullet, score: match.score }] : [];
     });
-    if (bullets.length === args.k) break;
+    if (found.length >= args.k) break;
   }
+  const bullets = found.slice(0, args.k).map(({ bullet, score }): FoundBullet => ({
+    id: bullet.externalId,
+    section: sectionNameOf(state, bullet),
+    content: bullet.content,
+    helpful: bullet.helpful,
+    harmful: bullet.harmful,
+    neutral: bullet.neutral,
+    score: Math.round(score * 1000) / 1000,
+  }));
   return { playbook: playbook.name, version: entry.version, bullets };
 }
 

@@ -3,7 +3,7 @@
 // proposed and how they were decided), and the LLM cost of each role.
 import { useMemo } from "react";
 import { formatCost, formatDuration, formatNumber } from "@/components/ui/format";
-import { LLM_ROLES } from "@/server/metrics/schemas";
+import { LLM_ROLES, type LlmRole } from "@/server/metrics/schemas";
 import { ChartCard, DataTableView } from "./chart-card";
 import { ChartEmpty, type SectionProps } from "./chart-parts";
 import { formatInterval, formatRate } from "./format";
@@ -139,18 +139,16 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, char
   const rows = useMemo(() => llmRows(result), [result]);
   const table = useMemo(() => llmTable(rows, `LLM cost per bucket${titleSuffix}`), [rows, titleSuffix]);
   const totals = useMemo(() => llmTotalsTable(result, `LLM cost by role${titleSuffix}`), [result, titleSuffix]);
-  const cost = LLM_ROLES.map((role): BarSeries<LlmRow> => ({
-    key: role,
-    label: ROLE_LABELS[role],
-    color: ROLE_COLORS[role],
-    value: (row) => row.costUsd[role],
-  }));
-  const tokens = LLM_ROLES.map((role): BarSeries<LlmRow> => ({
-    key: role,
-    label: ROLE_LABELS[role],
-    color: ROLE_COLORS[role],
-    value: (row) => row.tokens[role],
-  }));
+  /** A bar per role, stacked: the reflector, the curator and the agents. */
+  const byRole = (value: (row: LlmRow, role: LlmRole) => number) =>
+    LLM_ROLES.map((role): BarSeries<LlmRow> => ({
+      key: role,
+      label: ROLE_LABELS[role],
+      color: ROLE_COLORS[role],
+      value: (row) => value(row, role),
+    }));
+  // Both charts share the buckets, the zone and the hover.
+  const chart = { rows, bucket, timeZone, syncId, height: 200 };
   const any = result.llm.byRole.some((entry) => entry.runs > 0);
   return (
     <ChartCard
@@ -174,28 +172,16 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, char
             <div>
               <h3 className="px-2 pb-1 text-xs font-medium text-ink-faint">Cost (USD)</h3>
               <StackedBars
-                rows={rows}
-                series={cost}
-                bucket={bucket}
-                timeZone={timeZone}
-                syncId={syncId}
+                {...chart}
+                series={byRole((row, role) => row.costUsd[role])}
                 format={formatCost}
                 tick={(value) => `$${value < 1 ? value.toFixed(value === 0 ? 0 : 3) : Math.round(value)}`}
                 decimals
-                height={200}
               />
             </div>
             <div>
               <h3 className="px-2 pb-1 text-xs font-medium text-ink-faint">Tokens (input + output)</h3>
-              <StackedBars
-                rows={rows}
-                series={tokens}
-                bucket={bucket}
-                timeZone={timeZone}
-                syncId={syncId}
-                format={formatNumber}
-                height={200}
-              />
+              <StackedBars {...chart} series={byRole((row, role) => row.tokens[role])} format={formatNumber} />
             </div>
           </div>
           <div className="mt-3 rounded-lg border border-line">

@@ -24,6 +24,15 @@ function subscribe(listener: () => void) {
   };
 }
 
+/** The shared clock's time, or null while rendering on the server (which cannot know the reader's). */
+function useSharedClock(): number | null {
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => null,
+  );
+}
+
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 24 * 3600],
   ["month", 30 * 24 * 3600],
@@ -49,11 +58,7 @@ export function formatExact(date: Date): string {
 }
 
 export function RelativeTime({ date, className }: { date: Date; className?: string }) {
-  const clock = useSyncExternalStore(
-    subscribe,
-    () => now,
-    () => null,
-  );
+  const clock = useSharedClock();
   const iso = date.toISOString();
   return (
     <time dateTime={iso} title={clock === null ? iso : formatExact(date)} className={className}>
@@ -64,11 +69,7 @@ export function RelativeTime({ date, className }: { date: Date; className?: stri
 
 /** The exact timestamp for detail views; same server/browser split as above. */
 export function ExactTime({ date }: { date: Date }) {
-  const clock = useSyncExternalStore(
-    subscribe,
-    () => now,
-    () => null,
-  );
+  const clock = useSharedClock();
   const iso = date.toISOString();
   return (
     <time dateTime={iso}>

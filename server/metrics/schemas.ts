@@ -99,17 +99,18 @@ function instantParameter(name: "from" | "to") {
 const TRUE_WORDS = new Set(["true", "1", "yes"]);
 const FALSE_WORDS = new Set(["false", "0", "no"]);
 
+/** What a playbook's metrics are asked for with, besides the range: the same over HTTP and tRPC. */
+const metricsOptions = {
+  bucket: bucketSchema,
+  experiment: experimentSchema.optional(),
+  variant: variantSchema.optional(),
+  contentOnly: contentOnlySchema,
+  scoresAt: scoresAtSchema.optional(),
+};
+
 /** GET /api/v1/playbooks/{name}/metrics: the query parameters as text. */
 export const metricsQueryParamsSchema = z
-  .object({
-    from: instantParameter("from").optional(),
-    to: instantParameter("to").optional(),
-    bucket: bucketSchema,
-    experiment: experimentSchema.optional(),
-    variant: variantSchema.optional(),
-    contentOnly: contentOnlySchema,
-    scoresAt: scoresAtSchema.optional(),
-  })
+  .object({ from: instantParameter("from").optional(), to: instantParameter("to").optional(), ...metricsOptions })
   .superRefine(checkRange);
 
 /** Names of the query parameters the endpoint reads (others are refused, to catch typos). */
@@ -154,16 +155,7 @@ export function parseMetricsQuery(params: URLSearchParams): MetricsQuery {
 
 /** tRPC: a playbook's metrics by id, with the same options. */
 export const playbookMetricsInput = z
-  .object({
-    playbookId: z.uuid(),
-    from: z.date().optional(),
-    to: z.date().optional(),
-    bucket: bucketSchema,
-    experiment: experimentSchema.optional(),
-    variant: variantSchema.optional(),
-    contentOnly: contentOnlySchema,
-    scoresAt: scoresAtSchema.optional(),
-  })
+  .object({ playbookId: z.uuid(), from: z.date().optional(), to: z.date().optional(), ...metricsOptions })
   .superRefine(checkRange);
 
 /** tRPC: the studio overview, one row per playbook. */

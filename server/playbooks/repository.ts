@@ -255,7 +255,7 @@ export async function listBullets(
  * A bullet as other pages show it (a trace's citations, a run's prompt, a delta's targets): content,
  * counters, status and section name. Repositories that read bullets select this and add their own.
  */
-export const BULLET_SELECT = {
+const BULLET_FIELDS = {
   externalId: true,
   content: true,
   helpful: true,
@@ -263,26 +263,28 @@ export const BULLET_SELECT = {
   neutral: true,
   countersKnown: true,
   status: true,
-  section: { select: { name: true } },
+} as const satisfies Prisma.BulletSelect;
+
+export const BULLET_SELECT = { ...BULLET_FIELDS, section: { select: { name: true } } } as const satisfies Prisma.BulletSelect;
+
+/** Where a bullet is, where it came from and when: what the bullet page and the export add. */
+const BULLET_PROVENANCE = {
+  sectionId: true,
+  origin: true,
+  sourceTraceId: true,
+  sourceRunId: true,
+  justification: true,
+  evidence: true,
+  archivedReason: true,
+  mergedInto: true,
+  createdAt: true,
+  updatedAt: true,
 } as const satisfies Prisma.BulletSelect;
 
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
   return db.bullet.findUnique({
     where: { playbookId_externalId: { playbookId, externalId } },
-    select: {
-      ...BULLET_SELECT,
-      id: true,
-      sectionId: true,
-      origin: true,
-      sourceTraceId: true,
-      sourceRunId: true,
-      justification: true,
-      evidence: true,
-      archivedReason: true,
-      mergedInto: true,
-      createdAt: true,
-      updatedAt: true,
-    },
+    select: { ...BULLET_SELECT, ...BULLET_PROVENANCE, id: true },
   });
 }
 
@@ -290,28 +292,7 @@ export function listBulletsForExport(db: DbOrTx, playbookId: string) {
   return db.bullet.findMany({
     where: { playbookId },
     orderBy: [{ position: "asc" }, { externalId: "asc" }],
-    select: {
-      externalId: true,
-      sectionId: true,
-      content: true,
-      helpful: true,
-      harmful: true,
-      neutral: true,
-      countersKnown: true,
-      status: true,
-      position: true,
-      origin: true,
-      sourceTraceId: true,
-      sourceRunId: true,
-      justification: true,
-      evidence: true,
-      archivedReason: true,
-      mergedInto: true,
-      extra: true,
-      blankLinesBefore: true,
-      createdAt: true,
-      updatedAt: true,
-    },
+    select: { ...BULLET_FIELDS, ...BULLET_PROVENANCE, position: true, extra: true, blankLinesBefore: true },
   });
 }
 export type ExportBulletRow = Awaited<ReturnType<typeof listBulletsForExport>>[number];

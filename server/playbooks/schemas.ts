@@ -9,7 +9,7 @@ import { BULLET_SIGNALS } from "../ace/signals";
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
 export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, type KaybaFlavour } from "../ace/formats/kayba";
 export type { PlaybookFormat } from "../ace/document";
-export { AGENT_FORMATS, AGENT_FORMAT_INFO, type AgentFormat } from "../ace/formats/agent-formats";
+export { AGENT_FORMATS, AGENT_FORMAT_INFO } from "../ace/formats/agent-formats";
 export type { BulletSignal } from "../ace/signals";
 
 export const formatSchema = z.enum(PLAYBOOK_FORMATS);

@@ -6,8 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const PORT = 3100;
-const BASE_URL = `http://127.0.0.1:${PORT}`;
+import { BASE_URL, E2E_PORT as PORT } from "./e2e/base-url";
 
 // The config is loaded by the runner and again by each worker; the env var makes them share one folder.
 process.env.ACE_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "ace-e2e-"));

@@ -11,8 +11,9 @@ import { createTRPCClient, httpLink } from "@trpc/client";
 import superjson from "superjson";
 import type { AppRouter } from "../server/trpc/root";
 import { SMALL_PLAYBOOK, waitForApp } from "./support";
+import { E2E_PORT } from "./base-url";
 
-const PORT = 3101;
+const PORT = E2E_PORT + 1;
 const BASE = `http://127.0.0.1:${PORT}`;
 const SETUP_TOKEN = "e2e-setup-token-0123456789abcdefghijklmnop";
 const PASSWORD = "correct horse battery staple";

@@ -6,6 +6,7 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { BASE_URL } from "./base-url";
 import { api, openPlaybookTab, waitForApp } from "./support";
 
 const run = promisify(execFile);
@@ -24,17 +25,7 @@ test("an agent posts 100 traces; counters update and the curator's delta waits f
   const observations = (items: typeof before.items) =>
     items.reduce((sum, bullet) => sum + bullet.helpful + bullet.harmful + bullet.neutral, 0);
 
-  const { stdout } = await run("python3", [
-    AGENT,
-    "--base-url",
-    "http://127.0.0.1:3100",
-    "--playbook",
-    name,
-    "--traces",
-    "100",
-    "--run-id",
-    "e2e",
-  ]);
+  const { stdout } = await run("python3", [AGENT, "--base-url", BASE_URL, "--playbook", name, "--traces", "100", "--run-id", "e2e"]);
   expect(stdout).toContain("Posted 100 traces");
   expect(stdout).toContain("100 stored");
 
@@ -56,17 +47,7 @@ test("an agent posts 100 traces; counters update and the curator's delta waits f
   expect(pending.items.length).toBeGreaterThan(0);
 
   // Posting the same traces again stores nothing new.
-  const { stdout: again } = await run("python3", [
-    AGENT,
-    "--base-url",
-    "http://127.0.0.1:3100",
-    "--playbook",
-    name,
-    "--traces",
-    "100",
-    "--run-id",
-    "e2e",
-  ]);
+  const { stdout: again } = await run("python3", [AGENT, "--base-url", BASE_URL, "--playbook", name, "--traces", "100", "--run-id", "e2e"]);
   expect(again).toContain("0 stored, 100 already there");
 
   // The one manual step: a person approves the curator's proposal in the queue.

@@ -5,12 +5,12 @@
 // browser runs in UTC so the tables' bucket labels are predictable.
 import { readFileSync } from "node:fs";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { BASE_URL } from "./base-url";
 import { api, openPage, runsPending, seedSmallPlaybook } from "./support";
 
 test.use({ timezoneId: "UTC" });
 test.describe.configure({ mode: "serial" });
 
-const BASE_URL = "http://127.0.0.1:3100";
 const DAY_MS = 86_400_000;
 const Z = 1.959963984540054;
 

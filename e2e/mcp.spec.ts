@@ -6,9 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect, test } from "@playwright/test";
+import { BASE_URL } from "./base-url";
 import { api, openPlaybookTab, seedSmallPlaybook } from "./support";
-
-const BASE_URL = "http://127.0.0.1:3100";
 
 async function tool(client: Client, name: string, args: Record<string, unknown>) {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;

@@ -8,14 +8,24 @@ function deltaPanel(page: Page) {
   return page.getByRole("article", { name: "Delta" });
 }
 
-// fixme (2026-11-24): written this session, fails in Chromium: the toast after Undo never shows
-// "Approval undone as version 3…" (the Undo round trip needs a look); issue 13 stays open for it.
-test.fixme("Undo in the approval's toast reverts the new version and puts the delta back in the queue", async ({ page }) => {
+/**
+ * Opens a playbook's queue and waits until the queue itself has hydrated: its part of the page can
+ * hydrate after the root marks the page hydrated, and a click or key before that does nothing. The
+ * shortcut legend turns active then.
+ */
+async function openQueue(page: Page, playbookId: string) {
+  await openPlaybookTab(page, playbookId, "review");
+  await expect(page.getByRole("region", { name: "Keyboard shortcuts" })).toHaveAttribute("data-active", "true");
+}
+
+test("Undo in the approval's toast reverts the new version and puts the delta back in the queue", async ({ page }) => {
+  // Two page loads and two round trips: on a machine shared with other runs this takes more than the default minute.
+  test.slow();
   const playbookId = await seedSmallPlaybook();
   const content = "Cache the list of supported currencies per session.";
   const deltaId = await proposeDelta(playbookId, [{ type: "add", section: "strategies_and_insights", content }]);
 
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   await deltaPanel(page).getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByText("Delta approved and applied as version 2.")).toBeVisible();
   await page.getByRole("button", { name: "Undo" }).click();
@@ -31,12 +41,11 @@ test.fixme("Undo in the approval's toast reverts the new version and puts the de
   await expect(page.getByRole("region", { name: "Versions" }).getByRole("listitem").first()).toContainText("Undid the approval");
 });
 
-// fixme (2026-11-24): same cause as above: the refusal toast "Not undone" never shows.
-test.fixme("an undo that would overwrite a later change is refused, and the toast says why", async ({ page }) => {
+test("an undo that would overwrite a later change is refused, and the toast says why", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
   await proposeDelta(playbookId, [{ type: "update", bulletId: "str-00002", content: "Back off before retrying a failed call." }]);
 
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   await deltaPanel(page).getByRole("button", { name: "Approve", exact: true }).click();
   await expect(page.getByText("Delta approved and applied as version 2.")).toBeVisible();
   await api.delta.edit.mutate({
@@ -55,7 +64,9 @@ test.fixme("an undo that would overwrite a later change is refused, and the toas
 test("a delta that becomes stale while it is open says so before Approve is clicked", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
   await proposeDelta(playbookId, [{ type: "update", bulletId: "str-00002", content: "Back off before retrying a failed call." }]);
-  await openPlaybookTab(page, playbookId, "review");
+  // The page's own timers, so the queue's next poll comes when the test says rather than whenever a busy machine gets to it.
+  await page.clock.install();
+  await openQueue(page, playbookId);
   const panel = deltaPanel(page);
   await expect(panel.getByRole("button", { name: "Approve", exact: true })).toBeEnabled();
 
@@ -64,19 +75,21 @@ test("a delta that becomes stale while it is open says so before Approve is clic
     reason: "Meanwhile",
     operations: [{ type: "update", bulletId: "str-00002", content: "Never retry at once." }],
   });
-  // No reload: the queue polls for changes.
-  await expect(panel.getByText("Became stale while you were reviewing it", { exact: false })).toBeVisible({ timeout: 20_000 });
+  // No reload and no click: the queue's next poll (QUEUE_WATCH_MS, 5 s) sees the change and refetches the delta.
+  await page.clock.fastForward(5_000);
+  await expect(panel.getByText("Became stale while you were reviewing it", { exact: false })).toBeVisible();
   await expect(panel.getByRole("button", { name: "Approve", exact: true })).toBeDisabled();
 });
 
 test("the losing side of two approvals at once sees the conflict, and it stays after the queue refreshes", async ({ page }) => {
   const playbookId = await seedSmallPlaybook();
   const deltaId = await proposeDelta(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }]);
-  // Hold the queue's change check still, so the page keeps showing the delta as pending.
+  // Hold the queue's change check still at what the page starts from, so it keeps showing the delta as pending.
+  const { signature } = await api.delta.watch.query({ playbookId });
   await page.route("**/api/trpc/delta.watch?**", (route) =>
-    route.fulfill({ contentType: "application/json", body: JSON.stringify([{ result: { data: { json: { signature: "frozen" } } } }]) }),
+    route.fulfill({ contentType: "application/json", body: JSON.stringify([{ result: { data: { json: { signature } } } }]) }),
   );
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   await api.delta.approve.mutate({ deltaId });
   await deltaPanel(page).getByRole("button", { name: "Approve", exact: true }).click();
 
@@ -100,7 +113,7 @@ test("a on a delta of more than five operations asks once before approving", asy
     { type: "update", bulletId: "str-00003", content: "Paginate through every page before answering, always." },
     { type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call." },
   ]);
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   await expect(deltaPanel(page)).toContainText("6 operations");
   await page.keyboard.press("a");
   const confirm = page.getByRole("dialog", { name: "Approve all 6 operations?" });
@@ -129,7 +142,7 @@ test("after an approval the next delta opens at its top", async ({ page }) => {
     tall.map((op, i) => ({ ...op, content: `Other ${i}: ${op.content}` })),
     { rationale: "First" },
   );
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   const approve = deltaPanel(page).getByRole("button", { name: "Approve", exact: true });
   await approve.scrollIntoViewIfNeeded();
   await approve.click();
@@ -142,7 +155,7 @@ test("a pruning delta is titled as pruning, not by the person who asked for it",
   const playbookId = await seedSmallPlaybook();
   await api.playbook.updateSettings.mutate({ playbookId, settings: { pruning: { enabled: true } } });
   await api.delta.proposePruning.mutate({ playbookId });
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   await expect(deltaPanel(page).getByRole("heading", { level: 2 })).toHaveText("Pruning: 1 bullet to archive");
   await expect(page.getByRole("region", { name: "Deltas" })).toContainText("Pruning: 1 bullet to archive");
 });
@@ -163,7 +176,7 @@ test("a delta's evidence reads as counts, opens to its traces with task and outc
     evidence: { traceIds, runIds: [] },
     operations: [{ operation: { type: "update", bulletId: "str-00002", content: "Back off before retrying." } }],
   });
-  await openPlaybookTab(page, playbookId, "review");
+  await openQueue(page, playbookId);
   const panel = deltaPanel(page);
   await panel.getByText("2 traces", { exact: true }).click();
   const traces = panel.getByRole("list", { name: "Evidence traces" });

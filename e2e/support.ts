@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import superjson from "superjson";
 import type { AppRouter } from "../server/trpc/root";
 
-const BASE_URL = "http://127.0.0.1:3100";
+import { BASE_URL } from "./base-url";
 
 export const api = createTRPCClient<AppRouter>({
   links: [httpLink({ url: `${BASE_URL}/api/trpc`, transformer: superjson })],

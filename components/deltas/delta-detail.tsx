@@ -92,6 +92,16 @@ function DeltaReview({
   const canDecide = delta.status === "pending" && !loading;
   const pendingOps = delta.operations.filter((op) => op.status === "pending");
   const [included, setIncluded] = useState<ReadonlySet<string>>(() => new Set(pendingOps.map((op) => op.id)));
+  // An operation that waits again (its decision undone while this delta was on screen, or read from
+  // the cache as decided) starts checked, as on a newly opened delta; choices made on the others stay.
+  const pendingIds = pendingOps.map((op) => op.id).join(" ");
+  const [pendingBefore, setPendingBefore] = useState(pendingIds);
+  if (pendingBefore !== pendingIds) {
+    setPendingBefore(pendingIds);
+    const before = new Set(pendingBefore.split(" "));
+    const returned = pendingOps.filter((op) => !before.has(op.id)).map((op) => op.id);
+    if (returned.length > 0) setIncluded((previous) => new Set([...previous, ...returned]));
+  }
   const [editing, setEditing] = useState<string | null>(null);
   /** The reject dialog: for the whole delta (null) or one operation. */
   const [rejecting, setRejecting] = useState<{ operationId: string | null } | null>(null);

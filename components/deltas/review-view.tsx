@@ -38,7 +38,8 @@ export const QUEUE_WATCH_MS = 5_000;
 /**
  * Keeps the queue and the open delta current while someone else proposes, decides or edits: the
  * signature is polled, and only a change refetches the list, the delta and the playbook, so a delta
- * that became stale says so before anyone clicks Approve.
+ * that became stale says so before anyone clicks Approve. Its first value comes with the page, read
+ * before the queue (prefetch-queue.ts), so a change made while the page loads is not taken for the start.
  */
 function useLiveQueue(playbookId: string | undefined) {
   const trpc = useTRPC();
@@ -46,6 +47,8 @@ function useLiveQueue(playbookId: string | undefined) {
   const signature = useQuery({
     ...trpc.delta.watch.queryOptions(playbookId ? { playbookId } : {}),
     refetchInterval: QUEUE_WATCH_MS,
+    // Polls pause while the tab is hidden: coming back asks at once instead of up to 5 s later.
+    refetchOnWindowFocus: "always",
   }).data?.signature;
   const seen = useRef<string | null>(null);
   useEffect(() => {

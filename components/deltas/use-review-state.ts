@@ -2,7 +2,7 @@
 // The queue's filters and selected delta, read from the URL and written with the History API (as
 // the bullet filters are), so j/k can move through deltas without asking the server for a page.
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { commitSearchParams } from "@/components/ui/use-url-filters";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import { parseDeltaId, parseReviewFilters, REVIEW_PARAM, writeReviewFilters, type ReviewFilters, type ReviewStatus } from "./review-url";
@@ -18,7 +18,18 @@ function filter(patch: Partial<ReviewFilters>) {
 export function useReviewState() {
   const searchParams = useSearchParams();
   const filters = useMemo(() => parseReviewFilters(searchParams), [searchParams]);
-  const deltaId = useMemo(() => parseDeltaId(searchParams.get(REVIEW_PARAM.delta)), [searchParams]);
+  const urlDeltaId = useMemo(() => parseDeltaId(searchParams.get(REVIEW_PARAM.delta)), [searchParams]);
+  // The selection changes at once, and the address bar follows. Next's router reads the address back
+  // in a transition, which a refetch finishing first could overtake: the queue would fall back to its
+  // first delta for a moment, and the open delta would lose what it shows (a conflict message).
+  const [deltaId, setDeltaId] = useState(urlDeltaId);
+  const address = searchParams.toString();
+  const [seenAddress, setSeenAddress] = useState(address);
+  if (seenAddress !== address) {
+    // The address changed (a selection arriving, other filters, Back, a link): it decides.
+    setSeenAddress(address);
+    setDeltaId(urlDeltaId);
+  }
 
   const setStatus = useCallback((status: ReviewStatus) => filter({ status }), []);
   const setOrigin = useCallback((origin: DeltaOrigin | null) => filter({ origin }), []);
@@ -28,6 +39,7 @@ export function useReviewState() {
     const params = new URLSearchParams(window.location.search);
     if (id) params.set(REVIEW_PARAM.delta, id);
     else params.delete(REVIEW_PARAM.delta);
+    setDeltaId(id);
     commitSearchParams(params, mode);
   }, []);
 

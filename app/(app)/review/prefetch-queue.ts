@@ -12,6 +12,9 @@ export async function prefetchQueue(
 ): Promise<void> {
   const query = toSearchParams(searchParams);
   const queryClient = getQueryClient();
+  // The queue's change signature first: the page compares later polls with it, so a change made
+  // while the list and the delta are read (or before the page hydrates) still shows as a change.
+  await queryClient.prefetchQuery(trpc.delta.watch.queryOptions(playbookId ? { playbookId } : {}));
   const pages = await queryClient.fetchInfiniteQuery(
     trpc.delta.list.infiniteQueryOptions(deltaListInput(playbookId, parseReviewFilters(query)), OFFSET_PAGES),
   );

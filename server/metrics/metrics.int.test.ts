@@ -473,7 +473,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(content.body.contentOnly).toBe(true);
     expect(content.body.versions.map((v) => [v.version, v.origin, v.contentChanged])).toEqual([
       [1, "import", true],
-      [2, "curator", true],
+      [2, "person", true], // a person's proposal (the caller), approved
     ]);
     expect(content.body.versions[1]).toMatchObject({
       operations: { add: 1, remove: 1 },
@@ -491,7 +491,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     const every = await get(`${now}&contentOnly=false`);
     expect(every.body.versions.map((v) => [v.version, v.origin, v.contentChanged, v.countersChanged])).toEqual([
       [1, "import", true, false],
-      [2, "curator", true, false],
+      [2, "person", true, false],
       [3, "person", false, true],
     ]);
     expect(every.body.versions[2]).toMatchObject({ operations: { tag: 1 }, helpful: 7, harmful: 1, tokens: context.tokens });
@@ -519,13 +519,13 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(content.body.movers.rose).toEqual([
       expect.objectContaining({ bulletId: "str-00001", helpfulChange: 2, harmfulChange: 1, scoreChange: 1, helpful: 5, harmful: 1 }),
     ]);
-    const churn = content.body.churn.find((bucket) => Object.keys(bucket.operations).length > 0 && bucket.byOrigin.curator);
-    expect(churn?.byOrigin.curator).toEqual({ add: 1, remove: 1 });
+    const churn = content.body.churn.find((bucket) => Object.keys(bucket.operations).length > 0 && bucket.byOrigin.person);
+    expect(churn?.byOrigin.person).toEqual({ add: 1, remove: 1, tag: 1 }); // the proposal and the edit, both by the person
 
     const figures = await caller.metrics.versionFigures({ playbookId, version: 2 });
     expect(figures).toMatchObject({
       version: 2,
-      origin: "curator",
+      origin: "person",
       scores: [
         [0, 2],
         [2, 1],

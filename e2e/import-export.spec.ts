@@ -45,6 +45,23 @@ test("an import the server rejects shows its message and writes nothing", async 
   expect((await api.playbook.list.query()).length).toBe(before);
 });
 
+test("a file that is not UTF-8 (Latin-1) is refused in the dialog, naming the byte, and nothing is written", async ({ page }) => {
+  const before = (await api.playbook.list.query()).length;
+  await page.goto("/playbooks");
+  await page.waitForLoadState("networkidle");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Import a playbook" });
+  // "Caf\xe9" in Latin-1: byte 29 is 0xE9, which UTF-8 never has alone.
+  const latin1 = Buffer.from("## strategies\n[str-00001] Caf\xe9 first.\n", "latin1");
+  await dialog.getByLabel("Playbook file").setInputFiles({ name: "latin1.txt", mimeType: "text/plain", buffer: latin1 });
+  await dialog.getByRole("button", { name: "Import", exact: true }).click();
+
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText("latin1.txt: byte 29 (0xE9) is not UTF-8");
+  await expect(alert).toContainText("save it as UTF-8. Nothing was imported.");
+  expect((await api.playbook.list.query()).length).toBe(before);
+});
+
 test("exporting in the source format downloads a file byte-identical to the imported one", async ({ page }) => {
   const playbookId = await seedPlaybook(APPWORLD_TRAINED);
   await openPlaybook(page, playbookId);

@@ -16,7 +16,7 @@ import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useTRPC } from "@/components/trpc/client";
-import { PLAYBOOK_FORMATS, type ImportMode, type PlaybookFormat } from "@/server/playbooks/schemas";
+import { decodeUtf8, InvalidUtf8Error, PLAYBOOK_FORMATS, type ImportMode, type PlaybookFormat } from "@/server/playbooks/schemas";
 import { Choice } from "./choice";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
@@ -133,7 +133,17 @@ function ImportForm({ presetPlaybookId, onDone }: { presetPlaybookId?: string; o
   async function submit(event: FormEvent) {
     event.preventDefault();
     setLocalError(null);
-    const content = source === "file" ? await file?.text() : pasted;
+    let content = source === "paste" ? pasted : undefined;
+    if (source === "file" && file) {
+      try {
+        // Not file.text(): it would put U+FFFD in place of bytes that are not UTF-8, without a word.
+        content = decodeUtf8(new Uint8Array(await file.arrayBuffer()));
+      } catch (error) {
+        if (!(error instanceof InvalidUtf8Error)) throw error;
+        setLocalError(`${file.name}: ${error.message}. Nothing was imported.`);
+        return;
+      }
+    }
     if (!content) {
       setLocalError(source === "file" ? "Choose a playbook file first." : "Paste the playbook text first.");
       return;

@@ -16,7 +16,7 @@ import { DatabaseBusyError, readLiveLock } from "@/server/db/lock";
 import { AppError } from "@/server/errors/app-error";
 import { keepStdoutForProtocol, relayToServer, serveOnDatabase } from "@/server/mcp/stdio";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
-import { decodeUtf8, InvalidUtf8Error } from "@/server/http/utf8";
+import { decodeUtf8, InvalidUtf8Error } from "@/server/ace/text/utf8";
 import { cliActor, cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
 import {
   AGENT_FORMATS,

@@ -3,7 +3,7 @@
 // JSON checked for what the databases cannot store before any route sees it.
 import { findIllFormed } from "@/server/ace/well-formed";
 import { AppError } from "@/server/errors/app-error";
-import { decodeUtf8, InvalidUtf8Error } from "./utf8";
+import { decodeUtf8, InvalidUtf8Error } from "@/server/ace/text/utf8";
 
 function megabytes(bytes: number): string {
   return `${Math.round((bytes / 1_048_576) * 10) / 10} MB`;

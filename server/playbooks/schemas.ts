@@ -11,6 +11,8 @@ export { KAYBA_FLAVOURS, KAYBA_FLAVOUR_INFO, type KaybaFlavour } from "../ace/fo
 export type { PlaybookFormat } from "../ace/document";
 export { AGENT_FORMATS, AGENT_FORMAT_INFO } from "../ace/formats/agent-formats";
 export type { BulletSignal } from "../ace/signals";
+/** The import dialog reads a chosen file as the server reads an upload: UTF-8, or a refusal naming the byte. */
+export { decodeUtf8, InvalidUtf8Error } from "../ace/text/utf8";
 
 export const formatSchema = z.enum(PLAYBOOK_FORMATS);
 /** What export writes: every playbook format, and the export-only instructions for coding agents. */

@@ -1,13 +1,25 @@
 // Decoding request bodies and uploaded files as UTF-8, refusing bytes that are not UTF-8 (a Latin-1
 // file, a truncated character) with their offset, rather than replacing them with U+FFFD unseen.
-import { isUtf8 } from "node:buffer";
+// Pure (no Node.js module): the server's request bodies and the CLI use it, and so does the browser's import dialog.
+
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The fast path: the platform's decoder, which refuses what the scan below refuses. */
+function isWellFormed(bytes: Uint8Array): boolean {
+  try {
+    strict.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The offset of the first byte that does not belong to well-formed UTF-8 (RFC 3629: no overlong
  * forms, no surrogates, nothing above U+10FFFF), or -1 when every byte does.
  */
 export function invalidUtf8Offset(bytes: Uint8Array): number {
-  if (isUtf8(bytes)) return -1;
+  if (isWellFormed(bytes)) return -1;
   let at = 0;
   while (at < bytes.length) {
     const first = bytes[at] as number;
@@ -53,7 +65,10 @@ export class InvalidUtf8Error extends Error {
 
 /** The bytes as text; throws InvalidUtf8Error naming the first bad byte. A leading byte order mark is kept. */
 export function decodeUtf8(bytes: Uint8Array): string {
-  const offset = invalidUtf8Offset(bytes);
-  if (offset >= 0) throw new InvalidUtf8Error(offset, bytes[offset] as number);
-  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  try {
+    return strict.decode(bytes);
+  } catch {
+    const offset = invalidUtf8Offset(bytes);
+    throw new InvalidUtf8Error(offset, bytes[offset] as number);
+  }
 }

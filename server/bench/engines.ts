@@ -13,6 +13,13 @@ export interface BenchEngine {
   db: Db;
   /** e.g. "PostgreSQL 16.4" or "PGlite 0.5.14 (PostgreSQL 17.x)". */
   version: string;
+  /** What `next start` needs to serve this database: DATA_DIR (once released) or DATABASE_URL. */
+  serverEnv: Record<string, string>;
+  /**
+   * PGlite: closes the bench's handle and keeps the folder, so a server may open it (one process owns
+   * it); db is unusable afterwards. PostgreSQL: nothing to do. close() still removes everything.
+   */
+  release(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,6 +46,8 @@ export async function openPgliteEngine(): Promise<BenchEngine> {
       name: "PGlite",
       db: opened.db,
       version: `PGlite ${pgliteVersion} (${await serverVersion(opened.db)})`,
+      serverEnv: { DATA_DIR: dataDir },
+      release: () => opened.close(),
       close: async () => {
         try {
           await opened.close();
@@ -113,6 +122,8 @@ export async function openPostgresEngine(adminUrl: string): Promise<PostgresOpen
         name: "PostgreSQL",
         db: handle.db,
         version: await serverVersion(handle.db),
+        serverEnv: { DATABASE_URL: url.toString() },
+        release: async () => undefined,
         close: async () => {
           try {
             await handle.close();

@@ -1,11 +1,8 @@
 // First render of a 10,000-bullet playbook in Chromium, against the production build served by
 // `next start` on a fresh embedded database. Never builds: another engineer may be building here.
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser } from "@playwright/test";
 import { openDatabase } from "@/server/db/client";
 import { importPlaybookInput, listBulletsInput } from "@/server/playbooks/schemas";
@@ -13,7 +10,7 @@ import { listBullets } from "@/server/playbooks/browse";
 import { importPlaybook } from "@/server/playbooks/import";
 import { ACTOR } from "./database";
 import { withTimeout, type RunPlan } from "./measure";
-import { REPO_ROOT } from "./paths";
+import { APP_ROOT, CHROMIUM, CHROMIUM_ARGS, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
 import { makeTempDir } from "./temp-dirs";
 import { formatMs, type BenchResult, type Target } from "./report";
 import { percentile, summarize } from "./stats";
@@ -23,135 +20,7 @@ export const RENDER_TARGET: Target = { maxMs: 1_500 };
 const BENCHMARK = "First render in Chromium, 10k bullets";
 const ENGINE = "PGlite (next start)";
 const PORT = 3200;
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const SERVER_START_TIMEOUT_MS = 90_000;
-const SERVER_STOP_TIMEOUT_MS = 10_000;
 const LOAD_TIMEOUT_MS = 30_000;
-
-/** Work to undo if the bench is interrupted (Ctrl-C) while the server runs. */
-export type Cleanups = Set<() => Promise<void>>;
-
-function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-function portInUse(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.setTimeout(1_000);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("timeout", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
-}
-
-interface Server {
-  process: ChildProcess;
-  output: () => string;
-  stop: () => Promise<void>;
-}
-
-/**
- * `next start` in its own process group, so stopping it also stops anything it spawned. A shell
- * leads the group and ends it when the bench process disappears, even by SIGKILL, so no server is
- * left holding the port.
- */
-function startServer(dataDir: string): Server {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    DATA_DIR: dataDir,
-    PORT: String(PORT),
-    ACE_DEMO_SEED: "off",
-    NEXT_TELEMETRY_DISABLED: "1",
-  };
-  delete env.DATABASE_URL; // the fresh DATA_DIR, whatever the shell says
-  const next = [process.execPath, path.join(REPO_ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(PORT)];
-  const watchdog =
-    `${next.map(shellQuote).join(" ")} & server=$!; ` +
-    `while kill -0 ${process.pid} 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 1; done; ` +
-    `kill -TERM 0`;
-  const child = spawn("/bin/sh", ["-c", watchdog], {
-    cwd: REPO_ROOT,
-    env,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: string[] = [];
-  const keep = (chunk: Buffer) => {
-    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
-    if (lines.length > 60) lines.splice(0, lines.length - 60);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const group = child.pid;
-  const signal = (name: NodeJS.Signals | 0): boolean => {
-    try {
-      if (group) process.kill(-group, name);
-      return group !== undefined;
-    } catch {
-      return false; // the group is gone
-    }
-  };
-  /** True once no process of the group is left; the shell may exit before the server has. */
-  const groupGone = async (withinMs: number): Promise<boolean> => {
-    const deadline = Date.now() + withinMs;
-    while (signal(0)) {
-      if (Date.now() > deadline) return false;
-      await sleep(100);
-    }
-    return true;
-  };
-  let stopping: Promise<void> | undefined;
-  return {
-    process: child,
-    output: () => lines.join("\n"),
-    stop: () =>
-      (stopping ??= (async () => {
-        signal("SIGTERM");
-        if (await groupGone(SERVER_STOP_TIMEOUT_MS)) return;
-        signal("SIGKILL");
-        if (!(await groupGone(SERVER_STOP_TIMEOUT_MS))) console.error(`[bench] process group ${group} survived SIGKILL`);
-      })()),
-  };
-}
-
-async function waitUntilServing(server: Server, url: string): Promise<void> {
-  const deadline = Date.now() + SERVER_START_TIMEOUT_MS;
-  let lastProblem = "no answer yet";
-  while (Date.now() < deadline) {
-    if (server.process.exitCode !== null || server.process.signalCode !== null) {
-      throw new Error(`next start exited (${server.process.exitCode ?? server.process.signalCode}) before serving:\n${server.output()}`);
-    }
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(LOAD_TIMEOUT_MS) });
-      await response.arrayBuffer();
-      if (response.ok) return;
-      lastProblem = `HTTP ${response.status}`;
-    } catch (error) {
-      lastProblem = (error as Error).message;
-    }
-    await sleep(500);
-  }
-  throw new Error(
-    `next start did not serve ${url} within ${SERVER_START_TIMEOUT_MS / 1000} s (${lastProblem}). Server output:\n${server.output()}`,
-  );
-}
 
 function xpathLiteral(text: string): string {
   if (!text.includes("'")) return `'${text}'`;
@@ -223,7 +92,7 @@ export async function loadOnce(browser: Browser, url: string, firstBulletId: str
 }
 
 export async function renderBenchmark(synthetic: SyntheticPlaybook, plan: RunPlan, cleanups: Cleanups): Promise<BenchResult[]> {
-  if (!existsSync(path.join(REPO_ROOT, ".next", "BUILD_ID"))) {
+  if (!existsSync(path.join(APP_ROOT, ".next", "BUILD_ID"))) {
     const reason = "No production build (.next/BUILD_ID is missing): `npx next build` must run first.";
     console.log(`[bench] ${reason} Skipping the render benchmark.`);
     return [{ kind: "skipped", benchmark: BENCHMARK, engine: ENGINE, reason }];
@@ -266,10 +135,9 @@ export async function renderBenchmark(synthetic: SyntheticPlaybook, plan: RunPla
       await handle.close();
     }
 
-    const origin = `http://127.0.0.1:${PORT}`;
-    const url = `${origin}/playbooks/${playbookId}`;
-    server = startServer(dataDir);
-    await waitUntilServing(server, `${origin}/playbooks`); // the index: up, without touching the big playbook yet
+    server = startServer(PORT, { DATA_DIR: dataDir });
+    const url = `${server.origin}/playbooks/${playbookId}`;
+    await waitUntilServing(server, `${server.origin}/playbooks`); // the index: up, without touching the big playbook yet
 
     browser = await withTimeout(
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }),

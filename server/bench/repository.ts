@@ -170,7 +170,9 @@ const REASONING =
 
 /**
  * Inserts traces of one playbook, `CHUNK` per statement: external ids `<idPrefix>-<n>`, short texts
- * (the metrics and results never read them), the given times, outcomes, usage and labels.
+ * (the metrics and results never read them), the given times, outcomes, usage and labels. Each is
+ * reflected two minutes after it ran, as in a studio whose worker keeps up: a server started on the
+ * seed would otherwise queue a reflection for every one (sweepOrphanTraces) before serving.
  */
 export async function insertTraces(db: Db, playbookId: string, idPrefix: string, columns: TraceColumns): Promise<number> {
   const count = columns.timestampMs.length;
@@ -183,12 +185,13 @@ export async function insertTraces(db: Db, playbookId: string, idPrefix: string,
     inserted += await db.$executeRaw`
       INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds", outcome,
         "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant, "experimentPhase", "unitId", "taskId",
-        "timestamp", "createdAt")
+        "timestamp", "createdAt", "reflectedAt")
       SELECT gen_random_uuid(), ${playbookId}::uuid, ${idPrefix} || '-' || (${start}::int + t.n), t.version,
         'Task ' || (${start}::int + t.n) || ': how much did I send on Venmo last month?', ${REASONING}, 'Done.',
         array_remove(ARRAY[t.cited1, t.cited2], NULL), t.outcome::"TraceOutcome", t.duration, t.input, t.output, t.cost, 'gpt-4.1',
         t.experiment, t.variant, t.phase, t.unit, t.task,
-        to_timestamp(t.ms / 1000.0) AT TIME ZONE 'UTC', to_timestamp(t.ms / 1000.0) AT TIME ZONE 'UTC'
+        to_timestamp(t.ms / 1000.0) AT TIME ZONE 'UTC', to_timestamp(t.ms / 1000.0) AT TIME ZONE 'UTC',
+        to_timestamp(t.ms / 1000.0 + 120) AT TIME ZONE 'UTC'
       FROM unnest(${slice(columns.timestampMs)}::float8[], ${slice(columns.playbookVersion)}::int[], ${slice(columns.outcome)}::text[],
         ${slice(columns.durationMs)}::int[], ${slice(columns.inputTokens)}::int[], ${slice(columns.outputTokens)}::int[],
         ${slice(columns.costUsd)}::float8[], ${orNulls(columns.cited?.map((pair) => pair[0]))}::text[],

@@ -10,20 +10,38 @@ import { parseArgs } from "node:util";
 import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmarks, TARGETS, type DatabasePlans } from "./database";
 import { curationCorpus, type CurationCorpus } from "./curation-data";
 import { contextBenchmarks, contextNotes } from "./context";
+import { mcpBenchmarks, mcpNotes } from "./mcp";
 import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
 import { experimentBenchmarks, experimentNotes } from "./experiments";
 import { metricsBenchmarks, metricsNotes } from "./metrics";
+import { completeSeeds, seedsNeeded, studioBenchmarks, studioNotes, type StudioPlans, type StudioSelection } from "./studio";
 import { cycleBenchmark, cycleNotes, type CyclePlan } from "./cycle";
 import { DEFAULT_POSTGRES_URL, openPgliteEngine, openPostgresEngine, type BenchEngine, type EngineName } from "./engines";
 import type { RunPlan } from "./measure";
 import { REPORT_FILE } from "./paths";
-import { renderBenchmark, RENDER_TARGET, type Cleanups } from "./render";
+import { type Cleanups } from "./next-server";
+import { renderBenchmark, RENDER_TARGET } from "./render";
 import { describeMachine, formatFigure, formatMs, formatRate, loadAverage, renderReport, resultsTable, type BenchResult } from "./report";
 import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
 import { traceBenchmarks, traceNotes, type TracePlans } from "./traces";
 
-const BENCHMARKS = ["import", "page", "export", "context", "curation", "cycle", "traces", "metrics", "experiments", "render"] as const;
+const BENCHMARKS = [
+  "import",
+  "page",
+  "export",
+  "context",
+  "mcp",
+  "curation",
+  "cycle",
+  "traces",
+  "metrics",
+  "experiments",
+  "assign",
+  "evolution",
+  "experiment-page",
+  "render",
+] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --out <file>]
@@ -32,22 +50,27 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
   --out <file>   write the report there instead of BENCHMARKS.md
   --only <names> run only these benchmarks (comma-separated): import (318-bullet file), page (10k-bullet page queries),
                  export (10k bullets, four formats), context (the compiled context of 10k bullets,
-                 and its 304), curation (a 50-operation delta on 10k bullets approved and edited,
+                 and its 304), mcp (search_bullets over 10k bullets through the MCP transport), curation (a 50-operation delta on 10k bullets approved and edited,
                  version diffs, the duplicate check), cycle (tokens per reflection and curation
                  against the mock OpenAI server), traces (trace ingestion, one per call and
                  batched), metrics (the Evolution charts' data: 90 days by day over 100k traces and
                  1,000 versions, then with 100k runs), experiments (an experiment's results over 200k
-                 traces), render (first render in Chromium)
+                 traces), assign (assignment over HTTP, next start on port 3400), evolution and
+                 experiment-page (their first render in Chromium, PGlite), render (first render of a
+                 10k-bullet playbook in Chromium)
 
-PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.`;
+PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
+Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one.`;
 
 interface Plans extends DatabasePlans {
   context: RunPlan;
+  mcp: RunPlan;
   curation: RunPlan;
   cycle: CyclePlan;
   traces: TracePlans;
   metrics: RunPlan;
   experiments: RunPlan;
+  studio: StudioPlans;
   render: RunPlan;
 }
 
@@ -56,11 +79,18 @@ const FULL: Plans = {
   page: { warmup: 5, runs: 30 },
   export: { warmup: 2, runs: 20 },
   context: { warmup: 5, runs: 30 },
+  mcp: { warmup: 20, runs: 200 },
   curation: { warmup: 5, runs: 30 },
   cycle: { rounds: 5, tracesPerRound: 10 },
   traces: { single: { warmup: 20, runs: 300 }, batch100: { warmup: 3, runs: 30 }, batch1000: { warmup: 2, runs: 10 } },
   metrics: { warmup: 3, runs: 20 },
   experiments: { warmup: 3, runs: 20 },
+  studio: {
+    assignInProcess: { warmup: 50, runs: 500 },
+    assignSerial: { concurrency: 1, warmup: 200, requests: 1_000 },
+    assignConcurrent: { concurrency: 8, warmup: 200, requests: 4_000 },
+    pages: { warmup: 2, runs: 10 },
+  },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
@@ -68,11 +98,18 @@ const QUICK: Plans = {
   page: { warmup: 2, runs: 5 },
   export: { warmup: 1, runs: 3 },
   context: { warmup: 2, runs: 5 },
+  mcp: { warmup: 5, runs: 20 },
   curation: { warmup: 1, runs: 5 },
   cycle: { rounds: 1, tracesPerRound: 10 },
   traces: { single: { warmup: 5, runs: 20 }, batch100: { warmup: 1, runs: 3 }, batch1000: { warmup: 1, runs: 2 } },
   metrics: { warmup: 1, runs: 5 },
   experiments: { warmup: 1, runs: 5 },
+  studio: {
+    assignInProcess: { warmup: 10, runs: 100 },
+    assignSerial: { concurrency: 1, warmup: 20, requests: 100 },
+    assignConcurrent: { concurrency: 8, warmup: 20, requests: 400 },
+    pages: { warmup: 1, runs: 3 },
+  },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -104,9 +141,19 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
 }
 
 /** Benchmarks that work on the synthetic 10,000-bullet playbook. */
-const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "curation"];
+const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "mcp", "curation"];
+/** Benchmarks against `next start` on an engine's seeded database. */
+const STUDIO_BENCHMARKS: readonly BenchmarkName[] = ["assign", "evolution", "experiment-page"];
 /** Benchmarks that need a database. */
-const DATABASE_BENCHMARKS: readonly BenchmarkName[] = ["import", ...SYNTHETIC_READERS, "cycle", "traces", "metrics", "experiments"];
+const DATABASE_BENCHMARKS: readonly BenchmarkName[] = [
+  "import",
+  ...SYNTHETIC_READERS,
+  "cycle",
+  "traces",
+  "metrics",
+  "experiments",
+  ...STUDIO_BENCHMARKS,
+];
 
 function plural(n: number, word: string) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -118,6 +165,7 @@ async function runOnEngine(
   plans: Plans,
   synthetic: SyntheticPlaybook,
   corpus: CurationCorpus | null,
+  cleanups: Cleanups,
   record: (result: BenchResult) => void,
 ): Promise<void> {
   console.log(`[bench] ${engine.version}`);
@@ -128,6 +176,7 @@ async function runOnEngine(
       if (selected.has("page")) await pageBenchmarks(engine, synthetic, playbookId, plans.page, record);
       if (selected.has("export")) await exportBenchmarks(engine, synthetic, playbookId, plans.export, record);
       if (selected.has("context")) await contextBenchmarks(engine, synthetic, playbookId, plans.context, record);
+      if (selected.has("mcp")) await mcpBenchmarks(engine, synthetic, playbookId, plans.mcp, record);
       // Last of these: it changes the playbook the others read.
       if (corpus) await curationBenchmarks(engine, corpus, playbookId, plans.curation, record);
     }
@@ -136,8 +185,17 @@ async function runOnEngine(
   // leaves thousands of reflector jobs queued.
   if (selected.has("cycle")) await cycleBenchmark(engine, plans.cycle, record);
   if (selected.has("traces")) await traceBenchmarks(engine, plans.traces, record);
-  if (selected.has("metrics")) await metricsBenchmarks(engine, plans.metrics, record);
-  if (selected.has("experiments")) await experimentBenchmarks(engine, plans.experiments, record);
+  // Issues 9 and 10: the seeds of the metrics and results rows also serve the studio server's rows,
+  // which come last (on PGlite the server takes the database over).
+  const metrics = selected.has("metrics") ? await metricsBenchmarks(engine, plans.metrics, record) : null;
+  const experiment = selected.has("experiments") ? await experimentBenchmarks(engine, plans.experiments, record) : null;
+  const selection: StudioSelection = {
+    assign: selected.has("assign"),
+    evolution: selected.has("evolution"),
+    experimentPage: selected.has("experiment-page"),
+  };
+  const seeds = await completeSeeds(engine, { metrics, experiment }, seedsNeeded(engine, selection), record);
+  await studioBenchmarks(engine, seeds, selection, plans.studio, cleanups, record);
 }
 
 /** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
@@ -190,7 +248,7 @@ async function runDatabaseBenchmarks(
           ? `${opened.version}, in a fresh temp folder (removed afterwards)`
           : `${opened.version}, in a fresh database ace_bench_<timestamp> (dropped afterwards)`,
       );
-      await runOnEngine(opened, selected, plans, synthetic, corpus, record);
+      await runOnEngine(opened, selected, plans, synthetic, corpus, cleanups, record);
     } finally {
       await opened.close();
       cleanups.delete(opened.close);
@@ -227,11 +285,13 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
       `on its single connection). Rows marked · time each part alone.`,
     `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
     ...contextNotes(plans.context),
+    ...mcpNotes(plans.mcp),
     ...curationNotes(plans.curation),
     ...cycleNotes(plans.cycle),
     ...traceNotes(plans.traces),
     ...metricsNotes(plans.metrics),
     ...experimentNotes(plans.experiments),
+    ...studioNotes(plans.studio),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
       `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,

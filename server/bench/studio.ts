@@ -1,0 +1,417 @@
+// What a person and an agent meet over HTTP, on the production build (`next start`, port 3400) serving
+// the bench's seeded database: assignment through POST /api/v1/experiments/{key}/assign under closed-
+// loop load (issue 10), and in Chromium the first render of the Evolution tab (issue 9) and of an
+// experiment's results page (issue 10). Assignment runs on both engines; the pages on PGlite, the
+// default install, over the same seeds as the metrics and results rows.
+import { chromium, type Browser } from "@playwright/test";
+import { systemWho } from "@/server/audit/record";
+import { createApiKey } from "@/server/apikeys/service";
+import { assignUnit } from "@/server/experiments/service";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import type { BenchEngine } from "./engines";
+import { seedExperiment, type ExperimentSeed } from "./experiments";
+import { closedLoop, type LoadPlan } from "./http-load";
+import { measure, withTimeout, type RunPlan } from "./measure";
+import { seedMetricsPlaybook, seedMetricsRuns, type MetricsSeed } from "./metrics";
+import { CHROMIUM, CHROMIUM_ARGS, ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
+import { formatMs, formatRate, type RateTarget, type Target } from "./report";
+import { percentile, summarize } from "./stats";
+
+export const STUDIO_PORT = 3400;
+export const ASSIGN_TARGETS = { latency: { maxMs: 5 } satisfies Target, rate: { minPerSecond: 1_000 } satisfies RateTarget };
+export const PAGE_TARGET: Target = { maxMs: 2_000 };
+const LOAD_TIMEOUT_MS = 60_000;
+const SETTLE_MS = 1_500;
+
+export interface StudioPlans {
+  /** assignUnit called in this process, without HTTP. */
+  assignInProcess: RunPlan;
+  /** One agent at a time: the latency row. */
+  assignSerial: LoadPlan;
+  /** Agents at once: the throughput row. */
+  assignConcurrent: LoadPlan;
+  pages: RunPlan;
+}
+
+export interface StudioSelection {
+  assign: boolean;
+  evolution: boolean;
+  experimentPage: boolean;
+}
+
+export interface StudioSeeds {
+  metrics: MetricsSeed | null;
+  experiment: ExperimentSeed | null;
+}
+
+const ENGINE_LABEL = (engine: BenchEngine) => `${engine.name} (next start)`;
+
+// ---- Assignment ---------------------------------------------------------------------------------
+
+async function assignmentRows(
+  server: Server,
+  engine: BenchEngine,
+  key: string,
+  apiKey: string,
+  plans: StudioPlans,
+  record: RecordResult,
+): Promise<void> {
+  const engineLabel = ENGINE_LABEL(engine);
+  let unit = 0;
+  const stamp = Date.now().toString(36);
+  const request = () => ({
+    method: "POST" as const,
+    path: `/api/v1/experiments/${encodeURIComponent(key)}/assign`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${apiKey}` },
+    // Every call a unit never seen before: each one records its first exposure (the write path).
+    body: JSON.stringify({ unitId: `http-${stamp}-${unit++}` }),
+  });
+  const checkAnswer = (status: number, body: string) => {
+    if (status !== 200) throw new Error(`POST …/assign answered HTTP ${status}: ${body.slice(0, 300)}`);
+    const answer = JSON.parse(body) as { inExperiment?: boolean; variant?: string | null; firstExposure?: boolean };
+    if (!answer.inExperiment || !answer.variant || !answer.firstExposure) throw new Error(`Unexpected assignment: ${body.slice(0, 300)}`);
+  };
+  const variants: { label: string; plan: LoadPlan; target: "latency" | "rate" }[] = [
+    { label: "one agent at a time", plan: plans.assignSerial, target: "latency" },
+    { label: `${plans.assignConcurrent.concurrency} agents at once`, plan: plans.assignConcurrent, target: "rate" },
+  ];
+  for (const { label, plan, target } of variants) {
+    const benchmark = `Assignment over HTTP, ${label}`;
+    await guarded(record, benchmark, engineLabel, async () => {
+      const cpuBefore = server.cpuMs();
+      const result = await withTimeout(closedLoop(server.origin, plan, request, checkAnswer), 300_000, benchmark);
+      const cpuAfter = server.cpuMs();
+      // Warm-up included: the counter covers the whole run.
+      const cpuPerCall = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (plan.warmup + plan.requests);
+      const throughput = { perSecond: (result.latencies.length * 1000) / result.elapsedMs, unit: "assignments/s" };
+      record({
+        kind: "measured",
+        benchmark,
+        engine: engineLabel,
+        summary: summarize(result.latencies),
+        ...(target === "latency" ? { target: ASSIGN_TARGETS.latency } : {}),
+        throughput: target === "rate" ? { ...throughput, target: ASSIGN_TARGETS.rate } : throughput,
+        note:
+          `POST /api/v1/experiments/{key}/assign with an API key (Bearer, scope experiments:assign), ${plan.concurrency} ` +
+          `client${plan.concurrency === 1 ? "" : "s"} in a closed loop over kept-alive connections, ${plan.warmup} untimed then ` +
+          `${plan.requests} timed requests, each a new unit (its first exposure is written); ${formatRate(throughput)}. ` +
+          (cpuPerCall === null
+            ? ""
+            : `The server's processes used ${formatMs(cpuPerCall)} of CPU per request (Next.js, the route, Prisma` +
+              `${engine.name === "PGlite" ? ", and the embedded database" : "; not PostgreSQL's"}). `) +
+          `The experiment holds the 200k-trace seed's 20,000 units.`,
+      });
+    });
+  }
+}
+
+/** The service alone, in this process: what an assignment costs without HTTP and Next.js. */
+async function assignInProcessRow(engine: BenchEngine, key: string, plan: RunPlan, record: RecordResult): Promise<void> {
+  const benchmark = "· assignUnit in-process (no HTTP)";
+  await guarded(record, benchmark, engine.name, async () => {
+    const stamp = Date.now().toString(36);
+    const samples = await measure(
+      async (call) => {
+        const answer = await assignUnit(engine.db, key, `direct-${stamp}-${call}`);
+        check(answer.inExperiment && answer.firstExposure, `unit ${call} was not placed: ${answer.reason}`);
+      },
+      plan,
+      CALL_TIMEOUT_MS,
+      benchmark,
+    );
+    record({
+      kind: "measured",
+      benchmark,
+      engine: engine.name,
+      summary: summarize(samples),
+      note: "assignUnit (server/experiments/service.ts) called directly, a new unit each call: the experiment read and the first exposure written, as the route does after its checks.",
+    });
+  });
+}
+
+// ---- Pages in Chromium --------------------------------------------------------------------------
+
+/**
+ * Injected before any page script: on every animation frame, counts the chart surfaces (recharts
+ * <svg>s with a size and something drawn in them) and records performance.now() — milliseconds
+ * since navigation start — when the n-th first appears, in the frame it is about to be painted in.
+ * A string, not a function, so the compiler cannot add helpers the page lacks.
+ */
+const CHART_WATCHER = `(() => {
+  window.__aceCharts = [];
+  function drawn() {
+    let n = 0;
+    for (const svg of document.querySelectorAll("svg.recharts-surface")) {
+      const box = svg.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0 && svg.querySelector("path, rect, line")) n++;
+    }
+    return n;
+  }
+  function tick() {
+    const n = drawn();
+    while (window.__aceCharts.length < n) window.__aceCharts.push(performance.now());
+    requestAnimationFrame(tick);
+  }
+  requestAnimationFrame(tick);
+})();`;
+
+interface ChartLoad {
+  /** When the last expected chart appeared. */
+  paintedMs: number;
+  responseStartMs: number;
+  charts: number;
+  dataButtons: number;
+}
+
+/**
+ * One load in a fresh browser context (empty cache). With `expected` null, waits until the network
+ * is idle and the count of charts has not changed for SETTLE_MS, and takes that count as the page's;
+ * otherwise waits for `expected` charts. Either way the time is when the last of them appeared.
+ */
+async function loadCharts(browser: Browser, url: string, expected: number | null): Promise<ChartLoad> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(LOAD_TIMEOUT_MS);
+    await page.addInitScript({ content: CHART_WATCHER });
+    const response = await page.goto(url, { waitUntil: "commit", timeout: LOAD_TIMEOUT_MS });
+    if (!response?.ok()) throw new Error(`GET ${url} answered HTTP ${response?.status() ?? "nothing"}`);
+    let charts: number;
+    if (expected === null) {
+      // Charts come after hydration, which on a busy machine may end well after the network is idle.
+      await page.waitForLoadState("networkidle", { timeout: LOAD_TIMEOUT_MS });
+      await page.waitForFunction(() => (window as unknown as { __aceCharts: number[] }).__aceCharts.length > 0, undefined, {
+        timeout: LOAD_TIMEOUT_MS,
+      });
+      let last = -1;
+      let stableSince = Date.now();
+      for (;;) {
+        const now = (await page.evaluate("window.__aceCharts.length")) as number;
+        if (now !== last) {
+          last = now;
+          stableSince = Date.now();
+        } else if (Date.now() - stableSince >= SETTLE_MS) {
+          break;
+        }
+        await page.waitForTimeout(100);
+      }
+      charts = last;
+      check(charts > 0, `no chart was drawn on ${url}`);
+    } else {
+      await page.waitForFunction((n) => (window as unknown as { __aceCharts: number[] }).__aceCharts.length >= n, expected, {
+        timeout: LOAD_TIMEOUT_MS,
+      });
+      charts = expected;
+    }
+    const { times, responseStart } = (await page.evaluate(`(() => {
+      const nav = performance.getEntriesByType("navigation")[0];
+      return { times: window.__aceCharts, responseStart: nav ? nav.responseStart : 0 };
+    })()`)) as { times: number[]; responseStart: number };
+    const dataButtons = await page.getByRole("button", { name: "Show data" }).count();
+    return { paintedMs: times[charts - 1] as number, responseStartMs: responseStart, charts, dataButtons };
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+}
+
+async function pageRows(
+  browser: Browser,
+  {
+    benchmark,
+    url,
+    engineLabel,
+    minCharts,
+    describe,
+  }: { benchmark: string; url: string; engineLabel: string; minCharts: number; describe: string },
+  plan: RunPlan,
+  record: RecordResult,
+): Promise<void> {
+  await guarded(record, benchmark, engineLabel, async () => {
+    // The server's first view of this page since it started: what a person sees first.
+    const cold = await loadCharts(browser, url, null);
+    check(cold.charts >= minCharts, `expected at least ${minCharts} charts on ${url}, ${cold.charts} were drawn`);
+    for (let i = 0; i < plan.warmup; i++) await loadCharts(browser, url, cold.charts);
+    const loads: ChartLoad[] = [];
+    for (let i = 0; i < plan.runs; i++) loads.push(await loadCharts(browser, url, cold.charts));
+    const ttfb = percentile(
+      loads.map((load) => load.responseStartMs),
+      50,
+    );
+    record({
+      kind: "measured",
+      benchmark,
+      engine: engineLabel,
+      summary: summarize(loads.map((load) => load.paintedMs)),
+      target: PAGE_TARGET,
+      note:
+        `${describe}: from navigation start until all ${cold.charts} charts are drawn (recharts surfaces with something in them; ` +
+        `${cold.dataButtons} "Show data" buttons), a fresh browser context (empty cache) per load, the server warm; its ` +
+        `response started after ${formatMs(ttfb)} (p50). Chromium ${browser.version()}.`,
+    });
+    record({
+      kind: "measured",
+      benchmark: `${benchmark}: first view after the server started`,
+      engine: engineLabel,
+      summary: summarize([cold.paintedMs]),
+      target: PAGE_TARGET,
+      note: `The first load of the page after next start, before any warm-up; the response started after ${formatMs(cold.responseStartMs)}.`,
+    });
+  });
+}
+
+// ---- The server ---------------------------------------------------------------------------------
+
+/** Which seeds the selected rows need on this engine (the pages are drawn on PGlite only). */
+export function seedsNeeded(engine: BenchEngine, selection: StudioSelection): { metrics: boolean; experiment: boolean } {
+  const pages = engine.name === "PGlite";
+  return { metrics: pages && selection.evolution, experiment: selection.assign || (pages && selection.experimentPage) };
+}
+
+/** Seeds, untimed, what the metrics and experiment rows did not (when they were not selected). */
+export async function completeSeeds(
+  engine: BenchEngine,
+  seeds: StudioSeeds,
+  need: { metrics: boolean; experiment: boolean },
+  record: RecordResult,
+): Promise<StudioSeeds> {
+  const done = { ...seeds };
+  if (need.metrics && !done.metrics) {
+    await guarded(record, "Studio server: metrics seed", ENGINE_LABEL(engine), async () => {
+      const seed = await seedMetricsPlaybook(engine.db, `Metrics ${Date.now()}`, new Date());
+      await seedMetricsRuns(engine.db, seed);
+      done.metrics = seed;
+    });
+  }
+  if (need.experiment && !done.experiment) {
+    await guarded(record, "Studio server: experiment seed", ENGINE_LABEL(engine), async () => {
+      done.experiment = await seedExperiment(engine.db, `bench-${Date.now()}`, new Date());
+    });
+  }
+  return done;
+}
+
+/**
+ * Starts `next start` on the engine's database (releasing the bench's PGlite handle first: one
+ * process owns the folder) and runs the selected rows against it. Call it last for the engine.
+ */
+export async function studioBenchmarks(
+  engine: BenchEngine,
+  seeds: StudioSeeds,
+  selection: StudioSelection,
+  plans: StudioPlans,
+  cleanups: Cleanups,
+  record: RecordResult,
+): Promise<void> {
+  const engineLabel = ENGINE_LABEL(engine);
+  const pages = engine.name === "PGlite" && (selection.evolution || selection.experimentPage);
+  if (!selection.assign && !pages) return;
+  const names = [
+    ...(selection.assign ? ["Assignment over HTTP"] : []),
+    ...(pages && selection.evolution ? ["Evolution tab in Chromium"] : []),
+    ...(pages && selection.experimentPage ? ["Experiment results page in Chromium"] : []),
+  ];
+  const fail = (message: string) => names.forEach((benchmark) => record({ kind: "error", benchmark, engine: engineLabel, message }));
+
+  const build = await ensureBuild();
+  if (!build.ok) return fail(build.reason);
+  console.log(`[bench] ${build.note}`);
+  const recordRow = record;
+  record = (result) =>
+    recordRow(result.kind === "measured" ? { ...result, note: `${result.note ?? ""} Served from: ${build.note}.`.trim() } : result);
+  if (await portInUse(STUDIO_PORT)) return fail(`Port ${STUDIO_PORT} is taken; stop whatever listens there and rerun.`);
+  if (pages && !(await import("node:fs")).existsSync(CHROMIUM)) return fail(`Chromium is not at ${CHROMIUM} (set CHROMIUM_PATH).`);
+
+  let apiKey = "";
+  const prepared = await guarded(record, "Studio server: setup", engineLabel, async () => {
+    if (selection.assign) {
+      check(seeds.experiment, "no experiment was seeded to assign in");
+      const created = await createApiKey(
+        engine.db,
+        systemWho(ACTOR).audit,
+        { secret: null },
+        {
+          name: `bench assignment ${Date.now()}`,
+          scopes: ["experiments:assign"],
+          playbooks: "all",
+          rateLimitPerMinute: 10_000_000,
+        },
+      );
+      apiKey = created.secret;
+      await assignInProcessRow(engine, seeds.experiment.key, plans.assignInProcess, record);
+    }
+    await engine.release();
+  });
+  if (!prepared) return;
+
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop();
+  };
+  cleanups.add(stop);
+  try {
+    server = startServer(STUDIO_PORT, engine.serverEnv);
+    const started = server;
+    const up = await guarded(record, "Studio server: start", engineLabel, () => waitUntilServing(started, `${started.origin}/playbooks`));
+    if (!up) return;
+    if (selection.assign && seeds.experiment) await assignmentRows(started, engine, seeds.experiment.key, apiKey, plans, record);
+    if (!pages) return;
+    browser = await withTimeout(
+      chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }),
+      60_000,
+      "Launching Chromium",
+    );
+    if (selection.evolution && seeds.metrics) {
+      await pageRows(
+        browser,
+        {
+          benchmark: "Evolution tab in Chromium, 90 days",
+          url: `${started.origin}/playbooks/${seeds.metrics.playbookId}/evolution?range=90d`,
+          engineLabel,
+          minCharts: 5,
+          describe: "/playbooks/<id>/evolution?range=90d on the metrics seed (100k traces, 1,000 versions, 100k runs)",
+        },
+        plans.pages,
+        record,
+      );
+    }
+    if (selection.experimentPage && seeds.experiment) {
+      await pageRows(
+        browser,
+        {
+          benchmark: "Experiment results page in Chromium",
+          url: `${started.origin}/experiments/${encodeURIComponent(seeds.experiment.key)}`,
+          engineLabel,
+          minCharts: 2,
+          describe: "/experiments/<key> on the experiment seed (200k traces, 20k units)",
+        },
+        plans.pages,
+        record,
+      );
+    }
+  } finally {
+    await stop();
+    cleanups.delete(stop);
+  }
+}
+
+/** Lines for "How these were measured". */
+export function studioNotes(plans: StudioPlans): string[] {
+  return [
+    `Studio server rows: the production build (.next, built first when any source file is newer than it) served by ` +
+      `\`next start -H 127.0.0.1 -p ${STUDIO_PORT}\` on the engine's seeded database (PGlite: the bench's folder as DATA_DIR, ` +
+      `its handle closed first; PostgreSQL: the bench database as DATABASE_URL), stopped afterwards. Assignment (target p95 ≤ ` +
+      `${formatMs(ASSIGN_TARGETS.latency.maxMs)} one agent at a time, ≥ ${ASSIGN_TARGETS.rate.minPerSecond.toLocaleString("en")} ` +
+      `assignments/s with ${plans.assignConcurrent.concurrency} at once): POST /api/v1/experiments/{key}/assign with a Bearer API ` +
+      `key (its checks and per-key rate-limit counter included, the limit set high) and a new unit id per call, from this process ` +
+      `over kept-alive connections (node:http); warm-up ${plans.assignSerial.warmup} + ${plans.assignSerial.requests} timed ` +
+      `requests serially, ${plans.assignConcurrent.warmup} + ${plans.assignConcurrent.requests} in the concurrent row. The load ` +
+      `generator shares the machine's cores with the server and the database.`,
+    `Pages in Chromium (target p95 ≤ ${formatMs(PAGE_TARGET.maxMs)}; PGlite only): the Evolution tab of the metrics seed at ` +
+      `range=90d and the results page of the experiment seed, each first loaded once right after the server started (the ` +
+      `"first view" row, which also fixes how many charts the page draws), then ${plans.pages.warmup} warm-up + ` +
+      `${plans.pages.runs} timed loads in fresh browser contexts; the time is from navigation start until the last chart ` +
+      `surface is drawn, taken in the page on the animation frame it appears in.`,
+  ];
+}

@@ -82,8 +82,9 @@ const config = [
         {
           patterns: [
             {
-              regex: "^@/server/(?!(?:[^/]+/schemas|trpc/root|trpc/rsc)$)",
-              message: "Components import server code only from a domain's schemas.ts (zod schemas and types); data comes through tRPC.",
+              regex: "^@/server/(?!(?:[^/]+/schemas|trpc/root|trpc/rsc|ace/text/format)$)",
+              message:
+                "Components import server code only from a domain's schemas.ts (zod schemas and types) and the pure number wording (server/ace/text/format.ts); data comes through tRPC.",
             },
           ],
         },

@@ -2,21 +2,10 @@
 // durations, shares. Always en-US, so the server's HTML and the browser's render spell a number the
 // same way (a locale difference, 10.000 for 10,000, would break hydration).
 
-const NUMBER = new Intl.NumberFormat("en-US");
+import { formatNumber } from "@/server/ace/text/format";
 
-export function formatNumber(value: number): string {
-  return NUMBER.format(value);
-}
-
-/** The noun alone for a count ("bullet", "bullets"), where the count is drawn apart from it. */
-export function pluralWord(count: number, one: string, many = `${one}s`): string {
-  return count === 1 ? one : many;
-}
-
-/** "1 bullet", "1,204 bullets", "2 runs are" (pass both forms when adding an s is not enough). */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${formatNumber(count)} ${pluralWord(count, one, many)}`;
-}
+// The counts and their nouns are the server's (server/ace/text/format.ts, pure): one wording for both.
+export { formatNumber, plural, pluralWord } from "@/server/ace/text/format";
 
 export function formatTokens(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : formatNumber(value);

@@ -1,6 +1,7 @@
 // How the server's messages write numbers: counts with thousands separators and the nouns they
-// count, and durations. Always en-US, as the UI writes them (components/ui/format.ts is the
-// client's own copy, for the browser bundle). Pure, so every server folder may use it.
+// count, and durations. Always en-US, so the server's HTML and the browser's render spell a number
+// the same way (10.000 for 10,000 would break hydration). Pure, so every server folder and the UI
+// (components/ui/format.ts) use it.
 
 const NUMBER = new Intl.NumberFormat("en-US");
 

@@ -2,8 +2,8 @@
 // The queue's filters and selected delta, read from the URL and written with the History API (as
 // the bullet filters are), so j/k can move through deltas without asking the server for a page.
 import { useSearchParams } from "next/navigation";
-import { useCallback, useMemo, useState } from "react";
-import { commitSearchParams } from "@/components/ui/use-url-filters";
+import { useCallback, useMemo } from "react";
+import { commitSearchParams, useUrlState } from "@/components/ui/use-url-filters";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import { parseDeltaId, parseReviewFilters, REVIEW_PARAM, writeReviewFilters, type ReviewFilters, type ReviewStatus } from "./review-url";
 
@@ -19,29 +19,23 @@ export function useReviewState() {
   const searchParams = useSearchParams();
   const filters = useMemo(() => parseReviewFilters(searchParams), [searchParams]);
   const urlDeltaId = useMemo(() => parseDeltaId(searchParams.get(REVIEW_PARAM.delta)), [searchParams]);
-  // The selection changes at once, and the address bar follows. Next's router reads the address back
-  // in a transition, which a refetch finishing first could overtake: the queue would fall back to its
-  // first delta for a moment, and the open delta would lose what it shows (a conflict message).
-  const [deltaId, setDeltaId] = useState(urlDeltaId);
-  const address = searchParams.toString();
-  const [seenAddress, setSeenAddress] = useState(address);
-  if (seenAddress !== address) {
-    // The address changed (a selection arriving, other filters, Back, a link): it decides.
-    setSeenAddress(address);
-    setDeltaId(urlDeltaId);
-  }
+  // The selection changes at once, and the address bar follows (useUrlState says why).
+  const [deltaId, setDeltaId] = useUrlState(urlDeltaId);
 
   const setStatus = useCallback((status: ReviewStatus) => filter({ status }), []);
   const setOrigin = useCallback((origin: DeltaOrigin | null) => filter({ origin }), []);
 
   /** Clicks push a history entry (Back returns to the list on a phone); j/k replace it. */
-  const select = useCallback((id: string | null, mode: "push" | "replace" = "push") => {
-    const params = new URLSearchParams(window.location.search);
-    if (id) params.set(REVIEW_PARAM.delta, id);
-    else params.delete(REVIEW_PARAM.delta);
-    setDeltaId(id);
-    commitSearchParams(params, mode);
-  }, []);
+  const select = useCallback(
+    (id: string | null, mode: "push" | "replace" = "push") => {
+      const params = new URLSearchParams(window.location.search);
+      if (id) params.set(REVIEW_PARAM.delta, id);
+      else params.delete(REVIEW_PARAM.delta);
+      setDeltaId(id);
+      commitSearchParams(params, mode);
+    },
+    [setDeltaId],
+  );
 
   return { filters, deltaId, setStatus, setOrigin, select };
 }

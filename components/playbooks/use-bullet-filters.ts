@@ -3,13 +3,14 @@
 // useUrlFilters); reset keeps the open bullet, and the sheet's history entry is popped on close.
 import { useSearchParams } from "next/navigation";
 import { useCallback, useRef } from "react";
-import { commitSearchParams, useUrlFilters } from "@/components/ui/use-url-filters";
+import { commitSearchParams, useUrlFilters, useUrlState } from "@/components/ui/use-url-filters";
 import { parseFilters, PARAM, writeFilters } from "./filters";
 
 export function useBulletFilters() {
   const searchParams = useSearchParams();
   const { filters, update } = useUrlFilters(parseFilters, writeFilters);
-  const bulletId = searchParams.get(PARAM.bullet);
+  // The sheet opens and closes at once, and the address bar follows (useUrlState says why).
+  const [bulletId, setBulletId] = useUrlState(searchParams.get(PARAM.bullet));
   // Whether the open sheet was opened by a click here (a history entry we may pop on close).
   const pushedBullet = useRef(false);
 
@@ -21,14 +22,19 @@ export function useBulletFilters() {
     commitSearchParams(next, "push");
   }, []);
 
-  const openBullet = useCallback((externalId: string) => {
-    const next = new URLSearchParams(window.location.search);
-    next.set(PARAM.bullet, externalId);
-    pushedBullet.current = true;
-    commitSearchParams(next, "push");
-  }, []);
+  const openBullet = useCallback(
+    (externalId: string) => {
+      const next = new URLSearchParams(window.location.search);
+      next.set(PARAM.bullet, externalId);
+      pushedBullet.current = true;
+      setBulletId(externalId);
+      commitSearchParams(next, "push");
+    },
+    [setBulletId],
+  );
 
   const closeBullet = useCallback(() => {
+    setBulletId(null);
     if (pushedBullet.current) {
       // Opened from the list: going back both closes the sheet and keeps history tidy.
       pushedBullet.current = false;
@@ -39,7 +45,7 @@ export function useBulletFilters() {
     const next = new URLSearchParams(window.location.search);
     next.delete(PARAM.bullet);
     commitSearchParams(next, "replace");
-  }, []);
+  }, [setBulletId]);
 
   /** href for a bullet, so rows are real links (open in a new tab, copy link). */
   const bulletHref = useCallback(

@@ -55,10 +55,10 @@ const LOCKFILE_CONTENT =
 //    directory), not from this file, which Next.js may have bundled somewhere else.
 
 export function defaultMigrationPaths(from = process.cwd()): MigrationPaths {
-  let dir = resolve(from);
+  let dir = resolve(/*turbopackIgnore: true*/ from);
   for (;;) {
     const paths = { schemaPath: join(dir, "prisma", "schema.prisma"), migrationsDir: join(dir, "prisma", "migrations") };
-    if (existsSync(paths.schemaPath) || existsSync(paths.migrationsDir)) return paths;
+    if (existsSync(/*turbopackIgnore: true*/ paths.schemaPath) || existsSync(/*turbopackIgnore: true*/ paths.migrationsDir)) return paths;
     const parent = dirname(dir);
     if (parent === dir) {
       throw new MigrationError(`Cannot find prisma/migrations in ${from} or any folder above it. Run this from the project folder.`);
@@ -337,11 +337,12 @@ export async function createMigration(name: string, paths = defaultMigrationPath
   if (!slug)
     throw new MigrationError(`"${name}" is not a usable migration name: use letters, digits and underscores, e.g. add_trace_tags.`);
 
-  if (!existsSync(paths.schemaPath)) throw new MigrationError(`Cannot author a migration: ${paths.schemaPath} does not exist.`);
+  if (!existsSync(/*turbopackIgnore: true*/ paths.schemaPath))
+    throw new MigrationError(`Cannot author a migration: ${paths.schemaPath} does not exist.`);
   const dev = await PGlite.create();
   try {
     return await runEngine(new PrismaPGlite(dev), paths, async (engine, _paths, migrationsList) => {
-      const schema = { files: [{ path: paths.schemaPath, content: readFileSync(paths.schemaPath, "utf8") }] };
+      const schema = { files: [{ path: paths.schemaPath, content: readFileSync(/*turbopackIgnore: true*/ paths.schemaPath, "utf8") }] };
       // createMigration needs the dev database at the head of the history and a shadow database
       // that only the dev-diagnostic flow sets up.
       await engine.applyMigrations({ migrationsList, filters: FILTERS });

@@ -28,7 +28,7 @@ export async function seedDemoPlaybooks(db: Db, seedDir = path.join(process.cwd(
   if ((await repo.countPlaybooks(db)) > 0) return [];
   const seeded: string[] = [];
   for (const demo of DEMOS) {
-    const content = await readFile(path.join(seedDir, demo.file), "utf8");
+    const content = await readFile(path.join(/*turbopackIgnore: true*/ seedDir, demo.file), "utf8");
     const result = await importPlaybook(db, DEMO_AUTHOR, {
       content,
       format: "auto",

@@ -1,0 +1,277 @@
+// Finds personal data and secrets in a trace's text and replaces each with its kind, e.g.
+// [REDACTED:email]. Built-in detectors are fixed, bounded regular expressions checked by a validator
+// (Luhn, mod 97, entropy); custom patterns run on RE2 (re2js), so no pattern can hang ingestion.
+import { RE2JS } from "re2js";
+
+export const BUILT_IN_KINDS = ["secret", "card", "email", "phone", "iban"] as const;
+export type BuiltInKind = (typeof BUILT_IN_KINDS)[number];
+
+/** A custom pattern compiled once: its kind is the name it was saved under. */
+export interface CompiledPattern {
+  name: string;
+  regex: RE2JS;
+}
+
+export interface Redactor {
+  kinds: ReadonlySet<BuiltInKind>;
+  custom: CompiledPattern[];
+}
+
+/** Counts per kind: built-in kinds and custom pattern names. */
+export type RedactionCounts = Record<string, number>;
+
+export const redactedMark = (kind: string) => `[REDACTED:${kind}]`;
+
+// ---- Validators ------------------------------------------------------------------------------
+
+/** The Luhn checksum of a string of digits. */
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let index = digits.length - 1; index >= 0; index--) {
+    let digit = digits.charCodeAt(index) - 48;
+    if (double) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** ISO 13616: the country and check digits moved to the end, letters as 10–35, the whole mod 97 is 1. */
+export function ibanValid(compact: string): boolean {
+  if (compact.length < 15 || compact.length > 34) return false;
+  const moved = compact.slice(4) + compact.slice(0, 4);
+  let remainder = 0;
+  for (const char of moved) {
+    const code = char.charCodeAt(0);
+    const value = code <= 57 ? code - 48 : code - 55;
+    remainder = value > 9 ? (remainder * 100 + value) % 97 : (remainder * 10 + value) % 97;
+  }
+  return remainder === 1;
+}
+
+/** Shannon entropy in bits per character. */
+export function entropyBits(text: string): number {
+  const counts = new Map<string, number>();
+  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const p = count / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/** Values that look random but are not secrets: ids, dates and times the studio itself shows. */
+const NOT_A_SECRET = [
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, // UUID
+  /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$/i, // ISO date or date-time
+  /^[a-z]{2,12}-\d{1,12}$/i, // a bullet id such as str-00001
+];
+
+// ---- Built-in detectors ----------------------------------------------------------------------
+// Each runs only when its trigger occurs in the string, and every repetition is bounded, so a
+// detector's cost is linear in the string's length.
+
+interface Detector {
+  kind: BuiltInKind;
+  /** Cheap test: without it the regular expression is not run. */
+  trigger: (text: string) => boolean;
+  regex: RegExp;
+  /** The replacement of one match, or null to leave it as it is. */
+  replace: (match: string, groups: string[]) => string | null;
+}
+
+const hasDigitRun = (length: number) => {
+  const run = new RegExp(`\\d(?:[ .()-]{0,2}\\d){${length - 1}}`);
+  return (text: string) => run.test(text);
+};
+
+const SECRET_KEYWORD = /(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|bearer|-----BEGIN|key|token|secret|passw|pwd)/i;
+
+const PAIR_NAMES =
+  "api[_-]?key|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|" +
+  "access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|token|secret|key|password|passwd|pwd";
+
+const SECRETS: Detector = {
+  kind: "secret",
+  trigger: (text) => SECRET_KEYWORD.test(text),
+  regex: new RegExp(
+    [
+      // 1: a PEM private key block (to the end of the string when its END line was cut off)
+      String.raw`(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$))`,
+      // 2: provider key shapes: OpenAI sk-… and sk-proj-…, Anthropic sk-ant-…, GitHub, AWS access key ids
+      String.raw`(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,400}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9_-])`,
+      // 3, 4: Authorization: Bearer <token>
+      String.raw`\b(bearer\s{1,10})([A-Za-z0-9._~+/-]{12,4096}=*)`,
+      // 5, 6: key=value, token: value, "password": "value" …
+      String.raw`(?<![A-Za-z0-9])((?:${PAIR_NAMES})["']?[ \t]{0,5}[=:][ \t]{0,5}["']?)([^\s"'&,;<>{}\[\]()-][^\s"'&,;<>{}\[\]()]{3,4095})`,
+    ].join("|"),
+    "gi",
+  ),
+  replace: (match, groups) => {
+    const [pem, shaped, bearer, bearerToken, pairName, pairValue] = groups;
+    if (pem) return redactedMark("secret");
+    if (shaped) {
+      // The expression is case-insensitive; key shapes are not.
+      if (!/^(?:sk-|gh[pousr]_|github_pat_|AKIA|ASIA)/.test(shaped)) return null;
+      return redactedMark("secret");
+    }
+    if (bearer && bearerToken) return entropyBits(bearerToken) >= 3 ? bearer + redactedMark("secret") : null;
+    if (pairName && pairValue) {
+      if (NOT_A_SECRET.some((shape) => shape.test(pairValue))) return null;
+      const isPassword = /^(?:password|passwd|pwd)/i.test(pairName);
+      // A password is a secret whatever it looks like; other values only when they look random.
+      const random = pairValue.length >= 16 && entropyBits(pairValue) >= 3.5 && /\d/.test(pairValue) && /[A-Za-z]/.test(pairValue);
+      return isPassword || random ? pairName + redactedMark("secret") : null;
+    }
+    return null;
+  },
+};
+
+const EMAILS: Detector = {
+  kind: "email",
+  trigger: (text) => text.includes("@"),
+  // The local part is bounded (RFC 5321: 64 characters), so a long word without @ costs little.
+  regex:
+    /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g,
+  replace: () => redactedMark("email"),
+};
+
+const IBANS: Detector = {
+  kind: "iban",
+  trigger: hasDigitRun(2),
+  regex: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g,
+  replace: (match) => {
+    const compact = match.replace(/ /g, "");
+    return ibanValid(compact) ? redactedMark("iban") : null;
+  },
+};
+
+/** Card numbers start with a card network's digits: Visa 4, Mastercard 51–55 and 22–27, Amex 34/37, Diners and JCB 30/36/38/35, Discover 6. */
+const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[0-8]|6)/;
+
+const CARDS: Detector = {
+  kind: "card",
+  trigger: hasDigitRun(13),
+  regex: /(?<![\d.-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
+  replace: (match) => {
+    const digits = match.replace(/[ -]/g, "");
+    return CARD_PREFIX.test(digits) && luhnValid(digits) ? redactedMark("card") : null;
+  },
+};
+
+const PHONES: Detector = {
+  kind: "phone",
+  trigger: hasDigitRun(7),
+  regex: new RegExp(
+    [
+      // International: +44 20 7946 0958, +1 (415) 555-0100, +33612345678
+      String.raw`(?<![\w+])\+\d{1,3}(?:[ .-]?\(\d{1,4}\))?(?:[ .-]?\d{1,5}){1,6}(?![\w-])`,
+      // North American: (415) 555-0100, 415-555-0100, 415.555.0100
+      String.raw`(?<![\w.+-])(?:\(\d{3}\)\s?|\d{3}[ .-])\d{3}[ .-]\d{4}(?![\w-]|\.\d)`,
+      // National with a trunk 0: 020 7946 0958, 01 23 45 67 89, 06-12-34-56-78
+      String.raw`(?<![\w.+-])0\d(?:[ .-]\d{2}){4}(?![\w-]|\.\d)|(?<![\w.+-])0\d{2,4} \d{3,4} ?\d{3,4}(?![\w-]|\.\d)`,
+    ].join("|"),
+    "g",
+  ),
+  replace: (match) => {
+    const digits = match.replace(/\D/g, "").length;
+    return digits >= 9 && digits <= 15 ? redactedMark("phone") : null;
+  },
+};
+
+/** Secrets first (a key may hold digits a card would take), then emails before phones. */
+const DETECTORS: readonly Detector[] = [SECRETS, EMAILS, IBANS, CARDS, PHONES];
+
+// ---- Redacting -------------------------------------------------------------------------------
+
+export function createRedactor(kinds: Iterable<BuiltInKind>, custom: CompiledPattern[] = []): Redactor {
+  return { kinds: new Set(kinds), custom };
+}
+
+export function isRedactorEmpty(redactor: Redactor): boolean {
+  return redactor.kinds.size === 0 && redactor.custom.length === 0;
+}
+
+const add = (counts: RedactionCounts, kind: string, count = 1) => {
+  counts[kind] = (counts[kind] ?? 0) + count;
+};
+
+function runDetector(text: string, detector: Detector, counts: RedactionCounts): string {
+  if (!detector.trigger(text)) return text;
+  detector.regex.lastIndex = 0;
+  return text.replace(detector.regex, (...args: unknown[]) => {
+    const match = args[0] as string;
+    // Groups come after the match and before the offset (a number).
+    const groups: string[] = [];
+    for (let index = 1; index < args.length && typeof args[index] !== "number"; index++) groups.push(args[index] as string);
+    const replaced = detector.replace(match, groups);
+    if (replaced === null) return match;
+    add(counts, detector.kind);
+    return replaced;
+  });
+}
+
+function runCustom(text: string, pattern: CompiledPattern, counts: RedactionCounts): string {
+  const matcher = pattern.regex.matcher(text);
+  let result = "";
+  let from = 0;
+  let found = 0;
+  while (matcher.find()) {
+    const start = matcher.start();
+    const end = matcher.end();
+    // Empty matches are refused when the pattern is saved; skip one anyway rather than loop.
+    if (end === start) continue;
+    result += text.slice(from, start) + redactedMark(pattern.name);
+    from = end;
+    found++;
+  }
+  if (found === 0) return text;
+  add(counts, pattern.name, found);
+  return result + text.slice(from);
+}
+
+/** The text with every finding replaced by its kind; counts gains one per finding. */
+export function redactText(text: string, redactor: Redactor, counts: RedactionCounts): string {
+  let result = text;
+  for (const detector of DETECTORS) {
+    if (redactor.kinds.has(detector.kind)) result = runDetector(result, detector, counts);
+  }
+  for (const pattern of redactor.custom) result = runCustom(result, pattern, counts);
+  return result;
+}
+
+/**
+ * A JSON value with every string redacted, recursively (object keys are kept). `fields` gains the
+ * path of each string that changed, e.g. metadata.user.email or feedback.errors.2.
+ */
+export function redactValue(value: unknown, redactor: Redactor, counts: RedactionCounts, path: string, fields: string[]): unknown {
+  if (typeof value === "string") {
+    const redacted = redactText(value, redactor, counts);
+    if (redacted !== value) fields.push(path);
+    return redacted;
+  }
+  if (Array.isArray(value)) return value.map((item, index) => redactValue(item, redactor, counts, `${path}.${index}`, fields));
+  if (typeof value === "object" && value !== null) {
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) result[key] = redactValue(item, redactor, counts, `${path}.${key}`, fields);
+    return result;
+  }
+  return value;
+}
+
+// ---- Classifying an id -----------------------------------------------------------------------
+
+const WHOLE_EMAIL = new RegExp(`^${EMAILS.regex.source}$`);
+
+/** An experiment unit id that is an email address or a phone number (stored as a keyed hash). */
+export function looksPersonal(id: string): boolean {
+  const trimmed = id.trim();
+  if (WHOLE_EMAIL.test(trimmed)) return true;
+  const counts: RedactionCounts = {};
+  return runDetector(trimmed, PHONES, counts) === redactedMark("phone");
+}

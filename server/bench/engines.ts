@@ -39,6 +39,9 @@ export async function openPgliteEngine(): Promise<BenchEngine> {
   try {
     handle = await openDatabase({ kind: "pglite", dataDir });
     const opened = handle;
+    /** Closing twice is not allowed: the studio and agents rows both release the folder to a server. */
+    let released: Promise<void> | undefined;
+    const release = () => (released ??= opened.close());
     const { version: pgliteVersion } = JSON.parse(await readFile(installedVersionPath("@electric-sql/pglite"), "utf8")) as {
       version: string;
     };
@@ -47,10 +50,10 @@ export async function openPgliteEngine(): Promise<BenchEngine> {
       db: opened.db,
       version: `PGlite ${pgliteVersion} (${await serverVersion(opened.db)})`,
       serverEnv: { DATA_DIR: dataDir },
-      release: () => opened.close(),
+      release,
       close: async () => {
         try {
-          await opened.close();
+          await release();
         } finally {
           await removeDir();
         }

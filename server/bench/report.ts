@@ -28,6 +28,12 @@ export interface Throughput {
   target?: RateTarget;
 }
 
+/** A further condition of a result's target that is not a time or a rate, e.g. "304s ≥ 90 %". */
+export interface ExtraCheck {
+  text: string;
+  met: boolean;
+}
+
 interface ResultBase {
   benchmark: string;
   engine: string;
@@ -35,7 +41,7 @@ interface ResultBase {
 }
 
 export type BenchResult =
-  | (ResultBase & { kind: "measured"; summary: Summary; target?: Target; throughput?: Throughput })
+  | (ResultBase & { kind: "measured"; summary: Summary; target?: Target; throughput?: Throughput; extra?: ExtraCheck[] })
   /** Counts of tokens, not times: the summary's p50, p95 and max are token counts. */
   | (ResultBase & { kind: "tokens"; summary: Summary; target?: TokenTarget })
   | (ResultBase & { kind: "skipped"; reason: string })
@@ -117,6 +123,7 @@ function targetText(result: BenchResult): string {
   const parts: string[] = [];
   if (target) parts.push(`p95 ≤ ${formatMs(target.maxMs)}${target.aim ? ` (${target.aim})` : ""}`);
   if (throughput?.target) parts.push(`≥ ${throughput.target.minPerSecond.toLocaleString("en")} ${throughput.unit}`);
+  for (const check of result.extra ?? []) parts.push(check.text);
   return parts.length ? parts.join(", ") : "—";
 }
 
@@ -130,6 +137,7 @@ export function verdict(result: BenchResult): "PASS" | "MISS" | "—" | "SKIPPED
   const checks: boolean[] = [];
   if (result.target) checks.push(result.summary.p95 <= result.target.maxMs);
   if (result.throughput?.target) checks.push(result.throughput.perSecond >= result.throughput.target.minPerSecond);
+  for (const check of result.extra ?? []) checks.push(check.met);
   if (checks.length === 0) return "—";
   return checks.every(Boolean) ? "PASS" : "MISS";
 }

@@ -256,3 +256,11 @@ export async function countRows(db: DbOrTx, playbookId: string) {
   if (!row) throw new Error("The count query returned no row.");
   return row;
 }
+
+/**
+ * Cancels the jobs earlier rows left queued (the trace ingestion rows queue a reflection per trace),
+ * so the server the last rows start does not spend their time reflecting them.
+ */
+export async function cancelQueuedJobs(db: Db): Promise<number> {
+  return db.$executeRaw`UPDATE "Job" SET status = 'cancelled' WHERE status = 'queued'`;
+}

@@ -11,6 +11,8 @@ import { exportBenchmarks, importFixtureBenchmark, importSynthetic, pageBenchmar
 import { curationCorpus, type CurationCorpus } from "./curation-data";
 import { contextBenchmarks, contextNotes } from "./context";
 import { mcpBenchmarks, mcpNotes } from "./mcp";
+import { agentsBenchmarks, agentsNotes, seedAgents, type AgentsPlan } from "./agents";
+import { cancelQueuedJobs } from "./repository";
 import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
 import { experimentBenchmarks, experimentNotes } from "./experiments";
 import { metricsBenchmarks, metricsNotes } from "./metrics";
@@ -40,6 +42,7 @@ const BENCHMARKS = [
   "assign",
   "evolution",
   "experiment-page",
+  "agents",
   "render",
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
@@ -56,7 +59,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
                  batched), metrics (the Evolution charts' data: 90 days by day over 100k traces and
                  1,000 versions, then with 100k runs), experiments (an experiment's results over 200k
                  traces), assign (assignment over HTTP, next start on port 3400), evolution and
-                 experiment-page (their first render in Chromium, PGlite), render (first render of a
+                 experiment-page (their first render in Chromium, PGlite), agents (100 agents polling the
+                 context and posting traces at once, next start on port 3450), render (first render of a
                  10k-bullet playbook in Chromium)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
@@ -71,6 +75,7 @@ interface Plans extends DatabasePlans {
   metrics: RunPlan;
   experiments: RunPlan;
   studio: StudioPlans;
+  agents: AgentsPlan;
   render: RunPlan;
 }
 
@@ -91,6 +96,7 @@ const FULL: Plans = {
     assignConcurrent: { concurrency: 8, warmup: 200, requests: 4_000 },
     pages: { warmup: 2, runs: 10 },
   },
+  agents: { agents: 100, seconds: 60, warmupS: 10, settleS: 15, cachedPolls: { concurrency: 16, warmup: 500, requests: 5_000 } },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
@@ -110,6 +116,7 @@ const QUICK: Plans = {
     assignConcurrent: { concurrency: 8, warmup: 20, requests: 400 },
     pages: { warmup: 1, runs: 3 },
   },
+  agents: { agents: 100, seconds: 20, warmupS: 5, settleS: 5, cachedPolls: { concurrency: 16, warmup: 100, requests: 1_000 } },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -143,7 +150,7 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
 /** Benchmarks that work on the synthetic 10,000-bullet playbook. */
 const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "mcp", "curation"];
 /** Benchmarks against `next start` on an engine's seeded database. */
-const STUDIO_BENCHMARKS: readonly BenchmarkName[] = ["assign", "evolution", "experiment-page"];
+const STUDIO_BENCHMARKS: readonly BenchmarkName[] = ["assign", "evolution", "experiment-page", "agents"];
 /** Benchmarks that need a database. */
 const DATABASE_BENCHMARKS: readonly BenchmarkName[] = [
   "import",
@@ -195,7 +202,11 @@ async function runOnEngine(
     experimentPage: selected.has("experiment-page"),
   };
   const seeds = await completeSeeds(engine, { metrics, experiment }, seedsNeeded(engine, selection), record);
+  // Issue 15: seeded while the bench holds the database, served after the studio rows.
+  const agents = selected.has("agents") ? await seedAgents(engine, record) : null;
+  if (selected.has("agents") || STUDIO_BENCHMARKS.some((name) => selected.has(name))) await cancelQueuedJobs(engine.db);
   await studioBenchmarks(engine, seeds, selection, plans.studio, cleanups, record);
+  if (agents) await agentsBenchmarks(engine, agents, plans.agents, cleanups, record);
 }
 
 /** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
@@ -292,6 +303,7 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     ...metricsNotes(plans.metrics),
     ...experimentNotes(plans.experiments),
     ...studioNotes(plans.studio),
+    ...agentsNotes(plans.agents),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
       `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,

@@ -1,0 +1,405 @@
+// A hundred agents at once against the production server (issue 15, item 1): `next start` as the
+// README runs it, on the engine's database, the offline reflector and curator on. Each simulated agent
+// assigns itself once in a running experiment, then every second polls the compiled context with
+// If-None-Match (its last ETag) and posts one trace citing two bullets: an open-loop load of about
+// 200 requests/s that does not slow down when the server does. Reported per stream: p50/p95/max,
+// errors and the 304 share, with the server's memory (RSS of its processes) before, at the peak and
+// after; then, separately, the closed-loop maximum of cached (304) context polls.
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { systemWho } from "@/server/audit/record";
+import { createApiKey } from "@/server/apikeys/service";
+import { createExperimentInput } from "@/server/experiments/schemas";
+import { createExperiment } from "@/server/experiments/service";
+import { ACTOR, check, guarded, importAppWorld, type RecordResult } from "./database";
+import type { BenchEngine } from "./engines";
+import { closedLoop, type LoadPlan } from "./http-load";
+import { ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
+import { formatMs, type Target } from "./report";
+import { summarize } from "./stats";
+
+const PORT = 3450;
+const PLAYBOOK = "Agents under load";
+/** The streams' p95 targets: PostgreSQL 50 ms, PGlite 100 ms. */
+export const AGENT_TARGETS: Record<BenchEngine["name"], Target> = { PostgreSQL: { maxMs: 50 }, PGlite: { maxMs: 100 } };
+const MIN_NOT_MODIFIED_SHARE = 0.9;
+const MAX_RSS_GROWTH_MB = 150;
+const CACHED_POLLS_PER_SECOND = 1_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export interface AgentsPlan {
+  agents: number;
+  /** Seconds of load; the first `warmupS` are not counted. */
+  seconds: number;
+  warmupS: number;
+  /** Seconds after the load before the "after" memory is read. */
+  settleS: number;
+  cachedPolls: LoadPlan;
+}
+
+/** Resident memory of a process group, in bytes, from /proc (Linux); null where /proc is not. */
+function groupRssBytes(group: number): number | null {
+  let total = 0;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+        if (Number(fields[2]) !== group) continue;
+        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
+        if (rss) total += Number(rss[1]) * 1024;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+  } catch {
+    return null;
+  }
+  return total;
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function call(agent: http.Agent, origin: URL, method: "GET" | "POST", path: string, headers: Record<string, string>, body?: string) {
+  return new Promise<Answer>((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(body);
+    const request = http.request(
+      {
+        host: origin.hostname,
+        port: origin.port,
+        method,
+        path,
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: payload ? { ...headers, "content-type": "application/json", "content-length": payload.length } : headers,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }),
+        );
+        response.on("error", reject);
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error(`${method} ${path} took longer than ${REQUEST_TIMEOUT_MS} ms`)));
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
+interface Stream {
+  latencies: number[];
+  errors: number;
+  firstError: string | null;
+  notModified: number;
+}
+
+const newStream = (): Stream => ({ latencies: [], errors: 0, firstError: null, notModified: 0 });
+
+interface LoadOutcome {
+  context: Stream;
+  traces: Stream;
+  assign: Stream;
+  rss: { before: number | null; peak: number | null; after: number | null };
+  sentPerSecond: number;
+}
+
+/**
+ * The open loop: agent i starts at i/agents of a second and ticks every second from then, whatever
+ * the answers; a request's time runs from its scheduled start, so a server that falls behind is seen
+ * as slower rather than hidden by fewer requests.
+ */
+async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: string[], experiment: string): Promise<LoadOutcome> {
+  const origin = new URL(server.origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: plan.agents * 2 });
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
+  const outcome: LoadOutcome = {
+    context: newStream(),
+    traces: newStream(),
+    assign: newStream(),
+    rss: { before: null, peak: null, after: null },
+    sentPerSecond: 0,
+  };
+  const group = server.process.pid;
+  const rss = () => (group === undefined ? null : groupRssBytes(group));
+  outcome.rss.before = rss();
+  const sampler = setInterval(() => {
+    const now = rss();
+    if (now !== null) outcome.rss.peak = Math.max(outcome.rss.peak ?? 0, now);
+  }, 500);
+
+  const start = performance.now();
+  const countFrom = start + plan.warmupS * 1000;
+  const end = start + plan.seconds * 1000;
+  let sent = 0;
+  /** Times one request from `scheduled`; counted when `counted` (after the warm-up). */
+  const timed = async (
+    stream: Stream,
+    scheduled: number,
+    counted: boolean,
+    work: () => Promise<Answer>,
+    ok: (answer: Answer) => boolean,
+  ) => {
+    sent += 1;
+    try {
+      const answer = await work();
+      if (!ok(answer)) throw new Error(`HTTP ${answer.status}: ${answer.body.slice(0, 200)}`);
+      if (counted) {
+        stream.latencies.push(performance.now() - scheduled);
+        if (answer.status === 304) stream.notModified += 1;
+      }
+    } catch (error) {
+      if (counted) {
+        stream.errors += 1;
+        stream.firstError ??= (error as Error).message;
+      }
+    }
+  };
+
+  const runAgent = async (index: number) => {
+    const unitId = `agent-${index}`;
+    let etag: string | null = null;
+    const pending: Promise<void>[] = [];
+    await sleep((index / plan.agents) * 1000);
+    // Every agent's one assignment is counted, though it falls in the warm-up.
+    await timed(
+      outcome.assign,
+      performance.now(),
+      true,
+      () => call(agent, origin, "POST", `/api/v1/experiments/${encodeURIComponent(experiment)}/assign`, auth, JSON.stringify({ unitId })),
+      (answer) => answer.status === 200,
+    );
+    for (let tick = 0; ; tick += 1) {
+      const scheduled = start + (index / plan.agents) * 1000 + tick * 1000;
+      if (scheduled >= end) break;
+      const wait = scheduled - performance.now();
+      if (wait > 0) await sleep(wait);
+      pending.push(
+        timed(
+          outcome.context,
+          scheduled,
+          scheduled >= countFrom,
+          async () => {
+            const answer = await call(agent, origin, "GET", contextPath, etag ? { ...auth, "if-none-match": etag } : auth);
+            if (answer.status === 200 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
+            return answer;
+          },
+          (answer) => answer.status === 200 || answer.status === 304,
+        ),
+        timed(
+          outcome.traces,
+          scheduled,
+          scheduled >= countFrom,
+          () =>
+            call(
+              agent,
+              origin,
+              "POST",
+              "/api/v1/traces",
+              auth,
+              JSON.stringify({
+                playbook: PLAYBOOK,
+                externalId: `${unitId}-${tick}`,
+                task: `Task ${tick} of ${unitId}: how much did I send on Venmo last month?`,
+                output: "Done.",
+                outcome: (index + tick) % 4 === 0 ? "failure" : "success",
+                citedBulletIds: [ids[(index + tick) % ids.length], ids[(index * 7 + tick) % ids.length]],
+                experiment,
+                unitId,
+              }),
+            ),
+          (answer) => answer.status === 200 || answer.status === 201 || answer.status === 202,
+        ),
+      );
+    }
+    await Promise.all(pending);
+  };
+
+  try {
+    await Promise.all(Array.from({ length: plan.agents }, (_, index) => runAgent(index)));
+    outcome.sentPerSecond = sent / plan.seconds; // sent on schedule, whatever the answers
+    await sleep(plan.settleS * 1000);
+    outcome.rss.after = rss();
+    return outcome;
+  } finally {
+    clearInterval(sampler);
+    agent.destroy();
+  }
+}
+
+export interface AgentsSeed {
+  apiKey: string;
+  /** Bullet ids the agents cite. */
+  ids: string[];
+  experiment: string;
+}
+
+/** The playbook, its running experiment and the agents' API key, written while the bench holds the database. */
+export async function seedAgents(engine: BenchEngine, record: RecordResult): Promise<AgentsSeed | null> {
+  let seed: AgentsSeed | null = null;
+  await guarded(record, `Agents: seed`, engine.name, async () => {
+    const { playbookId } = await importAppWorld(engine, PLAYBOOK);
+    const bullets = await engine.db.bullet.findMany({ where: { playbookId, status: "active" }, select: { externalId: true }, take: 40 });
+    const ids = bullets.map((bullet) => bullet.externalId);
+    check(ids.length >= 2, "the imported playbook has fewer than two bullets to cite");
+    const experiment = `agents-${Date.now().toString(36)}`;
+    await createExperiment(
+      engine.db,
+      systemWho(ACTOR),
+      createExperimentInput.parse({
+        key: experiment,
+        playbook: PLAYBOOK,
+        status: "running",
+        variants: [{ key: "control" }, { key: "treatment" }],
+      }),
+    );
+    const created = await createApiKey(
+      engine.db,
+      systemWho(ACTOR).audit,
+      { secret: null },
+      {
+        name: `bench agents ${Date.now()}`,
+        scopes: ["context:read", "traces:write", "experiments:assign"],
+        playbooks: "all",
+        rateLimitPerMinute: 10_000_000,
+      },
+    );
+    seed = { apiKey: created.secret, ids, experiment };
+  });
+  return seed;
+}
+
+/** Serves the engine's database (released first: on PGlite one process owns the folder) and runs the load. Call it last. */
+export async function agentsBenchmarks(
+  engine: BenchEngine,
+  seed: AgentsSeed,
+  plan: AgentsPlan,
+  cleanups: Cleanups,
+  record: RecordResult,
+): Promise<void> {
+  const { apiKey, ids, experiment } = seed;
+  const engineLabel = `${engine.name} (next start)`;
+  const load = `${plan.agents} agents at once`;
+  const fail = (message: string) => record({ kind: "error", benchmark: load, engine: engineLabel, message });
+  const build = await ensureBuild();
+  if (!build.ok) return fail(build.reason);
+  if (await portInUse(PORT)) return fail(`Port ${PORT} is taken; stop whatever listens there and rerun.`);
+  await engine.release();
+
+  const server = startServer(PORT, engine.serverEnv);
+  const stop = () => server.stop();
+  cleanups.add(stop);
+  try {
+    const up = await guarded(record, `${load}: server start`, engineLabel, () => waitUntilServing(server, `${server.origin}/playbooks`));
+    if (!up) return;
+    const target = AGENT_TARGETS[engine.name];
+    await guarded(record, load, engineLabel, async () => {
+      const result = await agentLoad(server, plan, apiKey, ids, experiment);
+      const { before, peak, after } = result.rss;
+      const growth = before !== null && peak !== null ? peak - before : null;
+      const memory =
+        before === null
+          ? "The server's memory could not be read (no /proc)."
+          : `Server RSS (every process of next start): ${mb(before)} before, ${mb(peak ?? before)} at the peak, ${mb(after ?? before)} ${plan.settleS} s after.`;
+      const streams: [string, Stream, string][] = [
+        ["context poll (If-None-Match)", result.context, "GET /api/v1/playbooks/{name}/context with the agent's last ETag, once a second"],
+        ["trace post", result.traces, "POST /api/v1/traces, one trace citing two bullets, once a second"],
+        ["assignment (once per agent)", result.assign, "POST /api/v1/experiments/{key}/assign, each agent's first call"],
+      ];
+      for (const [name, stream, what] of streams) {
+        if (stream.latencies.length === 0) {
+          record({
+            kind: "error",
+            benchmark: `${load}: ${name}`,
+            engine: engineLabel,
+            message: `no answer was timed: ${stream.firstError ?? "nothing sent"}`,
+          });
+          continue;
+        }
+        const share = stream === result.context ? stream.notModified / Math.max(1, stream.latencies.length) : null;
+        const extra = [
+          { text: "no errors", met: stream.errors === 0 },
+          ...(share === null ? [] : [{ text: `304s ≥ ${MIN_NOT_MODIFIED_SHARE * 100} %`, met: share >= MIN_NOT_MODIFIED_SHARE }]),
+          ...(stream === result.traces && growth !== null
+            ? [{ text: `RSS growth ≤ ${MAX_RSS_GROWTH_MB} MB`, met: growth <= MAX_RSS_GROWTH_MB * 1024 * 1024 }]
+            : []),
+        ];
+        record({
+          kind: "measured",
+          benchmark: `${load}: ${name}`,
+          engine: engineLabel,
+          summary: summarize(stream.latencies),
+          ...(stream === result.assign ? {} : { target }),
+          extra,
+          note:
+            `${what}; ${plan.agents} agents, ${plan.seconds} s open loop (${Math.round(result.sentPerSecond)} requests/s sent), ` +
+            `the first ${plan.warmupS} s not counted; times from each request's scheduled start. ` +
+            `${stream.latencies.length.toLocaleString("en")} answered, ${stream.errors} errors` +
+            (stream.firstError ? ` (first: ${stream.firstError.slice(0, 160)})` : "") +
+            (share === null ? "" : `, ${(share * 100).toFixed(1)} % answered 304`) +
+            `. ${memory} The offline reflector and curator run on the traces meanwhile.`,
+        });
+      }
+    });
+
+    const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
+    await guarded(record, "Cached context polls (304), closed loop", engineLabel, async () => {
+      const first = await call(new http.Agent(), new URL(server.origin), "GET", contextPath, { authorization: `Bearer ${apiKey}` });
+      check(first.status === 200 && typeof first.headers.etag === "string", `GET context answered HTTP ${first.status}`);
+      const etag = first.headers.etag;
+      let notModified = 0;
+      const cpuBefore = server.cpuMs();
+      const polls = await closedLoop(
+        server.origin,
+        plan.cachedPolls,
+        () => ({ method: "GET", path: contextPath, headers: { authorization: `Bearer ${apiKey}`, "if-none-match": etag } }),
+        (status) => {
+          if (status === 304) notModified += 1;
+          else if (status !== 200) throw new Error(`GET context answered HTTP ${status}`);
+        },
+      );
+      const cpuAfter = server.cpuMs();
+      const perSecond = (polls.latencies.length * 1000) / polls.elapsedMs;
+      const requests = plan.cachedPolls.warmup + plan.cachedPolls.requests;
+      record({
+        kind: "measured",
+        benchmark: "Cached context polls (304), closed loop",
+        engine: engineLabel,
+        summary: summarize(polls.latencies),
+        throughput: { perSecond, unit: "polls/s", target: { minPerSecond: CACHED_POLLS_PER_SECOND } },
+        note:
+          `GET /api/v1/playbooks/{name}/context with If-None-Match and a Bearer key, ${plan.cachedPolls.concurrency} clients in a closed loop ` +
+          `over kept-alive connections, ${plan.cachedPolls.warmup} untimed then ${plan.cachedPolls.requests} timed, right after the ` +
+          `agents' load (reflections may still be queued); ${((notModified / requests) * 100).toFixed(1)} % answered 304` +
+          (cpuBefore === null || cpuAfter === null
+            ? "."
+            : `; the server's processes used ${formatMs((cpuAfter - cpuBefore) / requests)} of CPU per poll.`),
+      });
+    });
+  } finally {
+    await stop();
+    cleanups.delete(stop);
+  }
+}
+
+/** Lines for "How these were measured". */
+export function agentsNotes(plan: AgentsPlan): string[] {
+  return [
+    `${plan.agents} agents at once (issue 15; targets p95 ≤ ${formatMs(AGENT_TARGETS.PostgreSQL.maxMs)} on PostgreSQL and ≤ ` +
+      `${formatMs(AGENT_TARGETS.PGlite.maxMs)} on PGlite, ≥ ${MIN_NOT_MODIFIED_SHARE * 100} % of conditional polls answered 304, server ` +
+      `RSS growing by ≤ ${MAX_RSS_GROWTH_MB} MB, ≥ ${CACHED_POLLS_PER_SECOND.toLocaleString("en")} cached polls/s): \`next start -p ${PORT}\` ` +
+      `on the engine's database holding the AppWorld playbook and a running experiment, the offline reflector and curator on. Each ` +
+      `agent assigns itself once, then every second polls the context with its last ETag and posts a trace, on a fixed schedule ` +
+      `(open loop), for ${plan.seconds} s; the load generator runs in the bench's process on the same cores as the server and the database.`,
+  ];
+}

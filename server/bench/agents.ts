@@ -7,7 +7,6 @@
 // after; then, separately, the closed-loop maximum of cached (304) context polls.
 import http from "node:http";
 import { performance } from "node:perf_hooks";
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { systemWho } from "@/server/audit/record";
 import { createApiKey } from "@/server/apikeys/service";
@@ -37,27 +36,6 @@ export interface AgentsPlan {
   /** Seconds after the load before the "after" memory is read. */
   settleS: number;
   cachedPolls: LoadPlan;
-}
-
-/** Resident memory of a process group, in bytes, from /proc (Linux); null where /proc is not. */
-function groupRssBytes(group: number): number | null {
-  let total = 0;
-  try {
-    for (const entry of readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-        if (Number(fields[2]) !== group) continue;
-        const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
-        if (rss) total += Number(rss[1]) * 1024;
-      } catch {
-        // the process ended meanwhile
-      }
-    }
-  } catch {
-    return null;
-  }
-  return total;
 }
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
@@ -130,8 +108,7 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
     rss: { before: null, peak: null, after: null },
     sentPerSecond: 0,
   };
-  const group = server.process.pid;
-  const rss = () => (group === undefined ? null : groupRssBytes(group));
+  const rss = () => server.rssBytes();
   outcome.rss.before = rss();
   const sampler = setInterval(() => {
     const now = rss();

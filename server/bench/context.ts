@@ -10,12 +10,11 @@ import { editPlaybook } from "@/server/deltas/edit";
 import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { matchesIfNoneMatch } from "@/server/http/etag";
 import { getPlaybook } from "@/server/playbooks/browse";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type SyntheticBenchmark } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
 import { summarize } from "./stats";
-import type { SyntheticPlaybook } from "./synthetic";
 
 export const CONTEXT_TARGET: Target = { maxMs: 50 };
 
@@ -36,13 +35,7 @@ async function serveContext(engine: BenchEngine, name: string, query: string, if
   return { status: 200 as const, etag, result };
 }
 
-export async function contextBenchmarks(
-  engine: BenchEngine,
-  synthetic: SyntheticPlaybook,
-  playbookId: string,
-  plan: RunPlan,
-  record: RecordResult,
-): Promise<void> {
+export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, playbookId, plan, record) => {
   let name = "";
   let budget = 0;
   const count = synthetic.bulletCount.toLocaleString("en");
@@ -176,7 +169,7 @@ export async function contextBenchmarks(
   });
   // The curation benchmarks time the first apply after opening, which loads this state.
   forgetEngineStates(engine.db);
-}
+};
 
 /** Lines for "How these were measured". */
 export function contextNotes(plan: RunPlan): string[] {

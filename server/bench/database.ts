@@ -39,6 +39,15 @@ export interface DatabasePlans {
 
 export type RecordResult = (result: BenchResult) => void;
 
+/** A row (or rows) timed on the synthetic 10,000-bullet playbook, imported once as `playbookId`. */
+export type SyntheticBenchmark = (
+  engine: BenchEngine,
+  synthetic: SyntheticPlaybook,
+  playbookId: string,
+  plan: RunPlan,
+  record: RecordResult,
+) => Promise<void>;
+
 /** Runs `work`, turning a failure into an ERROR row so the other benchmarks still run. */
 export async function guarded(record: RecordResult, benchmark: string, engine: string, work: () => Promise<void>): Promise<boolean> {
   try {
@@ -50,6 +59,31 @@ export async function guarded(record: RecordResult, benchmark: string, engine: s
     record({ kind: "error", benchmark, engine, message });
     return false;
   }
+}
+
+/**
+ * Seeds once, timed, as a row without a target ("Setup, not a target: …"); the seed, or null when
+ * seeding failed (its ERROR row is written).
+ */
+export async function seedOnce<T>(
+  record: RecordResult,
+  benchmark: string,
+  engine: string,
+  { timeoutMs, note }: { timeoutMs: number; note: string },
+  seed: () => Promise<T>,
+): Promise<T | null> {
+  const seeded: { value: T | null } = { value: null };
+  await guarded(record, benchmark, engine, async () => {
+    const ms = await timeOnce(
+      async () => {
+        seeded.value = await seed();
+      },
+      timeoutMs,
+      benchmark,
+    );
+    record({ kind: "measured", benchmark, engine, summary: summarize([ms]), note: `Setup, not a target: ${note}` });
+  });
+  return seeded.value;
 }
 
 export function check(condition: unknown, problem: string): asserts condition {
@@ -129,13 +163,7 @@ function openPage(engine: BenchEngine, playbookId: string, query: BulletQuery) {
   ]);
 }
 
-export async function pageBenchmarks(
-  engine: BenchEngine,
-  synthetic: SyntheticPlaybook,
-  playbookId: string,
-  plan: RunPlan,
-  record: RecordResult,
-): Promise<void> {
+export const pageBenchmarks: SyntheticBenchmark = async (engine, synthetic, playbookId, plan, record) => {
   // The first getPlaybook after a change compiles and tokenizes the whole playbook (its token cache
   // is keyed by version); every page view after an edit pays this once.
   await guarded(record, "getPlaybook, first call after the import", engine.name, async () => {
@@ -221,15 +249,9 @@ export async function pageBenchmarks(
       record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples) });
     });
   }
-}
+};
 
-export async function exportBenchmarks(
-  engine: BenchEngine,
-  synthetic: SyntheticPlaybook,
-  playbookId: string,
-  plan: RunPlan,
-  record: RecordResult,
-): Promise<void> {
+export const exportBenchmarks: SyntheticBenchmark = async (engine, synthetic, playbookId, plan, record) => {
   for (const format of PLAYBOOK_FORMATS as readonly PlaybookFormat[]) {
     const name = `Export 10k bullets as ${format}`;
     await guarded(record, name, engine.name, async () => {
@@ -242,4 +264,4 @@ export async function exportBenchmarks(
       record({ kind: "measured", benchmark: `${name} (${size})`, engine: engine.name, summary: summarize(samples) });
     });
   }
-}
+};

@@ -11,10 +11,10 @@ import { createExperimentInput, resultsInput, type ExperimentResults } from "@/s
 import { createExperiment, experimentResults, loadExperiment } from "@/server/experiments/service";
 import { currentPhase } from "@/server/experiments/views";
 import { loadSnapshot } from "@/server/deltas/engine-state";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, importAppWorld, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, importAppWorld, seedOnce, type RecordResult } from "./database";
 import type { BenchEngine, EngineName } from "./engines";
 import { experimentTraceColumns } from "./experiment-data";
-import { measure, timeOnce, type RunPlan } from "./measure";
+import { measure, type RunPlan } from "./measure";
 import * as seedRepo from "./repository";
 import { formatMs, type Target } from "./report";
 import { summarize } from "./stats";
@@ -99,25 +99,17 @@ export async function experimentBenchmarks(engine: BenchEngine, plan: RunPlan, r
   const { db } = engine;
   const scale = `${(TRACES / 1000).toFixed(0)}k traces, ${(EXPERIMENT_SCALE.units / 1000).toFixed(0)}k units`;
   const seeding = `Experiment: seed ${scale}, once`;
-  let seed: ExperimentSeed | null = null;
-  await guarded(record, seeding, engine.name, async () => {
-    const ms = await timeOnce(
-      async () => {
-        seed = await seedExperiment(db, `bench-${Date.now()}`, new Date());
-      },
-      SEED_TIMEOUT_MS,
-      seeding,
-    );
-    record({
-      kind: "measured",
-      benchmark: seeding,
-      engine: engine.name,
-      summary: summarize([ms]),
-      note: "Setup, not a target: AppWorld imported and tagged once (version 2), the experiment created and started through the service, its traces inserted 25,000 per statement (the tally triggers fire).",
-    });
-  });
-  if (!seed) return null;
-  const seeded: ExperimentSeed = seed;
+  const seeded = await seedOnce(
+    record,
+    seeding,
+    engine.name,
+    {
+      timeoutMs: SEED_TIMEOUT_MS,
+      note: "AppWorld imported and tagged once (version 2), the experiment created and started through the service, its traces inserted 25,000 per statement (the tally triggers fire).",
+    },
+    () => seedExperiment(db, `bench-${Date.now()}`, new Date()),
+  );
+  if (!seeded) return null;
 
   const benchmark = `Experiment results: ${scale}`;
   await guarded(record, benchmark, engine.name, async () => {

@@ -10,8 +10,7 @@ import { POST } from "@/app/api/mcp/route";
 import { serveDb } from "@/server/db/client";
 import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { getPlaybook } from "@/server/playbooks/browse";
-import { CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
-import type { BenchEngine } from "./engines";
+import { CALL_TIMEOUT_MS, check, guarded, type SyntheticBenchmark } from "./database";
 import { measure, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
 import { summarize } from "./stats";
@@ -42,13 +41,7 @@ async function connect(): Promise<Client> {
   return client;
 }
 
-export async function mcpBenchmarks(
-  engine: BenchEngine,
-  synthetic: SyntheticPlaybook,
-  playbookId: string,
-  plan: RunPlan,
-  record: RecordResult,
-): Promise<void> {
+export const mcpBenchmarks: SyntheticBenchmark = async (engine, synthetic, playbookId, plan, record) => {
   const count = synthetic.bulletCount.toLocaleString("en");
   const queries = queriesOf(synthetic);
   let client: Client | null = null;
@@ -102,7 +95,7 @@ export async function mcpBenchmarks(
     await (client as Client | null)?.close();
     serveDb(undefined);
   }
-}
+};
 
 export function mcpNotes(plan: RunPlan): string[] {
   return [

@@ -59,19 +59,20 @@ export interface Server {
   output: () => string;
   /** CPU time (user + system) the server's processes have used so far, in ms; null where /proc is not. */
   cpuMs: () => number | null;
+  /** Resident memory of the server's processes, in bytes; null where /proc is not. */
+  rssBytes: () => number | null;
   stop: () => Promise<void>;
 }
 
-/** CPU time used so far by the processes of a process group, from /proc (Linux). */
-function groupCpuMs(group: number): number | null {
-  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
-  let total = 0;
+/** The processes of a process group, from /proc (Linux); null where /proc is not. */
+function groupProcesses(group: number): string[] | null {
+  const members: string[] = [];
   try {
     for (const entry of readdirSync("/proc")) {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-        if (Number(fields[2]) === group) total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+        if (Number(fields[2]) === group) members.push(entry);
       } catch {
         // the process ended meanwhile
       }
@@ -79,8 +80,35 @@ function groupCpuMs(group: number): number | null {
   } catch {
     return null;
   }
+  return members;
+}
+
+/** Sums a figure read from /proc/<pid>/<file> over a process group; a process that ended meanwhile counts 0. */
+function sumOverGroup(group: number, file: "stat" | "status", read: (text: string) => number): number | null {
+  const members = groupProcesses(group);
+  if (members === null) return null;
+  let total = 0;
+  for (const pid of members) {
+    try {
+      total += read(readFileSync(`/proc/${pid}/${file}`, "utf8"));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
   return total;
 }
+
+const TICKS_PER_MS = 100 / 1000; // USER_HZ is 100 on Linux
+
+/** CPU time (user + system) used so far by a process group, in ms. */
+const groupCpuMs = (group: number) =>
+  sumOverGroup(group, "stat", (text) => {
+    const fields = text.split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_MS;
+  });
+
+/** Resident memory of a process group, in bytes. */
+const groupRssBytes = (group: number) => sumOverGroup(group, "status", (text) => Number(/^VmRSS:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024);
 
 /**
  * `next start -p <port>` in its own process group, so stopping it also stops anything it spawned. A
@@ -137,6 +165,7 @@ export function startServer(port: number, env: Record<string, string>): Server {
     origin: `http://127.0.0.1:${port}`,
     output: () => lines.join("\n"),
     cpuMs: () => (group === undefined ? null : groupCpuMs(group)),
+    rssBytes: () => (group === undefined ? null : groupRssBytes(group)),
     stop: () =>
       (stopping ??= (async () => {
         signal("SIGTERM");

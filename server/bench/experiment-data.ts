@@ -3,7 +3,7 @@
 // posting `tracesPerUnit` traces over the days after its first exposure, on a shared task set so
 // the paired (McNemar) figures have pairs. The treatment succeeds a few points more often. Seeded.
 import { assignVariant } from "@/server/ace/experiments";
-import type { TraceColumns } from "./repository";
+import { emptyTraceColumns, type TraceColumns } from "./repository";
 import { seededRandom } from "./synthetic";
 
 export interface ExperimentPlan {
@@ -33,20 +33,7 @@ export function unitId(index: number): string {
 export function experimentTraceColumns(plan: ExperimentPlan): TraceColumns {
   const random = seededRandom(plan.seed ?? 0xab7e57);
   const span = plan.to.getTime() - plan.from.getTime();
-  const columns: Required<Omit<TraceColumns, "cited">> = {
-    timestampMs: [],
-    outcome: [],
-    playbookVersion: [],
-    durationMs: [],
-    inputTokens: [],
-    outputTokens: [],
-    costUsd: [],
-    experiment: [],
-    variant: [],
-    experimentPhase: [],
-    unitId: [],
-    taskId: [],
-  };
+  const columns = emptyTraceColumns();
   for (let unit = 0; unit < plan.units; unit++) {
     const id = unitId(unit);
     const assigned = assignVariant({

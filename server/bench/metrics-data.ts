@@ -2,7 +2,7 @@
 // each run with the playbook version current at its time, a success rate that climbs as the
 // playbook learns, usage and cost, and an A/B label on part of the last month. Seeded.
 import { seededRandom } from "./synthetic";
-import type { TraceColumns } from "./repository";
+import { emptyTraceColumns, type TraceColumns } from "./repository";
 
 export interface VersionTime {
   number: number;
@@ -33,18 +33,7 @@ export function metricsTraceColumns({
   const random = seededRandom(seed);
   const span = to.getTime() - from.getTime();
   const experimentFrom = to.getTime() - 30 * 86_400_000;
-  const columns: Required<Pick<TraceColumns, "experiment" | "variant" | "cited">> & TraceColumns = {
-    timestampMs: [],
-    outcome: [],
-    playbookVersion: [],
-    durationMs: [],
-    inputTokens: [],
-    outputTokens: [],
-    costUsd: [],
-    cited: [],
-    experiment: [],
-    variant: [],
-  };
+  const columns = emptyTraceColumns();
   let current = 0;
   for (let i = 0; i < count; i++) {
     const ms = from.getTime() + Math.floor(((i + random()) / count) * span);

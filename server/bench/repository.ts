@@ -164,6 +164,25 @@ export interface TraceColumns {
   taskId?: (string | null)[];
 }
 
+/** Every column, empty: the generators fill the ones they use; an optional column left empty is written as nulls. */
+export function emptyTraceColumns(): Required<TraceColumns> {
+  return {
+    timestampMs: [],
+    outcome: [],
+    playbookVersion: [],
+    durationMs: [],
+    inputTokens: [],
+    outputTokens: [],
+    costUsd: [],
+    cited: [],
+    experiment: [],
+    variant: [],
+    experimentPhase: [],
+    unitId: [],
+    taskId: [],
+  };
+}
+
 const REASONING =
   "Step 1: listed the app's APIs and read the doc of the one the task needs. Step 2: logged in with the supervisor's password. " +
   "Step 3: read every page of results and filtered them in code. Step 4: checked the candidates against the task, then completed it.";
@@ -181,7 +200,7 @@ export async function insertTraces(db: Db, playbookId: string, idPrefix: string,
     const end = Math.min(count, start + CHUNK);
     const slice = <T>(values: T[] | undefined) => (values ?? []).slice(start, end);
     const nulls = Array.from({ length: end - start }, () => null);
-    const orNulls = <T>(values: T[] | undefined) => (values ? slice(values) : nulls);
+    const orNulls = <T>(values: T[] | undefined) => (values && values.length > 0 ? slice(values) : nulls);
     inserted += await db.$executeRaw`
       INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds", outcome,
         "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant, "experimentPhase", "unitId", "taskId",

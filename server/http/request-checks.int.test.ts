@@ -3,11 +3,10 @@
 // at most 50 procedures per tRPC batch, nothing from another site; and text the databases cannot
 // store (a lone surrogate, a NUL, JSON nested 5,000 deep) refused with a 400 naming the field, not
 // a 500. Each refusal leaves the database as it was.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveDb } from "@/server/db/client";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 import { MAX_TRPC_BODY_BYTES } from "@/server/trpc/schemas";
 
 const { POST: postTraces } = await import("@/app/api/v1/traces/route");
@@ -36,32 +35,16 @@ function nested(depth: number): unknown {
 }
 
 describe.each(testEngines())("request checks on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof callerAs>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
-    caller = callerAs(database.db, "admin", "ada");
-  });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
-  });
+  const suite = playbookSuite(engine, { name: "support", as: ["admin", "ada"] });
 
   /** Everything a refused request must leave as it was. */
   async function state() {
     const [traces, deltas, versions, audit, playbook] = await Promise.all([
-      database.db.trace.count(),
-      database.db.delta.count(),
-      database.db.playbookVersion.count(),
-      database.db.auditEntry.count(),
-      database.db.playbook.findUniqueOrThrow({ where: { id: playbookId }, select: { version: true } }),
+      suite.database.db.trace.count(),
+      suite.database.db.delta.count(),
+      suite.database.db.playbookVersion.count(),
+      suite.database.db.auditEntry.count(),
+      suite.database.db.playbook.findUniqueOrThrow({ where: { id: suite.playbookId }, select: { version: true } }),
     ]);
     return { traces, deltas, versions, audit, version: playbook.version };
   }
@@ -188,7 +171,7 @@ describe.each(testEngines())("request checks on %s", (engine) => {
     it("bullet and section text with a NUL or a lone surrogate is refused naming the field; nothing changes", async () => {
       const before = await state();
       const edit = (operation: Record<string, unknown>) =>
-        caller.delta.edit({ playbookId, reason: "Fix", operations: [operation as never] });
+        suite.caller.delta.edit({ playbookId: suite.playbookId, reason: "Fix", operations: [operation as never] });
       await expectAppError(
         edit({ type: "update", bulletId: "str-00001", content: "a\u0000b" }),
         "BAD_REQUEST",
@@ -205,33 +188,33 @@ describe.each(testEngines())("request checks on %s", (engine) => {
         /^operations\.0\.name: has a NUL/,
       );
       await expectAppError(
-        caller.delta.propose({
-          playbookId,
+        suite.caller.delta.propose({
+          playbookId: suite.playbookId,
           operations: [{ operation: { type: "add", section: "strategies_and_insights", content: "\udc00" } }],
         }),
         "BAD_REQUEST",
         /^operations\.0\.operation\.content: has a lone surrogate/,
       );
       await expectAppError(
-        caller.playbook.import({ content: "## s\n[s-00001] a\u0000b\n", format: "ace", target: { kind: "new", name: "nul" } }),
+        suite.caller.playbook.import({ content: "## s\n[s-00001] a\u0000b\n", format: "ace", target: { kind: "new", name: "nul" } }),
         "BAD_REQUEST",
         /^content: has a NUL character \(U\+0000\) at line 2, character 12/,
       );
       const deep = `{"skills": {"s-1": {"id": "s-1", "section": "s", "content": "x", "extra": ${"[".repeat(5_000)}${"]".repeat(5_000)}}}, "sections": {"s": ["s-1"]}}`;
       await expectAppError(
-        caller.playbook.import({ content: deep, target: { kind: "existing", playbookId, mode: "merge" } }),
+        suite.caller.playbook.import({ content: deep, target: { kind: "existing", playbookId: suite.playbookId, mode: "merge" } }),
         "BAD_REQUEST",
         /is nested more than 64 levels deep/,
       );
       await expectAppError(
-        caller.traces.ingest({ traces: [{ playbook: "support", task: "t", metadata: nested(5_000) as Record<string, unknown> }] }),
+        suite.caller.traces.ingest({ traces: [{ playbook: "support", task: "t", metadata: nested(5_000) as Record<string, unknown> }] }),
         "BAD_REQUEST",
         /^traces\.0\.metadata\.a\.a\.a\.a\.a\.…: is nested more than 64 levels deep/,
       );
       expect(await state()).toEqual(before);
       // NUL in a trace is stored as U+FFFD, as over HTTP.
-      const stored = await caller.traces.ingest({ traces: [{ playbook: "support", task: "t", output: "a\u0000b" }] });
-      expect((await caller.traces.get({ traceId: stored.traces[0]!.id })).output).toBe("a\ufffdb");
+      const stored = await suite.caller.traces.ingest({ traces: [{ playbook: "support", task: "t", output: "a\u0000b" }] });
+      expect((await suite.caller.traces.get({ traceId: stored.traces[0]!.id })).output).toBe("a\ufffdb");
     });
 
     function trpcPost(path: string, body: BodyInit, headers: Record<string, string> = {}): Promise<Response> {
@@ -266,7 +249,7 @@ describe.each(testEngines())("request checks on %s", (engine) => {
       expect(await tooDeep.text()).toMatch(/traces\.0\.metadata\.a\.a\.a\.a\.a\.…: is nested more than 64 levels deep/);
       const surrogate = await trpcPost(
         "delta.edit",
-        `{"json": {"playbookId": "${playbookId}", "reason": "x", "operations": [{"type": "update", "bulletId": "str-00001", "content": "a\\ud800"}]}}`,
+        `{"json": {"playbookId": "${suite.playbookId}", "reason": "x", "operations": [{"type": "update", "bulletId": "str-00001", "content": "a\\ud800"}]}}`,
       );
       expect(surrogate.status).toBe(400);
       expect(await surrogate.text()).toMatch(/operations\.0\.content: has a lone surrogate/);

@@ -1,15 +1,13 @@
 // Metrics through GET /api/v1/playbooks/{name}/metrics and the tRPC procedures, on embedded PGlite
 // and PostgreSQL, over a fixture with fixed timestamps (ingested as back-dated traces). The reference
 // intervals are SciPy's: binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson").
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { serveDb } from "@/server/db/client";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { describe, expect, it, vi } from "vitest";
+import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { ingestTraces } from "@/server/traces/service";
-import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 import { backfillVersionFigures, recordVersionFigures } from "./figures";
 import { findFigures } from "./repositories/figures";
 import type { MetricsResult, OverviewResult } from "./schemas";
@@ -89,27 +87,11 @@ function expectInterval(actual: [number, number] | null, expected: readonly [num
 }
 
 describe.each(testEngines())("metrics on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
-  });
+  const suite = playbookSuite(engine, { name: "support", as: ["admin", "tester"] });
 
   /** What POST /api/v1/traces does with the body (its own tests cover the route). */
   async function postFixture() {
-    const result = await ingestTraces(database.db, parseTraceBody(JSON.parse(JSON.stringify({ traces: fixtureTraces() }))), {
+    const result = await ingestTraces(suite.database.db, parseTraceBody(JSON.parse(JSON.stringify({ traces: fixtureTraces() }))), {
       source: "api",
     });
     expect(result.created).toBe(103);
@@ -128,7 +110,14 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     await postFixture();
     const { status, body } = await get(`${MARCH}&bucket=day`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ playbook: "support", playbookId, bucket: "day", timezone: "UTC", experiment: null, variant: null });
+    expect(body).toMatchObject({
+      playbook: "support",
+      playbookId: suite.playbookId,
+      bucket: "day",
+      timezone: "UTC",
+      experiment: null,
+      variant: null,
+    });
     // 10:00 at UTC+2 is 08:00 UTC on the 1st: its day starts at 00:00 UTC.
     expect(body.from).toBe("2026-03-01T00:00:00.000Z");
     expect(body.to).toBe("2026-03-07T00:00:00.000Z");
@@ -250,7 +239,10 @@ describe.each(testEngines())("metrics on %s", (engine) => {
 
   it("back-dated traces count when they ran, not when they were received", async () => {
     await postFixture();
-    const stored = await database.db.trace.findFirstOrThrow({ where: { externalId: "f-1" }, select: { createdAt: true, timestamp: true } });
+    const stored = await suite.database.db.trace.findFirstOrThrow({
+      where: { externalId: "f-1" },
+      select: { createdAt: true, timestamp: true },
+    });
     expect(stored.timestamp.toISOString()).toBe("2026-03-01T23:59:59.999Z");
     expect(stored.createdAt.getTime()).toBeGreaterThan(Date.now() - 5 * 60_000);
     const today = await get(`from=${new Date(Date.now() - 86_400_000).toISOString()}&bucket=hour`);
@@ -277,9 +269,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
 
   it("reflector and curator runs per bucket and role: tokens, cost, latency quantiles, failed and retried", async () => {
     const run = (role: "reflector" | "curator", createdAt: string, fields: Record<string, unknown>) =>
-      database.db.run.create({
+      suite.database.db.run.create({
         data: {
-          playbookId,
+          playbookId: suite.playbookId,
           role,
           provider: "offline",
           model: "rules",
@@ -330,9 +322,9 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       decidedAt?: string,
       nearDuplicate = false,
     ) =>
-      database.db.delta.create({
+      suite.database.db.delta.create({
         data: {
-          playbookId,
+          playbookId: suite.playbookId,
           origin,
           status,
           author: origin,
@@ -431,7 +423,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(noVersion.status).toBe(400);
     expect(noVersion.body.error.message).toMatch(/scoresAt/);
     await expectAppError(
-      caller.metrics.playbook({ playbookId, from: new Date("2026-03-02"), to: new Date("2026-03-01") }),
+      suite.caller.metrics.playbook({ playbookId: suite.playbookId, from: new Date("2026-03-02"), to: new Date("2026-03-01") }),
       "BAD_REQUEST",
       /later than from/,
     );
@@ -440,8 +432,8 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   it("tRPC answers what the HTTP endpoint answers", async () => {
     await postFixture();
     const { body } = await get(`${MARCH}&bucket=day&variant=B`);
-    const viaTrpc = await caller.metrics.playbook({
-      playbookId,
+    const viaTrpc = await suite.caller.metrics.playbook({
+      playbookId: suite.playbookId,
       from: new Date("2026-03-01T08:00:00Z"),
       to: new Date("2026-03-07T00:00:00Z"),
       bucket: "day",
@@ -451,22 +443,22 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   });
 
   it("versions carry their figures: content-changing ones by default, every one with contentOnly=false", async () => {
-    const proposed = await caller.delta.propose({
-      playbookId,
+    const proposed = await suite.caller.delta.propose({
+      playbookId: suite.playbookId,
       rationale: "A lesson",
       operations: [
         { operation: { type: "add", section: "strategies_and_insights", content: "Cache the list of supported currencies per session." } },
         { operation: { type: "remove", bulletId: "str-00002", reason: "Harmful" } },
       ],
     });
-    await caller.delta.approve({ deltaId: proposed.deltaId });
-    await caller.delta.edit({
-      playbookId,
+    await suite.caller.delta.approve({ deltaId: proposed.deltaId });
+    await suite.caller.delta.edit({
+      playbookId: suite.playbookId,
       operations: [{ type: "tag", bulletId: "str-00001", helpful: 2, harmful: 1 }],
       reason: "Reflection",
     });
     // Until commitChanges stores figures itself, the start-up backfill does; either way every version has them.
-    await backfillVersionFigures(database.db);
+    await backfillVersionFigures(suite.database.db);
 
     const now = `from=${new Date(Date.now() - 3_600_000).toISOString()}&to=${new Date(Date.now() + 60_000).toISOString()}&bucket=hour`;
     const content = await get(now);
@@ -487,7 +479,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
       harmful: 0,
     });
     // The compiled playbook's tokens are what the context endpoint counts for an unlimited budget.
-    const context = await caller.context.get({ playbookId, budget: 2_000_000 });
+    const context = await suite.caller.context.get({ playbookId: suite.playbookId, budget: 2_000_000 });
     const every = await get(`${now}&contentOnly=false`);
     expect(every.body.versions.map((v) => [v.version, v.origin, v.contentChanged, v.countersChanged])).toEqual([
       [1, "import", true, false],
@@ -522,7 +514,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     const churn = content.body.churn.find((bucket) => Object.keys(bucket.operations).length > 0 && bucket.byOrigin.person);
     expect(churn?.byOrigin.person).toEqual({ add: 1, remove: 1, tag: 1 }); // the proposal and the edit, both by the person
 
-    const figures = await caller.metrics.versionFigures({ playbookId, version: 2 });
+    const figures = await suite.caller.metrics.versionFigures({ playbookId: suite.playbookId, version: 2 });
     expect(figures).toMatchObject({
       version: 2,
       origin: "person",
@@ -542,57 +534,76 @@ describe.each(testEngines())("metrics on %s", (engine) => {
   });
 
   it("figures are recorded with a version from the previous ones, or from the state, and backfilled once", async () => {
-    const proposed = await caller.delta.propose({
-      playbookId,
+    const proposed = await suite.caller.delta.propose({
+      playbookId: suite.playbookId,
       operations: [
         { operation: { type: "add", section: "common_mistakes_to_avoid", content: "Assuming the first page holds every result." } },
       ],
     });
-    await caller.delta.approve({ deltaId: proposed.deltaId });
-    await caller.delta.edit({ playbookId, operations: [{ type: "tag", bulletId: "mis-00004", harmful: 2 }], reason: "Reflection" });
+    await suite.caller.delta.approve({ deltaId: proposed.deltaId });
+    await suite.caller.delta.edit({
+      playbookId: suite.playbookId,
+      operations: [{ type: "tag", bulletId: "mis-00004", harmful: 2 }],
+      reason: "Reflection",
+    });
 
-    await backfillVersionFigures(database.db);
-    const stored = await database.db.playbookFigures.findMany({ where: { playbookId }, orderBy: { version: "asc" }, omit: { id: true } });
+    await backfillVersionFigures(suite.database.db);
+    const stored = await suite.database.db.playbookFigures.findMany({
+      where: { playbookId: suite.playbookId },
+      orderBy: { version: "asc" },
+      omit: { id: true },
+    });
     expect(stored.map((row) => row.version)).toEqual([1, 2, 3]);
-    const versions = await database.db.playbookVersion.findMany({ where: { playbookId }, orderBy: { number: "asc" } });
+    const versions = await suite.database.db.playbookVersion.findMany({
+      where: { playbookId: suite.playbookId },
+      orderBy: { number: "asc" },
+    });
     expect(stored.map((row) => row.recordedAt.toISOString())).toEqual(versions.map((v) => v.createdAt.toISOString()));
 
     // Run again: nothing left to fill. Remove some and it fills exactly those, with the same figures.
-    expect(await backfillVersionFigures(database.db)).toEqual({ playbooks: 0, versions: 0 });
-    await database.db.playbookFigures.deleteMany({ where: { playbookId, version: { gte: 2 } } });
-    expect(await backfillVersionFigures(database.db)).toEqual({ playbooks: 1, versions: 2 });
-    expect(await database.db.playbookFigures.findMany({ where: { playbookId }, orderBy: { version: "asc" }, omit: { id: true } })).toEqual(
-      stored,
-    );
+    expect(await backfillVersionFigures(suite.database.db)).toEqual({ playbooks: 0, versions: 0 });
+    await suite.database.db.playbookFigures.deleteMany({ where: { playbookId: suite.playbookId, version: { gte: 2 } } });
+    expect(await backfillVersionFigures(suite.database.db)).toEqual({ playbooks: 1, versions: 2 });
+    expect(
+      await suite.database.db.playbookFigures.findMany({
+        where: { playbookId: suite.playbookId },
+        orderBy: { version: "asc" },
+        omit: { id: true },
+      }),
+    ).toEqual(stored);
 
     // The write path: from the previous version's figures and the version's changes.
-    await database.db.playbookFigures.deleteMany({ where: { playbookId, version: 3 } });
+    await suite.database.db.playbookFigures.deleteMany({ where: { playbookId: suite.playbookId, version: 3 } });
     const changes = versions[2]!.operations as never;
     const { playbookId: _playbook, version: _version, recordedAt: _recorded, ...figuresOf3 } = stored[2]!;
     expect(figuresOf3).toMatchObject({ contentChanged: false, countersChanged: true, operations: { tag: 1 } });
-    const recorded = await database.db.$transaction((tx) => recordVersionFigures(tx, { playbookId, version: 3, changes }));
+    const recorded = await suite.database.db.$transaction((tx) =>
+      recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes }),
+    );
     expect(recorded).toEqual(figuresOf3);
-    expect(await findFigures(database.db, playbookId, 3)).not.toBeNull();
+    expect(await findFigures(suite.database.db, suite.playbookId, 3)).not.toBeNull();
 
     // Neither previous figures nor a state: nothing is stored (the backfill will) …
-    await database.db.playbookFigures.deleteMany({ where: { playbookId, version: { gte: 2 } } });
-    expect(await database.db.$transaction((tx) => recordVersionFigures(tx, { playbookId, version: 3, changes }))).toBeNull();
-    expect(await findFigures(database.db, playbookId, 3)).toBeNull();
+    await suite.database.db.playbookFigures.deleteMany({ where: { playbookId: suite.playbookId, version: { gte: 2 } } });
+    expect(
+      await suite.database.db.$transaction((tx) => recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes })),
+    ).toBeNull();
+    expect(await findFigures(suite.database.db, suite.playbookId, 3)).toBeNull();
     // … and with the delta engine's state of the version, the figures come from the state.
-    const { entry } = await loadSnapshot(database.db, playbookId);
+    const { entry } = await loadSnapshot(suite.database.db, suite.playbookId);
     expect(entry.version).toBe(3);
-    const fromState = await database.db.$transaction((tx) =>
-      recordVersionFigures(tx, { playbookId, version: 3, changes, state: entry.state }),
+    const fromState = await suite.database.db.$transaction((tx) =>
+      recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes, state: entry.state }),
     );
     expect(fromState).toEqual(figuresOf3);
   });
 
   it("the hourly rollups equal the rows they count through inserts, updates and deletes", async () => {
     await postFixture();
-    const { db } = database;
+    const { db } = suite.database;
     const run = await db.run.create({
       data: {
-        playbookId,
+        playbookId: suite.playbookId,
         role: "reflector",
         provider: "offline",
         model: "rules",
@@ -609,7 +620,7 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     });
     await db.run.create({
       data: {
-        playbookId,
+        playbookId: suite.playbookId,
         role: "curator",
         provider: "offline",
         model: "rules",
@@ -681,19 +692,19 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     expect(body.outcomesByVariant.map((s) => s.variant)).toEqual(["A", "B", "C"]);
 
     // Deleting the playbook takes its rollups with it.
-    await db.playbook.deleteMany({ where: { id: playbookId } });
+    await db.playbook.deleteMany({ where: { id: suite.playbookId } });
     expect(await db.traceHourly.count()).toBe(0);
     expect(await db.runHourly.count()).toBe(0);
   });
 
   it("the studio overview: a row per playbook with its success rate per bucket, the change against the range before, pending deltas", async () => {
     await postFixture();
-    await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "quiet" } });
-    await caller.delta.propose({
-      playbookId,
+    await suite.caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "quiet" } });
+    await suite.caller.delta.propose({
+      playbookId: suite.playbookId,
       operations: [{ operation: { type: "add", section: "common_mistakes_to_avoid", content: "Pending." } }],
     });
-    const overview: OverviewResult = await caller.metrics.overview({
+    const overview: OverviewResult = await suite.caller.metrics.overview({
       from: new Date("2026-03-04T00:00:00Z"),
       to: new Date("2026-03-06T00:00:00Z"),
       bucket: "day",

@@ -6,12 +6,11 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { countTokens } from "@/server/ace/tokens";
-import { serveDb } from "@/server/db/client";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 
 const { GET } = await import("@/app/api/playbooks/[playbookId]/export/route");
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -32,31 +31,11 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
 }
 
 describe.each(testEngines())("exports for coding agents on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof callerAs>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
-    caller = callerAs(database.db, "local");
-  });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({
-      content: SMALL_PLAYBOOK,
-      format: "ace",
-      target: { kind: "new", name: "Support agent" },
-    }));
-  });
+  const suite = playbookSuite(engine, { name: "Support agent", as: ["local"] });
 
   it("writes CLAUDE.md with the bullets ranked as the compiled context, ids kept, and the playbook's version and time", async () => {
     const before = Date.now();
-    const file = await caller.playbook.export({ playbookId, format: "claude-md" });
+    const file = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "claude-md" });
     expect(file).toMatchObject({ fileName: "CLAUDE.md", format: "claude-md", mimeType: "text/markdown" });
     const stamp = /version 1, at (\S+): all 4 active bullets/.exec(file.content)?.[1];
     expect(Date.parse(stamp ?? "")).toBeGreaterThanOrEqual(before - 1_000);
@@ -64,39 +43,39 @@ describe.each(testEngines())("exports for coding agents on %s", (engine) => {
     // Inside a section the best-ranked first: str-00001 (3 − 0), str-00003 (0), str-00002 (1 − 4).
     const ids = [...file.content.matchAll(/^- \[([^\]]+)\]/gm)].map((match) => match[1]);
     expect(ids).toEqual(["str-00001", "str-00003", "str-00002", "mis-00004"]);
-    expect((await caller.playbook.export({ playbookId, format: "agents-md" })).fileName).toBe("AGENTS.md");
-    const rule = await caller.playbook.export({ playbookId, format: "cursor-rules" });
+    expect((await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "agents-md" })).fileName).toBe("AGENTS.md");
+    const rule = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "cursor-rules" });
     expect(rule.fileName).toBe("support-agent.mdc");
     expect(rule.content.startsWith("---\ndescription: ")).toBe(true);
   });
 
   it("honours a budget, leaving the lowest-ranked bullet out first", async () => {
-    const whole = await caller.playbook.export({ playbookId, format: "agents-md" });
+    const whole = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "agents-md" });
     const budget = countTokens(whole.content) - 5;
-    const cut = await caller.playbook.export({ playbookId, format: "agents-md", budget });
+    const cut = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "agents-md", budget });
     expect(countTokens(cut.content)).toBeLessThanOrEqual(budget);
     expect(cut.content).toMatch(/the 3 best-ranked of 4 active bullets/);
     expect(cut.content).not.toContain("[str-00002]");
   });
 
   it("serves the file from the export route with ?budget=, and says what is wrong with a bad request", async () => {
-    const response = await download(playbookId, "format=cursor-rules&budget=5000");
+    const response = await download(suite.playbookId, "format=cursor-rules&budget=5000");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-disposition")).toBe('attachment; filename="support-agent.mdc"');
     expect(response.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
     expect(await response.text()).toContain("alwaysApply: true");
 
-    const withAce = await download(playbookId, "format=ace&budget=5000");
+    const withAce = await download(suite.playbookId, "format=ace&budget=5000");
     expect(withAce.status).toBe(400);
     expect(JSON.stringify(await withAce.json())).toMatch(/budget applies to the formats claude-md, agents-md, cursor-rules only/);
-    const tooSmall = await download(playbookId, "format=claude-md&budget=10");
+    const tooSmall = await download(suite.playbookId, "format=claude-md&budget=10");
     expect(tooSmall.status).toBe(400);
     expect(JSON.stringify(await tooSmall.json())).toMatch(/A budget of 10 tokens does not hold even the file's header; give at least \d+/);
-    const notANumber = await download(playbookId, "format=claude-md&budget=lots");
+    const notANumber = await download(suite.playbookId, "format=claude-md&budget=lots");
     expect(notANumber.status).toBe(400);
     expect(JSON.stringify(await notANumber.json())).toMatch(/budget is a whole number of tokens/);
     await expectAppError(
-      caller.playbook.export({ playbookId, format: "claude-md", budget: 0 }),
+      suite.caller.playbook.export({ playbookId: suite.playbookId, format: "claude-md", budget: 0 }),
       "BAD_REQUEST",
       /budget is at least 1 token/,
     );

@@ -2,12 +2,10 @@
 // POST /api/v1/playbooks/{name}/proposals (ACE text and a kayba skillbook with counters), approved,
 // undone and approved again; and bad starting counters are refused with the field named. Against
 // embedded PGlite and PostgreSQL.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveDb } from "@/server/db/client";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
-import type { createCaller } from "@/server/trpc/root";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 
 const { POST } = await import("@/app/api/v1/playbooks/[name]/proposals/route");
 
@@ -34,25 +32,9 @@ interface KaybaSkill {
 }
 
 describe.each(testEngines())("an added bullet's counters from an external loop on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-  let playbookId: string;
+  const suite = playbookSuite(engine, { name: NAME, as: ["admin", "tester"] });
 
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => {
-    serveDb(undefined);
-    await database?.close();
-  });
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: NAME } }));
-  });
-
-  const bullet = (externalId: string) => caller.playbook.bullet({ playbookId, externalId });
+  const bullet = (externalId: string) => suite.caller.playbook.bullet({ playbookId: suite.playbookId, externalId });
 
   it("ACE text: the pending add carries helpful=3 harmful=1, the approved bullet starts there, undo removes it and approving again re-adds it with them", async () => {
     const file = `${SMALL_PLAYBOOK}[mis-00009] helpful=3 harmful=1 :: Cache the list of supported currencies per session.\n`;
@@ -61,7 +43,7 @@ describe.each(testEngines())("an added bullet's counters from an external loop o
     expect(posted.body).toMatchObject({ operations: 1 });
     const deltaId = posted.body.deltaId as string;
 
-    const delta = await caller.delta.get({ deltaId });
+    const delta = await suite.caller.delta.get({ deltaId });
     expect(delta.operations.map((op) => op.payload)).toEqual([
       {
         type: "add",
@@ -73,18 +55,18 @@ describe.each(testEngines())("an added bullet's counters from an external loop o
     ]);
     expect(delta.operations[0]?.rationale).toContain("It keeps its counters there (helpful=3, harmful=1).");
 
-    const approved = await caller.delta.approve({ deltaId });
+    const approved = await suite.caller.delta.approve({ deltaId });
     expect(approved.addedIds).toEqual(["mis-00005"]);
     expect(await bullet("mis-00005")).toMatchObject({ status: "active", helpful: 3, harmful: 1, neutral: 0 });
 
     // Undone, the bullet goes (archived, as an undone addition is); approved again, it comes back with its counters.
-    await caller.delta.undo({ deltaId });
+    await suite.caller.delta.undo({ deltaId });
     expect(await bullet("mis-00005")).toMatchObject({ status: "archived" });
     // The history still reads version 2 with the bullet as it was added, counters included (rebuilt from the versions after it).
-    const atTwo = await caller.history.at({ playbookId, version: 2, includeArchived: false });
+    const atTwo = await suite.caller.history.at({ playbookId: suite.playbookId, version: 2, includeArchived: false });
     const added = atTwo.sections.flatMap((section) => section.bullets).find((b) => b.externalId === "mis-00005");
     expect(added).toMatchObject({ status: "active", helpful: 3, harmful: 1 });
-    const again = await caller.delta.approve({ deltaId });
+    const again = await suite.caller.delta.approve({ deltaId });
     const [readded] = again.addedIds;
     expect(readded).toBeDefined();
     expect(await bullet(readded as string)).toMatchObject({
@@ -96,7 +78,7 @@ describe.each(testEngines())("an added bullet's counters from an external loop o
   });
 
   it("kayba with counters: helpful, harmful and neutral of a new skill reach the bullet", async () => {
-    const exported = await caller.playbook.export({ playbookId, format: "kayba", kaybaFlavour: "skills-counters" });
+    const exported = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "kayba", kaybaFlavour: "skills-counters" });
     const skillbook = JSON.parse(exported.content) as { skills: Record<string, KaybaSkill>; sections: Record<string, string[]> };
     const template = skillbook.skills["str-00001"] as KaybaSkill;
     skillbook.skills["str-00042"] = {
@@ -111,11 +93,11 @@ describe.each(testEngines())("an added bullet's counters from an external loop o
 
     const posted = await post({ content: JSON.stringify(skillbook, null, 2), format: "kayba", baseVersion: 1, fileName: "skillbook.json" });
     expect(posted.status).toBe(201);
-    const delta = await caller.delta.get({ deltaId: posted.body.deltaId as string });
+    const delta = await suite.caller.delta.get({ deltaId: posted.body.deltaId as string });
     expect(delta.operations.map((op) => op.payload)).toEqual([
       { type: "add", section: "strategies_and_insights", content: "Log the request id of every failed call.", helpful: 2, neutral: 5 },
     ]);
-    await caller.delta.approve({ deltaId: delta.id });
+    await suite.caller.delta.approve({ deltaId: delta.id });
     expect(await bullet("str-00005")).toMatchObject({ helpful: 2, harmful: 0, neutral: 5 });
   });
 
@@ -126,35 +108,35 @@ describe.each(testEngines())("an added bullet's counters from an external loop o
       format: "ace-plain",
     });
     expect(posted.status).toBe(201);
-    const delta = await caller.delta.get({ deltaId: posted.body.deltaId as string });
+    const delta = await suite.caller.delta.get({ deltaId: posted.body.deltaId as string });
     expect(delta.operations.map((op) => op.payload)).toEqual([
       { type: "add", section: "common_mistakes_to_avoid", content: "Cache the list of supported currencies per session." },
     ]);
-    await caller.delta.approve({ deltaId: delta.id });
+    await suite.caller.delta.approve({ deltaId: delta.id });
     expect(await bullet("mis-00005")).toMatchObject({ helpful: 0, harmful: 0, neutral: 0 });
   });
 
   it("refuses negative or fractional starting counters with a 400 that names the field, and writes nothing", async () => {
     const add = { type: "add" as const, section: "strategies_and_insights", content: "Cache the currencies." };
     await expectAppError(
-      caller.delta.propose({ playbookId, operations: [{ operation: { ...add, harmful: -1 } }] }),
+      suite.caller.delta.propose({ playbookId: suite.playbookId, operations: [{ operation: { ...add, harmful: -1 } }] }),
       "BAD_REQUEST",
       /harmful \(the count a new bullet starts with\) must be a whole number from 0/,
     );
     await expectAppError(
-      caller.delta.edit({ playbookId, reason: "Counted elsewhere", operations: [{ ...add, helpful: 1.5 }] }),
+      suite.caller.delta.edit({ playbookId: suite.playbookId, reason: "Counted elsewhere", operations: [{ ...add, helpful: 1.5 }] }),
       "BAD_REQUEST",
       /helpful \(the count a new bullet starts with\) must be a whole number from 0/,
     );
     // A skillbook whose new skill has a negative counter: the file does not parse, and says where.
-    const exported = await caller.playbook.export({ playbookId, format: "kayba", kaybaFlavour: "skills-counters" });
+    const exported = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "kayba", kaybaFlavour: "skills-counters" });
     const skillbook = JSON.parse(exported.content) as { skills: Record<string, KaybaSkill>; sections: Record<string, string[]> };
     skillbook.skills["str-00042"] = { ...(skillbook.skills["str-00001"] as KaybaSkill), id: "str-00042", content: "New.", helpful: -2 };
     skillbook.sections["strategies_and_insights"]?.push("str-00042");
     const refused = await post({ content: JSON.stringify(skillbook), format: "kayba" });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toContain('skills[\\"str-00042\\"].helpful');
-    expect((await caller.delta.list({ playbookId, status: "all" })).total).toBe(0);
-    expect((await caller.playbook.get({ playbookId })).version).toBe(1);
+    expect((await suite.caller.delta.list({ playbookId: suite.playbookId, status: "all" })).total).toBe(0);
+    expect((await suite.caller.playbook.get({ playbookId: suite.playbookId })).version).toBe(1);
   });
 });

@@ -5,17 +5,7 @@ import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { callerAs } from "./callers";
-import { OWN_ACCOUNT_MUTATIONS, PUBLIC_PROCEDURES, procedureTable } from "./procedure-table";
-
-type Callable = (input?: unknown) => Promise<unknown>;
-
-/** caller["delta"]["approve"] for "delta.approve". */
-function procedureAt(caller: unknown, path: string): Callable {
-  let current: unknown = caller;
-  for (const part of path.split(".")) current = (current as Record<string, unknown>)[part];
-  if (typeof current !== "function") throw new Error(`No procedure at ${path}`);
-  return current as Callable;
-}
+import { OWN_ACCOUNT_MUTATIONS, procedureAt, PUBLIC_PROCEDURES, procedureTable } from "./procedure-table";
 
 async function codeOf(call: Promise<unknown>): Promise<string> {
   try {

@@ -30,7 +30,7 @@ import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testi
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { TRPCError } from "@trpc/server";
 import { contextAs } from "./callers";
-import { PUBLIC_PROCEDURES, procedureTable } from "./procedure-table";
+import { procedureAt, PUBLIC_PROCEDURES, procedureTable } from "./procedure-table";
 import { createCaller } from "./root";
 import type { Db } from "@/server/db/client";
 
@@ -39,15 +39,6 @@ const SETUP = systemWho("test setup");
 const SETUP_AUDIT: AuditSource = SETUP.audit;
 /** The request every call of the walk is made in: its id and address must reach the entry. */
 const REQUEST: RequestInfo = { id: "req-walk", ip: "203.0.113.7", userAgent: "vitest", local: false, loopbackBound: true, https: false };
-
-type Callable = (input?: unknown) => Promise<unknown>;
-
-function procedureAt(caller: unknown, path: string): Callable {
-  let current: unknown = caller;
-  for (const part of path.split(".")) current = (current as Record<string, unknown>)[part];
-  if (typeof current !== "function") throw new Error(`No procedure at ${path}`);
-  return current as Callable;
-}
 
 /** What a fixture prepares: the input, and who calls when not the admin "ada" (then also who the entry names). */
 interface Prepared {

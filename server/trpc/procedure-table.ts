@@ -1,5 +1,6 @@
 // Every procedure of the app router with its type and declared access, for the tests that hold
-// the line "deny by default" (access.test.ts, access.int.test.ts).
+// the line "deny by default" (access.test.ts, access.int.test.ts) and that every mutation is
+// audited (audit.int.test.ts).
 import type { Access, ProcedureMeta } from "./init";
 import { appRouter } from "./root";
 
@@ -22,6 +23,14 @@ export function procedureTable(): ProcedureEntry[] {
       access: procedure._def.meta?.access ?? null,
     }))
     .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** A caller's procedure by its path: caller["delta"]["approve"] for "delta.approve". */
+export function procedureAt(caller: unknown, path: string): (input?: unknown) => Promise<unknown> {
+  let current: unknown = caller;
+  for (const part of path.split(".")) current = (current as Record<string, unknown>)[part];
+  if (typeof current !== "function") throw new Error(`No procedure at ${path}`);
+  return current as (input?: unknown) => Promise<unknown>;
 }
 
 /** Procedures anyone may call: signing in, the first admin, invite links, the session itself, signing out. */

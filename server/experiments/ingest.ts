@@ -29,7 +29,12 @@ function where(index: number, count: number): string {
  * Checks and completes the experiment fields of a batch. Throws (and the ingest stores nothing) for a variant its experiment does not have, or for a unit
  * to assign in an experiment that does not exist.
  */
-export async function planTraceExperiments(tx: Tx, items: readonly TraceExperimentFields[]): Promise<TraceExperimentPlan[]> {
+export async function planTraceExperiments(
+  tx: Tx,
+  items: readonly TraceExperimentFields[],
+  /** Personal unit ids and the keyed hash the trace stores them as (server/traces/redaction.ts). */
+  storedUnitIds: ReadonlyMap<string, string> = new Map(),
+): Promise<TraceExperimentPlan[]> {
   const keys = [...new Set(items.flatMap((item) => (item.experiment ? [item.experiment] : [])))];
   if (keys.length === 0) return items.map((item) => ({ variant: item.variant ?? null, experimentPhase: null }));
   const experiments = new Map((await repo.findExperimentsByKeys(tx, keys)).map((row) => [row.key, row]));
@@ -68,8 +73,10 @@ export async function planTraceExperiments(tx: Tx, items: readonly TraceExperime
     const unitIds = [
       ...new Set(items.flatMap((item) => (item.experiment === experiment.key && item.unitId && !item.variant ? [item.unitId] : []))),
     ];
-    for (const row of await repo.findExposures(tx, experiment.id, phase.number, unitIds))
-      known.set(`${experiment.key}\u0000${row.unitId}`, row.variant);
+    // A personal unit id's exposure is recorded under its hash (the trace's trigger writes it).
+    const sentOf = new Map(unitIds.map((id) => [storedUnitIds.get(id) ?? id, id]));
+    for (const row of await repo.findExposures(tx, experiment.id, phase.number, [...new Set([...unitIds, ...sentOf.keys()])]))
+      known.set(`${experiment.key}\u0000${sentOf.get(row.unitId) ?? row.unitId}`, row.variant);
   }
 
   return items.map((item): TraceExperimentPlan => {

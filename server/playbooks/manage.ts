@@ -144,16 +144,33 @@ function describeSetting(value: unknown): string {
   return String(value);
 }
 
+/** Settings kept as nested objects, compared key by key ("pruning.enabled", "redaction.emails"). */
+const NESTED_SETTINGS = ["pruning", "redaction"] as const;
+type NestedSetting = (typeof NESTED_SETTINGS)[number];
+const isNested = (key: string): key is NestedSetting => (NESTED_SETTINGS as readonly string[]).includes(key);
+
+/** Every setting as a flat key: { autoApply: false, "pruning.enabled": false, "redaction.customPatterns": [] }. */
+function flatSettings(settings: PlaybookSettings): Map<string, unknown> {
+  const flat = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(settings)) {
+    if (isNested(key)) for (const [inner, innerValue] of Object.entries(value as object)) flat.set(`${key}.${inner}`, innerValue);
+    else flat.set(key, value);
+  }
+  return flat;
+}
+
+const sameSetting = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+function describeChangedSetting(value: unknown): string {
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((item: { name?: string }) => item.name ?? "?").join(" ");
+  return describeSetting(value);
+}
+
 /** The settings a change touched, as they were (side "before") or became: { autoApply: true, "pruning.enabled": true }. */
 function changedSettings(before: PlaybookSettings, after: PlaybookSettings, side: "before" | "after"): Record<string, unknown> {
-  const pick = side === "before" ? before : after;
+  const [was, is] = [flatSettings(before), flatSettings(after)];
   const summary: Record<string, unknown> = {};
-  for (const key of Object.keys(after) as (keyof PlaybookSettings)[]) {
-    if (key !== "pruning" && before[key] !== after[key]) summary[key] = pick[key];
-  }
-  for (const key of Object.keys(after.pruning) as (keyof PlaybookSettings["pruning"])[]) {
-    if (before.pruning[key] !== after.pruning[key]) summary[`pruning.${key}`] = pick.pruning[key];
-  }
+  for (const [key, value] of is) if (!sameSetting(was.get(key), value)) summary[key] = side === "before" ? was.get(key) : value;
   return summary;
 }
 
@@ -170,18 +187,17 @@ export async function updateSettings(
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
     const before = readSettings(playbook.settings);
-    const { pruning, ...rest } = input.settings;
-    const after = playbookSettingsSchema.parse({ ...before, ...rest, pruning: { ...before.pruning, ...pruning } });
-    const changed: string[] = [];
-    for (const key of Object.keys(after) as (keyof PlaybookSettings)[]) {
-      if (key === "pruning") continue;
-      if (before[key] !== after[key]) changed.push(`${key} ${describeSetting(before[key])} → ${describeSetting(after[key])}`);
-    }
-    for (const key of Object.keys(after.pruning) as (keyof PlaybookSettings["pruning"])[]) {
-      if (before.pruning[key] !== after.pruning[key]) {
-        changed.push(`pruning.${key} ${describeSetting(before.pruning[key])} → ${describeSetting(after.pruning[key])}`);
-      }
-    }
+    const { pruning, redaction, ...rest } = input.settings;
+    const after = playbookSettingsSchema.parse({
+      ...before,
+      ...rest,
+      pruning: { ...before.pruning, ...pruning },
+      redaction: { ...before.redaction, ...redaction },
+    });
+    const was = flatSettings(before);
+    const changed = [...flatSettings(after)].flatMap(([key, value]) =>
+      sameSetting(was.get(key), value) ? [] : [`${key} ${describeChangedSetting(was.get(key))} → ${describeChangedSetting(value)}`],
+    );
     if (changed.length === 0) return { settings: after, version: playbook.version, changed };
     if (!(await repo.bumpVersion(tx, playbook.id, playbook.version))) {
       throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { PLAYBOOK_FORMATS } from "../ace/document";
 import { AGENT_FORMATS } from "../ace/formats/agent-formats";
 import { KAYBA_FLAVOURS } from "../ace/formats/kayba";
+import { redactionSettingsPatchSchema, redactionSettingsSchema } from "../ace/redaction/settings";
 import { BULLET_SIGNALS } from "../ace/signals";
 
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
@@ -13,6 +14,9 @@ export { AGENT_FORMATS, AGENT_FORMAT_INFO } from "../ace/formats/agent-formats";
 export type { BulletSignal } from "../ace/signals";
 /** The import dialog reads a chosen file as the server reads an upload: UTF-8, or a refusal naming the byte. */
 export { decodeUtf8, InvalidUtf8Error } from "../ace/text/utf8";
+/** The settings form checks a custom redaction pattern with the code the server uses. */
+export { patternProblem, patternNameProblem, MAX_CUSTOM_PATTERNS } from "../ace/redaction/patterns";
+export type { RedactionSettings, CustomPattern } from "../ace/redaction/settings";
 
 export const formatSchema = z.enum(PLAYBOOK_FORMATS);
 /** What export writes: every playbook format, and the export-only instructions for coding agents. */
@@ -62,6 +66,8 @@ export const playbookSettingsSchema = z.object({
   /** Monthly LLM budget for this playbook's runs; null: no limit. A warning at 75 %, new runs stop at 100 %. */
   monthlyTokenBudget: z.number().int().min(1_000).max(10_000_000_000).nullable().default(null),
   monthlyCostBudgetUsd: z.number().min(0.01).max(1_000_000).nullable().default(null),
+  /** What is redacted from traces as they arrive, before anything is stored or sent to a model. */
+  redaction: redactionSettingsSchema.prefault({}),
 });
 export type PlaybookSettings = z.infer<typeof playbookSettingsSchema>;
 
@@ -93,6 +99,7 @@ export const playbookSettingsPatchSchema = z.strictObject({
   runsPaused: settingsShape.runsPaused.unwrap().optional(),
   monthlyTokenBudget: settingsShape.monthlyTokenBudget.unwrap().optional(),
   monthlyCostBudgetUsd: settingsShape.monthlyCostBudgetUsd.unwrap().optional(),
+  redaction: redactionSettingsPatchSchema.optional(),
 });
 export type PlaybookSettingsPatch = z.infer<typeof playbookSettingsPatchSchema>;
 

@@ -1,15 +1,15 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
-import type { TraceListItem, TraceOutcome } from "./schemas";
+import type { TraceListItem, TraceOutcome, TraceRedactions } from "./schemas";
 
 /**
  * Playbooks by name, locked against deletion until the transaction ends (FOR KEY SHARE blocks a
  * DELETE, not edits), so the traces about to reference them cannot lose their playbook midway.
  */
 export function lockPlaybooksByName(tx: Tx, names: string[]) {
-  return tx.$queryRaw<{ id: string; name: string }[]>`
-    SELECT id::text AS id, name FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
+  return tx.$queryRaw<{ id: string; name: string; settings: unknown }[]>`
+    SELECT id::text AS id, name, settings FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
 }
 
 /** A trace row as ingest writes it. */
@@ -38,6 +38,8 @@ export interface NewTraceRow {
   unitId: string | null;
   taskId: string | null;
   metadata: Record<string, unknown>;
+  /** What redaction replaced (counts per kind, fields); null: nothing. */
+  redactions: TraceRedactions | null;
 }
 
 /**
@@ -64,16 +66,16 @@ export async function insertTraces(tx: Tx, traces: NewTraceRow[]): Promise<Set<s
     const written = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO "Trace" (id, "playbookId", "externalId", "playbookVersion", task, reasoning, output, "citedBulletIds",
         outcome, feedback, "durationMs", "inputTokens", "outputTokens", "costUsd", model, experiment, variant,
-        "experimentPhase", "unitId", "taskId", metadata, "timestamp", "createdAt")
+        "experimentPhase", "unitId", "taskId", metadata, redactions, "timestamp", "createdAt")
       SELECT r.id, r."playbookId", r."externalId", r."playbookVersion", r.task, r.reasoning, r.output,
         COALESCE(r."citedBulletIds", '{}'), r.outcome, r.feedback, r."durationMs", r."inputTokens", r."outputTokens",
-        r."costUsd", r.model, r.experiment, r.variant, r."experimentPhase", r."unitId", r."taskId", r.metadata,
+        r."costUsd", r.model, r.experiment, r.variant, r."experimentPhase", r."unitId", r."taskId", r.metadata, r.redactions,
         COALESCE(r."timestamp" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'), now() AT TIME ZONE 'UTC'
       FROM json_to_recordset(${jsonParameter(rows)}::json) AS r(
         id uuid, "playbookId" uuid, "externalId" text, "playbookVersion" int, task text, reasoning text, output text,
         "citedBulletIds" text[], outcome "TraceOutcome", feedback jsonb, "durationMs" int, "inputTokens" int,
         "outputTokens" int, "costUsd" float8, model text, experiment text, variant text, "experimentPhase" int,
-        "unitId" text, "taskId" text, metadata jsonb,
+        "unitId" text, "taskId" text, metadata jsonb, redactions jsonb,
         "timestamp" timestamptz)
       ON CONFLICT ("playbookId", "externalId") DO NOTHING
       RETURNING id::text AS id`;
@@ -186,6 +188,8 @@ export function findTrace(db: DbOrTx, traceId: string) {
       experiment: true,
       variant: true,
       metadata: true,
+      unitId: true,
+      redactions: true,
       reflectedAt: true,
       timestamp: true,
       createdAt: true,

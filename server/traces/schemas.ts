@@ -266,12 +266,27 @@ export interface TraceRunSummary {
   error: string | null;
 }
 
+/**
+ * What redaction at ingestion replaced in a trace: findings per kind (email, card, secret … or a
+ * custom pattern's name) and the fields they were in (task, metadata.user.email …). Never the originals.
+ */
+export interface TraceRedactions {
+  counts: Record<string, number>;
+  fields: string[];
+  /** The unit id was an email or phone number and is stored as a keyed hash. */
+  unitIdHashed?: boolean;
+}
+
 export interface TraceDetail extends Omit<TraceListItem, "taskPreview"> {
   task: string;
   reasoning: string;
   output: string;
   feedback: Record<string, unknown>;
   metadata: Record<string, unknown>;
+  /** Null when nothing was redacted (or the trace arrived before redaction existed). */
+  redactions: TraceRedactions | null;
+  /** The unit id as stored: `hmac:…` for an email or phone number. */
+  unitId: string | null;
   citedBullets: CitedBullet[];
   runs: TraceRunSummary[];
 }

@@ -5,7 +5,11 @@ import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
+import { readSettings } from "@/server/playbooks/manage";
+import { redactorFor } from "@/server/ace/redaction/settings";
+import type { Redactor } from "@/server/ace/redaction/detectors";
 import { afterTracesIngested } from "@/server/runs/triggers";
+import { redactTrace, storedUnitIds } from "./redaction";
 import * as repo from "./repository";
 import {
   TASK_PREVIEW_CHARS,
@@ -16,6 +20,7 @@ import {
   type TraceDetail,
   type TraceInput,
   type TracePage,
+  type TraceRedactions,
 } from "./schemas";
 import type { z } from "zod";
 
@@ -63,11 +68,22 @@ function unknownPlaybooksError(items: TraceInput[], missing: string[]): AppError
 
 const keyOf = (playbookId: string, externalId: string) => `${playbookId}\u0000${externalId}`;
 
+/** What the rows are written with besides the traces themselves. */
+interface RowPlan {
+  playbooks: Map<string, string>;
+  experiments: TraceExperimentPlan[];
+  /** Per playbook id: what its settings redact. */
+  redactors: Map<string, Redactor>;
+  /** Personal unit ids and the keyed hash they are stored as. */
+  unitIds: Map<string, string>;
+}
+
 /**
  * The rows to insert, one per trace except repeats inside the batch: `firstOf[i]` is the index of the
- * first trace with the same playbook and external id (i itself for the first).
+ * first trace with the same playbook and external id (i itself for the first). Text fields are
+ * redacted here, so nothing stored (or later sent to a model) holds what the redactor finds.
  */
-function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, string>, experiments: TraceExperimentPlan[]) {
+function planRows(items: TraceInput[], ids: string[], { playbooks, experiments, redactors, unitIds }: RowPlan) {
   const firstOfKey = new Map<string, number>();
   const firstOf: number[] = [];
   const rows: repo.NewTraceRow[] = [];
@@ -78,17 +94,32 @@ function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, str
     firstOf.push(first ?? index);
     if (first !== undefined) return;
     if (key !== null) firstOfKey.set(key, index);
+    const { trace, redactions } = redactTrace(
+      {
+        task: item.task,
+        reasoning: item.reasoning ?? "",
+        output: item.output ?? "",
+        feedback: item.feedback ?? {},
+        metadata: item.metadata ?? {},
+      },
+      redactors.get(playbookId) as Redactor,
+    );
+    const hashedUnitId = item.unitId ? unitIds.get(item.unitId) : undefined;
+    const recorded: TraceRedactions | null = hashedUnitId
+      ? { counts: redactions?.counts ?? {}, fields: redactions?.fields ?? [], unitIdHashed: true }
+      : redactions;
     rows.push({
       id: ids[index] as string,
       playbookId,
       externalId: item.externalId ?? null,
       playbookVersion: item.playbookVersion ?? null,
-      task: item.task,
-      reasoning: item.reasoning ?? "",
-      output: item.output ?? "",
+      task: trace.task,
+      reasoning: trace.reasoning,
+      output: trace.output,
+      // From what the agent sent: a bullet id is never redacted, and the ids must not depend on settings.
       citedBulletIds: citedIdsOf(item),
       outcome: item.outcome ?? "unknown",
-      feedback: item.feedback ?? {},
+      feedback: trace.feedback,
       durationMs: item.durationMs ?? null,
       inputTokens: item.usage?.inputTokens ?? null,
       outputTokens: item.usage?.outputTokens ?? null,
@@ -100,9 +131,10 @@ function planRows(items: TraceInput[], ids: string[], playbooks: Map<string, str
       // As sent, or assigned by the server for a unitId without a variant (server/experiments/ingest.ts).
       variant: experiments[index]?.variant ?? null,
       experimentPhase: experiments[index]?.experimentPhase ?? null,
-      unitId: item.unitId ?? null,
+      unitId: hashedUnitId ?? item.unitId ?? null,
       taskId: item.taskId ?? null,
-      metadata: item.metadata ?? {},
+      metadata: trace.metadata,
+      redactions: recorded,
     });
   });
   return { rows, firstOf };
@@ -124,14 +156,21 @@ export async function ingestTraces(
   { source, who }: { source: TraceSource; who?: Who },
 ): Promise<IngestResult> {
   const ids = timeOrderedIds(items.length);
+  // Before the transaction: the first call may read (or create) the studio key.
+  const unitIds = await storedUnitIds(
+    db,
+    items.map((item) => item.unitId),
+  );
   const { traces, created } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
-    const playbooks = new Map((await repo.lockPlaybooksByName(tx, names)).map((row) => [row.name, row.id]));
+    const locked = await repo.lockPlaybooksByName(tx, names);
+    const playbooks = new Map(locked.map((row) => [row.name, row.id]));
     const missing = names.filter((name) => !playbooks.has(name));
     if (missing.length > 0) throw unknownPlaybooksError(items, missing);
+    const redactors = new Map(locked.map((row) => [row.id, redactorFor(readSettings(row.settings).redaction)]));
 
-    const experiments = await planTraceExperiments(tx, items);
-    const { rows, firstOf } = planRows(items, ids, playbooks, experiments);
+    const experiments = await planTraceExperiments(tx, items, unitIds);
+    const { rows, firstOf } = planRows(items, ids, { playbooks, experiments, redactors, unitIds });
     const inserted = await repo.insertTraces(tx, rows);
     // Rows the insert skipped hit an external id stored before: look up the id it was stored under.
     const skipped = rows.flatMap((row) =>
@@ -244,13 +283,14 @@ export async function getTrace(db: Db, traceId: string): Promise<TraceDetail> {
     const { section, ...fields } = bullet;
     return { ...fields, exists: true, sectionName: section.name };
   });
-  const { playbook, feedback, metadata, ...fields } = trace;
+  const { playbook, feedback, metadata, redactions, ...fields } = trace;
   return {
     ...fields,
     citedBulletIds: cited,
     playbookName: playbook.name,
     feedback: asObject(feedback),
     metadata: asObject(metadata),
+    redactions: readRedactions(redactions),
     citedBullets,
     runs,
   };
@@ -258,4 +298,16 @@ export async function getTrace(db: Db, traceId: string): Promise<TraceDetail> {
 
 function asObject(value: unknown): Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The stored redaction record, or null when there is none (or it is unreadable). */
+function readRedactions(value: unknown): TraceRedactions | null {
+  const record = asObject(value);
+  const counts = asObject(record.counts);
+  if (!Array.isArray(record.fields)) return null;
+  return {
+    counts: Object.fromEntries(Object.entries(counts).filter((entry): entry is [string, number] => typeof entry[1] === "number")),
+    fields: record.fields.filter((field): field is string => typeof field === "string"),
+    ...(record.unitIdHashed === true ? { unitIdHashed: true } : {}),
+  };
 }

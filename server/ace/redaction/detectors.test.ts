@@ -83,6 +83,7 @@ describe("IBANs", () => {
   it("replaces IBANs whose mod-97 checksum holds, compact or in groups", () => {
     expect(redact("pay DE89 3704 0044 0532 0130 00 now", ["iban"]).text).toBe("pay [REDACTED:iban] now");
     expect(redact("GB82WEST12345698765432", ["iban"]).text).toBe("[REDACTED:iban]");
+    expect(redact("DE89 3704 0044 0532 0130 00 SEPA", ["iban"]).text).toBe("[REDACTED:iban] SEPA");
   });
   it("leaves look-alikes whose checksum fails", () => {
     expect(ibanValid("DE89370400440532013001")).toBe(false);

@@ -146,8 +146,11 @@ const IBANS: Detector = {
   trigger: hasDigitRun(2),
   regex: /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g,
   replace: (match) => {
-    const compact = match.replace(/ /g, "");
-    return ibanValid(compact) ? redactedMark("iban") : null;
+    // The groups may run on into a following word in capitals: try shorter ends at a space.
+    for (let end = match.length; end >= 15; end = match.lastIndexOf(" ", end - 1)) {
+      if (ibanValid(match.slice(0, end).replace(/ /g, ""))) return redactedMark("iban") + match.slice(end);
+    }
+    return null;
   },
 };
 

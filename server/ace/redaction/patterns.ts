@@ -7,8 +7,19 @@ export const MAX_CUSTOM_PATTERNS = 20;
 export const MAX_PATTERN_CHARS = 1_000;
 export const PATTERN_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
+const problems = new Map<string, string | null>();
+
 /** Why RE2 refuses a pattern, in words a person can act on; null when the pattern can be used. */
 export function patternProblem(pattern: string): string | null {
+  // Stored settings are parsed on every ingest: each pattern text is checked once.
+  if (problems.has(pattern)) return problems.get(pattern) ?? null;
+  const problem = checkPattern(pattern);
+  if (problems.size > 1_000) problems.clear();
+  problems.set(pattern, problem);
+  return problem;
+}
+
+function checkPattern(pattern: string): string | null {
   if (pattern.length === 0) return "is empty.";
   if (pattern.length > MAX_PATTERN_CHARS) return `has more than ${MAX_PATTERN_CHARS.toLocaleString("en")} characters.`;
   let compiled: RE2JS;

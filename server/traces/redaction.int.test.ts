@@ -1,0 +1,167 @@
+// Redaction at ingestion (issue 16 §1), against embedded PGlite and PostgreSQL: what is stored, what
+// the reflector's prompt receives (the project's mock OpenAI server records it), and the playbook
+// settings that refuse a bad custom pattern.
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ZodError } from "zod";
+import { JobWorker } from "@/server/jobs/worker";
+import { CircuitBreaker } from "@/server/llm/circuit-breaker";
+import { loadEnv } from "@/server/config/env";
+import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
+import { breakerStore, openAiRunProvider, useRunProvider } from "@/server/runs/providers";
+import { runHandlers } from "@/server/runs/service";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
+import { callerAs } from "@/server/trpc/callers";
+import { createCaller } from "@/server/trpc/root";
+
+const EMAIL = "jane.doe@example.com";
+const CARD = "4111 1111 1111 1111";
+const API_KEY = "sk-proj-Ab3dE6gH9iJ2kL5mN8oP1qR4sT7uV0wX3yZ6";
+const SECRETS = [EMAIL, CARD, API_KEY, "4111111111111111"];
+
+const reflection = {
+  reasoning: "The agent followed the cited strategy.",
+  errorIdentification: "",
+  rootCause: "",
+  correctApproach: "Check the refund policy first.",
+  keyInsight: "Check the policy first.",
+  bulletTags: [{ id: "str-00001", tag: "helpful", justification: "It decided the answer." }],
+};
+
+describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
+  let database: TestDatabase;
+  let caller: ReturnType<typeof createCaller>;
+  let mock: MockOpenAi;
+  let playbookId: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    caller = callerAs(database.db, "admin", "tester");
+    mock = await startMockOpenAi();
+  });
+  afterAll(async () => {
+    await mock?.close();
+    await database?.close();
+  });
+  beforeEach(async () => {
+    await database.reset();
+    mock.reset();
+    mock.setDefault(NO_SCRIPTED_ANSWER);
+    forgetStructuredOutputFallbacks();
+    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
+  });
+
+  const leaky = {
+    playbook: "support",
+    externalId: "leak-1",
+    task: `Refund the order of ${EMAIL}, card ${CARD}.`,
+    reasoning: `Called the billing API with Authorization: Bearer ${API_KEY} as [str-00001] says, on 2026-11-26.`,
+    output: "Refunded 42 EUR.",
+    outcome: "success" as const,
+    feedback: { notes: `Customer ${EMAIL} confirmed.` },
+    metadata: { customer: { email: EMAIL, tier: "gold" }, keys: [API_KEY], count: 3 },
+  };
+
+  it("stores a trace with an email, a card number and an API key with none of them, and counts what was replaced where", async () => {
+    await caller.playbook.updateSettings({ playbookId, settings: { redaction: { emails: true } } });
+    const { traces } = await caller.traces.ingest({ traces: [leaky] });
+    const stored = await database.db.trace.findUniqueOrThrow({ where: { id: traces[0]!.id } });
+    const json = JSON.stringify(stored);
+    for (const secret of SECRETS) expect(json).not.toContain(secret);
+    expect(stored.task).toBe("Refund the order of [REDACTED:email], card [REDACTED:card].");
+    expect(stored.reasoning).toContain("Bearer [REDACTED:secret] as [str-00001] says, on 2026-11-26.");
+    expect(stored.output).toBe("Refunded 42 EUR.");
+    expect(stored.metadata).toEqual({ customer: { email: "[REDACTED:email]", tier: "gold" }, keys: ["[REDACTED:secret]"], count: 3 });
+    expect(stored.citedBulletIds).toEqual(["str-00001"]);
+
+    const detail = await caller.traces.get({ traceId: traces[0]!.id });
+    expect(detail.redactions).toEqual({
+      counts: { email: 3, card: 1, secret: 2 },
+      fields: ["task", "reasoning", "feedback.notes", "metadata.customer.email", "metadata.keys.0"],
+    });
+  });
+
+  it("by default redacts secrets and cards but keeps emails, and records nothing for a clean trace", async () => {
+    const { traces } = await caller.traces.ingest({ traces: [leaky, { playbook: "support", task: "Refund order 1182 from 2026-11-26" }] });
+    const [first, clean] = await Promise.all(traces.map((trace) => caller.traces.get({ traceId: trace.id })));
+    expect(first!.task).toBe(`Refund the order of ${EMAIL}, card [REDACTED:card].`);
+    expect(first!.redactions?.counts).toEqual({ card: 1, secret: 2 });
+    expect(clean!.task).toBe("Refund order 1182 from 2026-11-26");
+    expect(clean!.redactions).toBeNull();
+  });
+
+  it("applies a playbook's custom pattern, and stores a personal unit id as a keyed hash the same way each time", async () => {
+    await caller.playbook.updateSettings({
+      playbookId,
+      settings: { redaction: { customPatterns: [{ name: "ticket", pattern: "TCK-[0-9]{6}" }] } },
+    });
+    const { traces } = await caller.traces.ingest({
+      traces: [
+        { playbook: "support", task: "Close TCK-123456", unitId: EMAIL },
+        { playbook: "support", task: "Close TCK-654321", unitId: EMAIL },
+        { playbook: "support", task: "Other", unitId: "agent-7" },
+      ],
+    });
+    const [one, two, other] = await Promise.all(traces.map((trace) => caller.traces.get({ traceId: trace.id })));
+    expect(one!.task).toBe("Close [REDACTED:ticket]");
+    expect(one!.unitId).toMatch(/^hmac:[0-9a-f]{64}$/);
+    expect(two!.unitId).toBe(one!.unitId);
+    expect(one!.redactions).toEqual({ counts: { ticket: 1 }, fields: ["task"], unitIdHashed: true });
+    expect(other!.unitId).toBe("agent-7");
+    expect(other!.redactions).toBeNull();
+  });
+
+  it("refuses each bad custom pattern with its reason, naming the field, and saves nothing", async () => {
+    const save = (pattern: string) =>
+      caller.playbook.updateSettings({ playbookId, settings: { redaction: { customPatterns: [{ name: "bad", pattern }] } } });
+    const refusal = async (pattern: string) => {
+      const error = await save(pattern).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(TRPCError);
+      expect((error as TRPCError).code).toBe("BAD_REQUEST");
+      const [issue] = ((error as TRPCError).cause as ZodError).issues;
+      return { field: issue!.path.join("."), message: issue!.message };
+    };
+    const field = "settings.redaction.customPatterns.0.pattern";
+    expect(await refusal("a(")).toEqual({
+      field,
+      message: expect.stringMatching(/^The pattern "bad" is not a valid RE2 regular expression: missing closing \)/),
+    });
+    expect(await refusal("(a)\\1")).toEqual({ field, message: expect.stringMatching(/backreference/) });
+    expect(await refusal("x(?=y)")).toEqual({ field, message: expect.stringMatching(/lookahead or lookbehind/) });
+    expect(await refusal("x*")).toEqual({ field, message: expect.stringMatching(/matches the empty string/) });
+    const playbook = await database.db.playbook.findUniqueOrThrow({ where: { id: playbookId }, select: { settings: true } });
+    expect(JSON.stringify(playbook.settings)).not.toContain('customPatterns":[{');
+  });
+
+  it("the reflector's prompt receives none of them", async () => {
+    const config = loadEnv({
+      OPENAI_BASE_URL: mock.url,
+      OPENAI_API_KEY: "test-key",
+      ACE_LLM_MAX_RETRIES: "1",
+      ACE_LLM_TIMEOUT_MS: "5000",
+    }).llm;
+    const breaker = new CircuitBreaker({ failureThreshold: 5, cooldownMs: 60_000, store: breakerStore(database.db) });
+    useRunProvider(database.db, openAiRunProvider(database.db, config, { breaker, sdk: { sleep: async () => undefined } }));
+    await caller.playbook.updateSettings({ playbookId, settings: { redaction: { emails: true }, curatorMode: "off" } });
+    mock.script({ content: reflection });
+    await caller.traces.ingest({ traces: [leaky] });
+    await new JobWorker(database.db, {
+      handlers: runHandlers(),
+      concurrency: 1,
+      backoff: { baseMs: 10, maxMs: 40, jitter: 0 },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    }).drain();
+
+    const chat = mock.requests.filter((request) => request.path.endsWith("/chat/completions"));
+    expect(chat).toHaveLength(1);
+    const prompt = JSON.stringify(chat[0]!.body.messages);
+    expect(prompt).toContain("[REDACTED:email]");
+    expect(prompt).toContain("[REDACTED:card]");
+    for (const secret of SECRETS) expect(prompt).not.toContain(secret);
+  });
+});

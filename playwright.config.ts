@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { BASE_URL, E2E_PORT as PORT } from "./e2e/base-url";
+import { CHROMIUM, CHROMIUM_ARGS } from "./server/testing/chromium";
 
 // The config is loaded by the runner and again by each worker; the env var makes them share one folder.
 process.env.ACE_E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "ace-e2e-"));
@@ -27,19 +28,7 @@ export default defineConfig({
     acceptDownloads: true,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    // Debian's Chromium: Playwright's own browser download does not work on these machines.
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
   },
   webServer: {
     // Loopback, as npm start binds: the specs run in laptop mode (no sign-in; accounts.spec.ts starts its own server).

@@ -9,16 +9,6 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPO_ROOT } from "./paths";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 const SERVER_START_TIMEOUT_MS = 180_000;
 const SERVER_STOP_TIMEOUT_MS = 10_000;
 const LOAD_TIMEOUT_MS = 60_000;

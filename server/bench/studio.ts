@@ -13,7 +13,8 @@ import { seedExperiment, type ExperimentSeed } from "./experiments";
 import { closedLoop, type LoadPlan } from "./http-load";
 import { measure, withTimeout, type RunPlan } from "./measure";
 import { seedMetricsPlaybook, seedMetricsRuns, type MetricsSeed } from "./metrics";
-import { CHROMIUM, CHROMIUM_ARGS, ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
+import { ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
+import { CHROMIUM, CHROMIUM_ARGS } from "@/server/testing/chromium";
 import { formatMs, formatRate, type RateTarget, type Target } from "./report";
 import { percentile, summarize } from "./stats";
 

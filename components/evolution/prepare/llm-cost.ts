@@ -3,6 +3,7 @@
 import { LLM_ROLES, type LlmRole, type LlmTotals, type MetricsResult } from "@/server/metrics/schemas";
 import { BUCKET_START_COLUMN, tableOf, type ColumnOf, type DataTableModel } from "../data-table";
 import { ROLE_LABELS } from "../palette";
+import { rowsOnBuckets } from "./buckets";
 
 export interface LlmRow {
   start: string;
@@ -16,20 +17,16 @@ const zeroRoles = (): Record<LlmRole, number> => ({ reflector: 0, curator: 0, ag
 
 /** The LLM figures on the outcomes' buckets, so every chart shares its x values. */
 export function llmRows(result: Pick<MetricsResult, "llm" | "outcomes">): LlmRow[] {
-  const byStart = new Map<number, LlmRow>(
-    result.outcomes.map((bucket) => [
-      Date.parse(bucket.start),
-      { start: bucket.start, tokens: zeroRoles(), costUsd: zeroRoles(), runs: zeroRoles() },
-    ]),
+  return rowsOnBuckets(
+    result.outcomes,
+    result.llm.buckets,
+    (start): LlmRow => ({ start, tokens: zeroRoles(), costUsd: zeroRoles(), runs: zeroRoles() }),
+    (row, bucket) => {
+      row.tokens[bucket.role] += bucket.inputTokens + bucket.outputTokens;
+      row.costUsd[bucket.role] += bucket.costUsd;
+      row.runs[bucket.role] += bucket.runs;
+    },
   );
-  for (const bucket of result.llm.buckets) {
-    const row = byStart.get(Date.parse(bucket.start));
-    if (!row) continue;
-    row.tokens[bucket.role] += bucket.inputTokens + bucket.outputTokens;
-    row.costUsd[bucket.role] += bucket.costUsd;
-    row.runs[bucket.role] += bucket.runs;
-  }
-  return [...byStart.values()];
 }
 
 export function llmTable(rows: readonly LlmRow[], title: string): DataTableModel {

@@ -4,6 +4,7 @@ import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";
 import type { MetricsResult, ReviewTotals } from "@/server/metrics/schemas";
 import { BUCKET_START_COLUMN, tableOf, type ColumnOf, type DataTableModel } from "../data-table";
 import { VERSION_ORIGIN_LABELS } from "../palette";
+import { rowsOnBuckets } from "./buckets";
 
 export interface ReviewRow {
   start: string;
@@ -22,25 +23,21 @@ export interface ReviewSeries {
 
 /** The review figures on the outcomes' buckets, so every chart shares its x values. */
 export function reviewSeries(result: Pick<MetricsResult, "review" | "outcomes">): ReviewSeries {
-  const byStart = new Map<number, ReviewRow>(
-    result.outcomes.map((bucket) => [
-      Date.parse(bucket.start),
-      { start: bucket.start, proposed: {}, approved: 0, autoApplied: 0, rejected: 0, nearDuplicates: 0 },
-    ]),
-  );
   const seen = new Set<DeltaOrigin>();
-  for (const bucket of result.review.buckets) {
-    const row = byStart.get(Date.parse(bucket.start));
-    if (!row) continue;
-    if (bucket.proposed > 0) seen.add(bucket.origin);
-    row.proposed[bucket.origin] = (row.proposed[bucket.origin] ?? 0) + bucket.proposed;
-    row.approved += bucket.approved;
-    row.autoApplied += bucket.autoApplied;
-    row.rejected += bucket.rejected;
-    row.nearDuplicates += bucket.nearDuplicates;
-  }
-  const origins = DELTA_ORIGINS.filter((origin) => seen.has(origin));
-  return { rows: [...byStart.values()], origins };
+  const rows = rowsOnBuckets(
+    result.outcomes,
+    result.review.buckets,
+    (start): ReviewRow => ({ start, proposed: {}, approved: 0, autoApplied: 0, rejected: 0, nearDuplicates: 0 }),
+    (row, bucket) => {
+      if (bucket.proposed > 0) seen.add(bucket.origin);
+      row.proposed[bucket.origin] = (row.proposed[bucket.origin] ?? 0) + bucket.proposed;
+      row.approved += bucket.approved;
+      row.autoApplied += bucket.autoApplied;
+      row.rejected += bucket.rejected;
+      row.nearDuplicates += bucket.nearDuplicates;
+    },
+  );
+  return { rows, origins: DELTA_ORIGINS.filter((origin) => seen.has(origin)) };
 }
 
 export function reviewTable(series: ReviewSeries, title: string): DataTableModel {

@@ -19,6 +19,7 @@ import { TextBlock } from "@/components/ui/text-block";
 import { useTRPC } from "@/components/trpc/client";
 import type { CitedBullet, TraceDetail } from "@/server/traces/schemas";
 import { taskTitle } from "./labels";
+import { RedactionSection } from "./redaction-section";
 import { tracesHref } from "./trace-url";
 import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
 
@@ -53,6 +54,7 @@ export function TraceDetailView({
         </div>
         <div className="flex min-w-0 flex-col gap-6">
           <DetailsSection trace={trace} />
+          <RedactionSection trace={trace} />
           <CitedBulletsSection trace={trace} />
           {runs}
           <MetadataSection metadata={trace.metadata} />
@@ -78,6 +80,7 @@ function TraceHeader({ trace, actions }: { trace: TraceDetail; actions: ReactNod
           <OutcomeBadge outcome={trace.outcome} />
           <ReflectedBadge reflectedAt={trace.reflectedAt} />
           {trace.variant ? <Badge tone="blue">Variant {trace.variant}</Badge> : null}
+          {trace.redactions ? <Badge tone="amber">Redacted</Badge> : null}
           <span>
             Received <RelativeTime date={trace.createdAt} className="font-medium text-ink" />
           </span>

@@ -79,24 +79,34 @@ function httpBackend(url: string): Backend {
   };
 }
 
-async function localBackend(): Promise<Backend> {
+/**
+ * The database of DATABASE_URL or DATA_DIR, opened here; or, when a running server holds the
+ * embedded database's folder, that server's address, so that two processes never open one folder.
+ */
+async function databaseOrItsServer(): Promise<{ serverUrl: string } | { handle: DatabaseHandle; describe: string }> {
   const config = databaseConfigFromEnv();
   if (config.kind === "pglite") {
     const holder = readLiveLock(config.dataDir);
-    if (holder?.url) return httpBackend(holder.url);
+    if (holder?.url) return { serverUrl: holder.url };
   }
-  let handle: DatabaseHandle;
   try {
-    handle = await openDatabase(config);
+    const handle = await openDatabase(config);
+    return { handle, describe: config.kind === "pglite" ? `the embedded database in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)" };
   } catch (error) {
     if (error instanceof DatabaseBusyError) {
       throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
     }
     throw error;
   }
+}
+
+async function localBackend(): Promise<Backend> {
+  const target = await databaseOrItsServer();
+  if ("serverUrl" in target) return httpBackend(target.serverUrl);
+  const { handle } = target;
   const caller = createCaller(cliContext(handle.db));
   return {
-    describe: config.kind === "pglite" ? `the embedded database in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)",
+    describe: target.describe,
     list: () => caller.playbook.list(),
     import: (input) => caller.playbook.import(input),
     export: (input) => caller.playbook.export(input),
@@ -294,27 +304,15 @@ async function runMcp(options: { playbook?: string; server?: string }): Promise<
     await relay(options.server);
     return 0;
   }
-  const config = databaseConfigFromEnv();
-  if (config.kind === "pglite") {
-    const holder = readLiveLock(config.dataDir);
-    if (holder?.url) {
-      await relay(holder.url);
-      return 0;
-    }
-  }
-  let handle: DatabaseHandle;
-  try {
-    handle = await openDatabase(config);
-  } catch (error) {
-    if (error instanceof DatabaseBusyError) {
-      throw new AppError("BUSY", `${error.message}\nOr pass --server <url> to go through a running ACE Studio.`);
-    }
-    throw error;
+  const target = await databaseOrItsServer();
+  if ("serverUrl" in target) {
+    await relay(target.serverUrl);
+    return 0;
   }
   try {
-    await serveOnDatabase(handle.db, { actor: cliActor(), playbook });
+    await serveOnDatabase(target.handle.db, { actor: cliActor(), playbook });
   } finally {
-    await handle.close();
+    await target.handle.close();
   }
   return 0;
 }

@@ -11,7 +11,7 @@ import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { breakerStore, openAiRunProvider, useRunProvider } from "@/server/runs/providers";
 import { runHandlers } from "@/server/runs/service";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
 import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
@@ -136,6 +136,39 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
     expect(await refusal("x*")).toEqual({ field, message: expect.stringMatching(/matches the empty string/) });
     const playbook = await database.db.playbook.findUniqueOrThrow({ where: { id: playbookId }, select: { settings: true } });
     expect(JSON.stringify(playbook.settings)).not.toContain('customPatterns":[{');
+  });
+
+  it("a dry run shows what settings would replace in the playbook's newest traces, for curators, before saving", async () => {
+    await caller.traces.ingest({
+      traces: [
+        { playbook: "support", task: "Close TCK-123456 for jane@example.com" },
+        { playbook: "support", task: "Nothing here" },
+        { playbook: "support", task: "Close TCK-654321", metadata: { ticket: "TCK-000001" } },
+      ],
+    });
+    const redaction = {
+      secrets: true,
+      cards: true,
+      emails: false,
+      phones: false,
+      ibans: false,
+      customPatterns: [{ name: "ticket", pattern: "TCK-[0-9]{6}" }],
+    };
+    const preview = await callerAs(database.db, "curator", "cora").traces.redactionPreview({ playbookId, redaction });
+    expect(preview).toMatchObject({ scanned: 3, tracesMatched: 2, counts: { ticket: 3 } });
+    expect(preview.examples.map((example) => [example.field, example.excerpt])).toEqual([
+      ["task", "Close [REDACTED:ticket]"],
+      ["metadata.ticket", "[REDACTED:ticket]"],
+      ["task", "Close [REDACTED:ticket] for jane@example.com"],
+    ]);
+    // Nothing was saved or rewritten.
+    const stored = await database.db.trace.findMany({ select: { task: true } });
+    expect(stored.map((trace) => trace.task).sort()).toContain("Close TCK-654321");
+
+    await expectAppError(callerAs(database.db, "viewer", "vic").traces.redactionPreview({ playbookId, redaction }), "FORBIDDEN", /.+/);
+    await expect(
+      caller.traces.redactionPreview({ playbookId, redaction: { ...redaction, customPatterns: [{ name: "bad", pattern: "(a)\\1" }] } }),
+    ).rejects.toThrow(/backreference/);
   });
 
   it("the reflector's prompt receives none of them", async () => {

@@ -228,3 +228,17 @@ export function findRunsOfTrace(db: DbOrTx, playbookId: string, traceId: string)
     WHERE r."playbookId" = ${playbookId}::uuid AND r."traceIds" @> ARRAY[${traceId}::text]
     ORDER BY r."createdAt" DESC, r.id DESC`;
 }
+
+export async function playbookExists(db: DbOrTx, playbookId: string): Promise<boolean> {
+  return (await db.playbook.count({ where: { id: playbookId } })) > 0;
+}
+
+/** The text of a playbook's newest traces, for a redaction dry run. */
+export function findRecentTraceTexts(db: DbOrTx, playbookId: string, limit: number) {
+  return db.trace.findMany({
+    where: { playbookId },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: limit,
+    select: { id: true, externalId: true, task: true, reasoning: true, output: true, feedback: true, metadata: true },
+  });
+}

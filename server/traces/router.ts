@@ -1,6 +1,6 @@
 // Thin procedures of the trace domain: validate with zod, call the service.
 import { createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
-import { ingestResultSchema, listTracesInput, traceBatchSchema, traceIdInput } from "./schemas";
+import { ingestResultSchema, listTracesInput, redactionPreviewInput, traceBatchSchema, traceIdInput } from "./schemas";
 import * as service from "./service";
 
 export const traceRouter = createTRPCRouter({
@@ -15,4 +15,7 @@ export const traceRouter = createTRPCRouter({
   list: viewerProcedure.input(listTracesInput).query(({ ctx, input }) => service.listTraces(ctx.db, input)),
 
   get: viewerProcedure.input(traceIdInput).query(({ ctx, input }) => service.getTrace(ctx.db, input.traceId)),
+
+  /** What redaction settings (a new custom pattern, say) would replace in the playbook's 200 newest traces, before saving them. */
+  redactionPreview: curatorProcedure.input(redactionPreviewInput).query(({ ctx, input }) => service.previewRedaction(ctx.db, input)),
 });

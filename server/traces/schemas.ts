@@ -2,6 +2,7 @@
 // The same schemas validate tRPC input, the HTTP API (POST /api/v1/traces) and generate its OpenAPI
 // document, so the three cannot drift. The one file of server/traces that client code may import.
 import { z } from "zod";
+import { redactionSettingsSchema } from "../ace/redaction/settings";
 
 export const TRACE_OUTCOMES = ["success", "failure", "unknown"] as const;
 export type TraceOutcome = (typeof TRACE_OUTCOMES)[number];
@@ -289,4 +290,27 @@ export interface TraceDetail extends Omit<TraceListItem, "taskPreview"> {
   unitId: string | null;
   citedBullets: CitedBullet[];
   runs: TraceRunSummary[];
+}
+
+// ---- Redaction dry run -------------------------------------------------------------------------
+
+/** A dry run reads the playbook's most recent traces, newest first. */
+export const REDACTION_PREVIEW_TRACES = 200;
+export const REDACTION_PREVIEW_EXAMPLES = 20;
+
+export const redactionPreviewInput = z.object({
+  playbookId: z.uuid(),
+  /** The settings to try, before they are saved (custom patterns checked as updateSettings checks them). */
+  redaction: redactionSettingsSchema,
+});
+
+export interface RedactionPreview {
+  /** Traces read (at most REDACTION_PREVIEW_TRACES). */
+  scanned: number;
+  /** Traces in which something would be replaced. */
+  tracesMatched: number;
+  /** Findings per kind or custom pattern name. */
+  counts: Record<string, number>;
+  /** Up to REDACTION_PREVIEW_EXAMPLES: the text around the first replacement of a field, as it would be stored. */
+  examples: { traceId: string; externalId: string | null; field: string; excerpt: string }[];
 }

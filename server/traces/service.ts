@@ -21,6 +21,10 @@ import {
   type TraceInput,
   type TracePage,
   type TraceRedactions,
+  REDACTION_PREVIEW_EXAMPLES,
+  REDACTION_PREVIEW_TRACES,
+  type RedactionPreview,
+  type redactionPreviewInput,
 } from "./schemas";
 import type { z } from "zod";
 
@@ -310,4 +314,56 @@ function readRedactions(value: unknown): TraceRedactions | null {
     fields: record.fields.filter((field): field is string => typeof field === "string"),
     ...(record.unitIdHashed === true ? { unitIdHashed: true } : {}),
   };
+}
+
+// ---- Redaction dry run -------------------------------------------------------------------------
+
+const EXCERPT_CHARS = 80;
+
+/** The text around the first replacement, as it would be stored. */
+function excerptOf(text: string): string {
+  const at = text.indexOf("[REDACTED:");
+  const start = Math.max(0, at - EXCERPT_CHARS);
+  const end = Math.min(text.length, text.indexOf("]", at) + 1 + EXCERPT_CHARS);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+}
+
+/** A string of a redacted trace by its field path (task, feedback.notes, metadata.keys.0 …). */
+function fieldText(trace: Record<string, unknown>, path: string): string {
+  let value: unknown = trace;
+  for (const key of path.split("."))
+    value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "string" ? value : "";
+}
+
+/**
+ * What these redaction settings would replace in the playbook's newest traces, before they are
+ * saved. Stored traces were redacted with the settings of their time, so only what those left is seen.
+ */
+export async function previewRedaction(db: Db, input: z.output<typeof redactionPreviewInput>): Promise<RedactionPreview> {
+  if (!(await repo.playbookExists(db, input.playbookId))) throw notFound("The playbook");
+  const redactor = redactorFor(input.redaction);
+  const rows = await repo.findRecentTraceTexts(db, input.playbookId, REDACTION_PREVIEW_TRACES);
+  const counts: Record<string, number> = {};
+  const examples: RedactionPreview["examples"] = [];
+  let tracesMatched = 0;
+  for (const row of rows) {
+    const { trace, redactions } = redactTrace(
+      { task: row.task, reasoning: row.reasoning, output: row.output, feedback: asObject(row.feedback), metadata: asObject(row.metadata) },
+      redactor,
+    );
+    if (!redactions) continue;
+    tracesMatched++;
+    for (const [kind, count] of Object.entries(redactions.counts)) counts[kind] = (counts[kind] ?? 0) + count;
+    for (const field of redactions.fields) {
+      if (examples.length >= REDACTION_PREVIEW_EXAMPLES) break;
+      examples.push({
+        traceId: row.id,
+        externalId: row.externalId,
+        field,
+        excerpt: excerptOf(fieldText(trace as unknown as Record<string, unknown>, field)),
+      });
+    }
+  }
+  return { scanned: rows.length, tracesMatched, counts, examples };
 }

@@ -2,10 +2,11 @@
 // and its curation settings. Every write is one transaction that also records its PlaybookVersion.
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
+import { redactionSettingsSchema, type RedactionSettings } from "@/server/ace/redaction/settings";
 import type { VersionChange } from "@/server/ace/history";
 import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
 import { recordAudit, whoOf, type WhoOrName } from "@/server/audit/record";
-import { Prisma, type Db, type Tx } from "@/server/db/client";
+import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
 import { rowsFromDocument, sectionStateOf, toDbFormat } from "./mapping";
@@ -21,6 +22,35 @@ import {
 
 /** Imports of large playbooks on the embedded engine take seconds; the default 5 s would cut them off. */
 export const WRITE_TRANSACTION = { maxWait: 10_000, timeout: 120_000 } as const;
+
+/** Whether stored settings hold redaction settings of their own (else the studio default applies). */
+export function hasOwnRedaction(storedSettings: unknown): boolean {
+  return typeof storedSettings === "object" && storedSettings !== null && "redaction" in storedSettings;
+}
+
+// ---- Redaction: the playbook's own settings, else the studio default ----------------------------
+
+const STUDIO_REDACTION_KEY = "traces.redactionDefault";
+
+/** The studio default: what a playbook that never set its own redaction settings redacts. */
+export async function readStudioRedaction(db: DbOrTx): Promise<RedactionSettings> {
+  const parsed = redactionSettingsSchema.safeParse((await repo.readAppSetting(db, STUDIO_REDACTION_KEY)) ?? {});
+  return parsed.success ? parsed.data : redactionSettingsSchema.parse({});
+}
+
+export async function writeStudioRedaction(db: Db, author: WhoOrName, settings: RedactionSettings): Promise<RedactionSettings> {
+  await db.$transaction(async (tx) => {
+    const before = await readStudioRedaction(tx);
+    await repo.writeAppSetting(tx, STUDIO_REDACTION_KEY, settings);
+    await recordAudit(tx, whoOf(author).audit, {
+      action: "settings.update",
+      target: { type: "studio", id: null, label: "studio redaction default" },
+      before: { redaction: before },
+      after: { redaction: settings },
+    });
+  });
+  return settings;
+}
 
 /** The playbook's stored settings; anything unreadable counts as the defaults. */
 export function readSettings(stored: unknown): PlaybookSettings {
@@ -79,7 +109,11 @@ export async function createFromDocument(
   }
   const { sections, bullets } = rowsFromDocument(document);
   const ids = bullets.map(({ row }) => row.externalId);
-  const settings = playbookSettingsSchema.parse(document.settings ?? {});
+  const parsedSettings = playbookSettingsSchema.parse(document.settings ?? {});
+  // Without redaction settings of its own (none in the file), a new playbook follows the studio default.
+  const settings = hasOwnRedaction(document.settings)
+    ? parsedSettings
+    : Object.fromEntries(Object.entries(parsedSettings).filter(([key]) => key !== "redaction"));
   const changes: VersionChange[] = [
     ...sections.map((section): VersionChange => ({ entity: "section", id: section.id, before: null, after: sectionStateOf(section) })),
     ...bullets.map(({ state }): VersionChange => ({ entity: "bullet", id: state.externalId, before: null, after: state })),
@@ -186,7 +220,9 @@ export async function updateSettings(
   const who = whoOf(author);
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
-    const before = readSettings(playbook.settings);
+    const stored = readSettings(playbook.settings);
+    // A playbook that follows the studio default starts from it when its redaction is changed here.
+    const before = hasOwnRedaction(playbook.settings) ? stored : { ...stored, redaction: await readStudioRedaction(tx) };
     const { pruning, redaction, ...rest } = input.settings;
     const after = playbookSettingsSchema.parse({
       ...before,
@@ -202,7 +238,10 @@ export async function updateSettings(
     if (!(await repo.bumpVersion(tx, playbook.id, playbook.version))) {
       throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");
     }
-    await repo.updateSettings(tx, playbook.id, after as unknown as Prisma.InputJsonObject);
+    // A playbook without redaction settings of its own follows the studio default until one is set here.
+    const followsStudio = redaction === undefined && !hasOwnRedaction(playbook.settings);
+    const saved = followsStudio ? Object.fromEntries(Object.entries(after).filter(([key]) => key !== "redaction")) : after;
+    await repo.updateSettings(tx, playbook.id, saved as unknown as Prisma.InputJsonObject);
     await recordVersion(tx, {
       playbookId: playbook.id,
       number: playbook.version + 1,

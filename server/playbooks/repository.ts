@@ -453,3 +453,12 @@ export function updateSettings(tx: Tx, playbookId: string, settings: Prisma.Inpu
 export async function refreshStatistics(db: Db): Promise<void> {
   await db.$executeRaw`ANALYZE "Bullet", "Section"`;
 }
+
+export async function readAppSetting(db: DbOrTx, key: string): Promise<unknown> {
+  const row = await db.appSetting.findUnique({ where: { key }, select: { value: true } });
+  return row?.value ?? null;
+}
+
+export async function writeAppSetting(db: DbOrTx, key: string, value: Prisma.InputJsonValue): Promise<void> {
+  await db.appSetting.upsert({ where: { key }, create: { key, value }, update: { value } });
+}

@@ -138,6 +138,34 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
     expect(JSON.stringify(playbook.settings)).not.toContain('customPatterns":[{');
   });
 
+  it("a playbook without redaction settings of its own follows the studio default, until it sets its own", async () => {
+    await expectAppError(
+      callerAs(database.db, "curator", "cora").traces.setStudioRedaction({ ...(await caller.traces.studioRedaction()), emails: true }),
+      "FORBIDDEN",
+      /.+/,
+    );
+    const studio = await caller.traces.setStudioRedaction({
+      secrets: true,
+      cards: true,
+      emails: true,
+      phones: false,
+      ibans: false,
+      customPatterns: [],
+    });
+    expect(await caller.traces.studioRedaction()).toEqual(studio);
+    // Another setting changed: still following the studio default.
+    await caller.playbook.updateSettings({ playbookId, settings: { autoApply: true } });
+    const task = async (text: string) => {
+      const { traces } = await caller.traces.ingest({ traces: [{ playbook: "support", task: text }] });
+      return (await caller.traces.get({ traceId: traces[0]!.id })).task;
+    };
+    expect(await task(`Mail ${EMAIL}`)).toBe("Mail [REDACTED:email]");
+    // Its own settings start from the studio default: emails stay on, phones added.
+    await caller.playbook.updateSettings({ playbookId, settings: { redaction: { phones: true } } });
+    await caller.traces.setStudioRedaction({ ...studio, emails: false });
+    expect(await task(`Mail ${EMAIL} or call +44 20 7946 0958`)).toBe("Mail [REDACTED:email] or call [REDACTED:phone]");
+  });
+
   it("a dry run shows what settings would replace in the playbook's newest traces, for curators, before saving", async () => {
     await caller.traces.ingest({
       traces: [

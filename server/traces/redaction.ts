@@ -10,9 +10,11 @@ import {
   type RedactionCounts,
   type Redactor,
 } from "@/server/ace/redaction/detectors";
+import { redactorFor } from "@/server/ace/redaction/settings";
 import { readOrInsertAppSetting } from "@/server/apikeys/repository";
 import { getAuthSettings } from "@/server/auth/config";
 import type { DbOrTx } from "@/server/db/client";
+import { hasOwnRedaction, readSettings, readStudioRedaction } from "@/server/playbooks/manage";
 import type { TraceRedactions } from "./schemas";
 
 /** The fields of a trace that redaction reads and rewrites. */
@@ -43,6 +45,19 @@ export function redactTrace<T extends RedactableTrace>(trace: T, redactor: Redac
     metadata: redactValue(trace.metadata, redactor, counts, "metadata", fields) as Record<string, unknown>,
   };
   return fields.length === 0 ? { trace, redactions: null } : { trace: redacted, redactions: { counts, fields } };
+}
+
+// ---- Settings: the playbook's own, else the studio default ------------------------------------
+
+/** Per playbook id, the redactor of its own settings or of the studio default (read once, only if needed). */
+export async function redactorsOf(db: DbOrTx, playbooks: { id: string; settings: unknown }[]): Promise<Map<string, Redactor>> {
+  const studio = playbooks.every((row) => hasOwnRedaction(row.settings)) ? null : redactorFor(await readStudioRedaction(db));
+  return new Map(
+    playbooks.map((row) => [
+      row.id,
+      hasOwnRedaction(row.settings) ? redactorFor(readSettings(row.settings).redaction) : (studio as Redactor),
+    ]),
+  );
 }
 
 // ---- Unit ids ----------------------------------------------------------------------------------

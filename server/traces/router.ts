@@ -1,5 +1,7 @@
 // Thin procedures of the trace domain: validate with zod, call the service.
-import { createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
+import { redactionSettingsSchema } from "@/server/ace/redaction/settings";
+import { adminProcedure, createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
+import { readStudioRedaction, writeStudioRedaction } from "@/server/playbooks/manage";
 import { ingestResultSchema, listTracesInput, redactionPreviewInput, traceBatchSchema, traceIdInput } from "./schemas";
 import * as service from "./service";
 
@@ -17,5 +19,13 @@ export const traceRouter = createTRPCRouter({
   get: viewerProcedure.input(traceIdInput).query(({ ctx, input }) => service.getTrace(ctx.db, input.traceId)),
 
   /** What redaction settings (a new custom pattern, say) would replace in the playbook's 200 newest traces, before saving them. */
+  /** The studio default redaction settings: what playbooks without settings of their own redact. */
+  studioRedaction: viewerProcedure.query(({ ctx }) => readStudioRedaction(ctx.db)),
+
+  setStudioRedaction: adminProcedure
+    .input(redactionSettingsSchema)
+    .output(redactionSettingsSchema)
+    .mutation(({ ctx, input }) => writeStudioRedaction(ctx.db, ctx, input)),
+
   redactionPreview: curatorProcedure.input(redactionPreviewInput).query(({ ctx, input }) => service.previewRedaction(ctx.db, input)),
 });

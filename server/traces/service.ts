@@ -5,11 +5,10 @@ import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
-import { readSettings } from "@/server/playbooks/manage";
 import { redactorFor } from "@/server/ace/redaction/settings";
 import type { Redactor } from "@/server/ace/redaction/detectors";
 import { afterTracesIngested } from "@/server/runs/triggers";
-import { redactTrace, storedUnitIds } from "./redaction";
+import { redactorsOf, redactTrace, storedUnitIds } from "./redaction";
 import * as repo from "./repository";
 import {
   TASK_PREVIEW_CHARS,
@@ -171,7 +170,7 @@ export async function ingestTraces(
     const playbooks = new Map(locked.map((row) => [row.name, row.id]));
     const missing = names.filter((name) => !playbooks.has(name));
     if (missing.length > 0) throw unknownPlaybooksError(items, missing);
-    const redactors = new Map(locked.map((row) => [row.id, redactorFor(readSettings(row.settings).redaction)]));
+    const redactors = await redactorsOf(tx, locked);
 
     const experiments = await planTraceExperiments(tx, items, unitIds);
     const { rows, firstOf } = planRows(items, ids, { playbooks, experiments, redactors, unitIds });

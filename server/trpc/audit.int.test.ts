@@ -360,6 +360,20 @@ const FIXTURES: Record<string, Fixture> = {
       return { input: { traces: [{ playbook: "support", task: "Refund order 7", outcome: "success" }] } };
     },
   },
+  "traces.setStudioRedaction": {
+    action: "settings.update",
+    bad: { secrets: true, cards: true, emails: false, phones: false, ibans: false, customPatterns: [{ name: "bad", pattern: "(a)\\1" }] },
+    prepare: async () => ({
+      input: {
+        secrets: true,
+        cards: true,
+        emails: true,
+        phones: false,
+        ibans: false,
+        customPatterns: [{ name: "ticket", pattern: "TCK-[0-9]{6}" }],
+      },
+    }),
+  },
   "users.create": {
     action: "user.create",
     prepare: async () => ({ input: { email: "cleo@example.test", name: "Cleo", role: "curator", password: PASSWORD } }),

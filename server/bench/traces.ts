@@ -2,6 +2,8 @@
 // the body parsed as POST /api/v1/traces parses it. Each call also queues a reflector run and its
 // job per new trace (afterTracesIngested), as in production; no worker runs, so the jobs only queue.
 import { queueStats } from "@/server/jobs/queue";
+import { updateSettings } from "@/server/playbooks/manage";
+import { updateSettingsInput } from "@/server/playbooks/schemas";
 import { offlineProvider, useRunProvider } from "@/server/runs/providers";
 import { listRunsInput } from "@/server/runs/schemas";
 import { listRuns } from "@/server/runs/service";
@@ -92,6 +94,8 @@ export async function traceBenchmarks(engine: BenchEngine, plans: TracePlans, re
     });
   }
 
+  stored += await redactionBenchmark(engine, playbookId, plans.batch1000, () => traces.next(1_000), record);
+
   // Every trace stored queued its reflection, and nothing ran it.
   await guarded(record, "Ingest traces: queued reflections", engine.name, async () => {
     const [runs, jobs] = await Promise.all([listRuns(db, listRunsInput.parse({ playbookId, limit: 1 })), queueStats(db, { playbookId })]);
@@ -99,6 +103,72 @@ export async function traceBenchmarks(engine: BenchEngine, plans: TracePlans, re
     check(jobs.byStatus.queued === stored, `expected ${stored} queued jobs, found ${jobs.byStatus.queued}`);
     check(jobs.total === jobs.byStatus.queued, "a worker claimed jobs during the benchmark");
   });
+}
+
+/** Issue 16: ingestion with redaction on keeps at least this share of the throughput with it off. */
+export const REDACTION_MIN_SHARE = 0.8;
+
+const REDACTION_MODES = [
+  { label: "redaction off", redaction: { secrets: false, cards: false, emails: false, phones: false, ibans: false } },
+  { label: "redaction on (every built-in kind)", redaction: { secrets: true, cards: true, emails: true, phones: true, ibans: true } },
+] as const;
+
+/**
+ * Batches of 1,000 with redaction off and on, alternating call by call so both see the same table
+ * size and machine load. Returns the traces stored.
+ */
+async function redactionBenchmark(
+  engine: BenchEngine,
+  playbookId: string,
+  plan: RunPlan,
+  nextBatch: () => TraceBody[],
+  record: RecordResult,
+): Promise<number> {
+  const { db } = engine;
+  const samples: number[][] = REDACTION_MODES.map(() => []);
+  let stored = 0;
+  const ok = await guarded(record, "Ingest traces, batches of 1,000, redaction on and off", engine.name, async () => {
+    for (let call = 0; call < plan.warmup + plan.runs; call++) {
+      for (const [mode, { redaction }] of REDACTION_MODES.entries()) {
+        // Not timed: the playbook's settings are read by ingest inside its transaction.
+        await updateSettings(db, "bench", updateSettingsInput.parse({ playbookId, settings: { redaction } }));
+        const body = parseTraceBody({ traces: nextBatch() });
+        const started = performance.now();
+        const result = await ingestTraces(db, body, { source: "api" });
+        const ms = performance.now() - started;
+        check(result.created === 1_000, `expected 1000 traces stored, ${result.created} were`);
+        stored += 1_000;
+        if (call >= plan.warmup) samples[mode]!.push(ms);
+      }
+    }
+  });
+  if (!ok) return stored;
+  const [off, on] = samples.map((times) => throughputOf(times, 1_000, undefined)) as [Throughput, Throughput];
+  const share = on.perSecond / off.perSecond;
+  REDACTION_MODES.forEach(({ label }, mode) => {
+    const isOn = mode === 1;
+    record({
+      kind: "measured",
+      benchmark: `Ingest traces, batches of 1,000, ${label}`,
+      engine: engine.name,
+      summary: summarize(samples[mode]!),
+      throughput: isOn ? on : off,
+      ...(isOn
+        ? {
+            extra: [
+              {
+                text: `≥ ${REDACTION_MIN_SHARE * 100} % of the throughput with redaction off (${(share * 100).toFixed(0)} %)`,
+                met: share >= REDACTION_MIN_SHARE,
+              },
+            ],
+          }
+        : {}),
+      note: isOn
+        ? `Email, phone, card, IBAN and secret detectors on every text field and metadata string; ${(share * 100).toFixed(1)} % of the throughput with redaction off.`
+        : "The playbook's redaction settings turned off: no detector runs.",
+    });
+  });
+  return stored;
 }
 
 /** Lines for "How these were measured". */
@@ -113,6 +183,9 @@ export function traceNotes(plans: TracePlans): string[] {
       `traces, then afterTracesIngested queueing one reflector run and one job per new trace. No job worker runs (none is started), ` +
       `so the jobs stay queued; this is checked afterwards. Throughput is total traces / total time of the timed calls; the median ` +
       `call's rate is in the note.`,
+    `Redaction at ingestion (issue 16, target: on ≥ ${REDACTION_MIN_SHARE * 100} % of off): batches of 1,000 into the same playbook, ` +
+      `${of(plans.batch1000)} calls each, alternating redaction off (every kind off) and on (every built-in kind on) call by call; ` +
+      `the settings change between calls is not timed.`,
     `Traces (server/bench/trace-data.ts, seeded): AppWorld-style tasks; 1–2 KB of step-by-step reasoning citing 2–5 random bullet ` +
       `ids of the playbook as [id] (cited ids are extracted from the text, as for an agent that sends no citedBulletIds); the final ` +
       `code or answer; outcome success 65 %, failure 30 %, unknown 5 %; feedback with test results, errors and a ground truth for ` +

@@ -7,6 +7,7 @@ import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testi
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
 import type { ApiScope } from "./schemas";
+import { VERIFIED_KEY_TTL_MS } from "./service";
 
 const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
 vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
@@ -187,6 +188,57 @@ describe.each(testEngines())("API keys on %s", (engine) => {
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       expect((await errorOf(limited)).message).toMatch(/more than 3 requests this minute/);
+    });
+
+    it("a key revoked through this instance is refused at once, though it was just used", async () => {
+      const created = await key(["context:read"]);
+      expect((await contextRequest("support", created.secret)).status).toBe(200);
+      await admin.apiKeys.revoke({ keyId: created.id });
+      const revoked = await contextRequest("support", created.secret);
+      expect(revoked.status).toBe(401);
+      expect((await errorOf(revoked)).message).toMatch(/was revoked on/);
+    });
+
+    it("a key revoked through another instance is refused within VERIFIED_KEY_TTL_MS; expiry is checked on every request", async () => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        const created = await key(["context:read"]);
+        expect((await contextRequest("support", created.secret)).status).toBe(200);
+        // Another instance (or the CLI) revokes it: this process is not told.
+        await database.db.apiKey.update({ where: { id: created.id }, data: { revokedAt: new Date() } });
+        expect((await contextRequest("support", created.secret)).status).toBe(200);
+        vi.advanceTimersByTime(VERIFIED_KEY_TTL_MS);
+        const revoked = await contextRequest("support", created.secret);
+        expect(revoked.status).toBe(401);
+        expect((await errorOf(revoked)).message).toMatch(/was revoked on/);
+
+        const expiring = await key(["context:read"], { expiresInDays: 1 });
+        await database.db.apiKey.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() + 1_000) } });
+        expect((await contextRequest("support", expiring.secret)).status).toBe(200);
+        vi.advanceTimersByTime(1_000);
+        const expired = await contextRequest("support", expiring.secret);
+        expect(expired.status).toBe(401);
+        expect((await errorOf(expired)).message).toMatch(/expired on/);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("a key's requests are counted in leases: what other instances counted is seen once the lease is used up", async () => {
+      const created = await key(["context:read"], { rateLimitPerMinute: 100 }); // leases of 2
+      const counter = { key: `api-key:${created.id}` };
+      expect((await contextRequest("support", created.secret)).status).toBe(200);
+      expect((await database.db.rateLimit.findUnique({ where: counter }))?.count).toBe(2);
+      // Other instances use up the rest of the minute.
+      await database.db.rateLimit.update({ where: counter, data: { count: 100 } });
+      expect((await contextRequest("support", created.secret)).status).toBe(200);
+      const limited = await contextRequest("support", created.secret);
+      expect(limited.status).toBe(429);
+      expect((await errorOf(limited)).message).toMatch(/more than 100 requests this minute/);
+      expect((await contextRequest("support", created.secret)).status).toBe(429);
+      expect((await database.db.rateLimit.findUnique({ where: counter }))?.count).toBe(102);
+      const used = await database.db.apiKey.findUnique({ where: { id: created.id }, select: { lastUsedAt: true } });
+      expect(used?.lastUsedAt).not.toBeNull();
     });
 
     it("keys are created for playbooks that exist, by admins only", async () => {

@@ -1,9 +1,11 @@
 // API keys: created by admins, shown once, kept as an HMAC of the secret, checked on every
 // /api/v1 request, revoked (rotation is: create a new key, then revoke the old one).
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { recordAudit, type AuditSource } from "@/server/audit/record";
 import type { AuthSettings } from "@/server/auth/config";
 import type { Principal } from "@/server/auth/principal";
+import { approximateBytes, cachePerScope } from "@/server/cache/lru";
+import { TtlCache } from "@/server/cache/ttl-cache";
 import { keyedHash, newToken, sameHash } from "@/server/auth/tokens";
 import type { Db, DbOrTx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
@@ -124,7 +126,7 @@ export async function listApiKeys(db: DbOrTx): Promise<ApiKeyListItem[]> {
 }
 
 export async function revokeApiKey(db: Db, source: AuditSource, keyId: string): Promise<{ revokedAt: Date }> {
-  return db.$transaction(async (tx) => {
+  const revoked = await db.$transaction(async (tx) => {
     const key = await repo.findApiKey(tx, keyId);
     if (!key) throw new AppError("NOT_FOUND", "That API key was not found. It may have been deleted.");
     if (key.revokedAt) return { revokedAt: key.revokedAt };
@@ -138,6 +140,9 @@ export async function revokeApiKey(db: Db, source: AuditSource, keyId: string): 
     });
     return { revokedAt };
   });
+  // After the commit: a request that read the key before it would otherwise keep it for the TTL.
+  forgetVerifiedKey(db, keyId);
+  return revoked;
 }
 
 // ---- Checking a key -------------------------------------------------------------------------------
@@ -155,8 +160,72 @@ export function bearerToken(headers: Headers): string | null {
   return match ? match[1]! : "";
 }
 
-/** The key a bearer token names, or why it cannot be used. */
+// ---- Verified keys, kept a few seconds -------------------------------------------------------------
+
+/**
+ * A key that passed the check is kept in this process for VERIFIED_KEY_TTL_MS under the SHA-256 of
+ * the whole presented token (never the token itself), so an agent's requests do not each read the
+ * key and compute its HMAC. Bounds: a key revoked through this process is refused at once (revoking
+ * drops its entries); revoked through another instance or the CLI, it is refused within
+ * VERIFIED_KEY_TTL_MS. Expiry is checked on every request against the kept expiresAt, so an expired
+ * key is refused at the second. Scopes and playbooks never widen (keys cannot be edited). Only
+ * successes are kept: a wrong or unknown token always reaches the database, and the entries take at
+ * most VERIFIED_KEYS_MAX_BYTES.
+ */
+export const VERIFIED_KEY_TTL_MS = 5_000;
+const VERIFIED_KEYS_MAX_BYTES = 1024 * 1024;
+
+interface VerifiedKey {
+  principal: Extract<Principal, { kind: "apikey" }>;
+  rateLimitPerMinute: number | null;
+  expiresAt: Date | null;
+}
+
+const verifiedKeys = cachePerScope<DbOrTx, TtlCache<VerifiedKey>>(
+  () =>
+    new TtlCache<VerifiedKey>({
+      ttlMs: VERIFIED_KEY_TTL_MS,
+      maxBytes: VERIFIED_KEYS_MAX_BYTES,
+      sizeOf: approximateBytes,
+    }),
+);
+
+function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("base64url");
+}
+
+/** Drops this process's verified entries of a key (it was revoked here). */
+export function forgetVerifiedKey(db: DbOrTx, keyId: string): void {
+  verifiedKeys(db).deleteWhere((entry) => entry.principal.keyId === keyId);
+}
+
+function expiredMessage(name: string, expiresAt: Date): string {
+  return `API key "${name}" expired on ${expiresAt.toISOString().slice(0, 10)}. Ask an admin for a new key.`;
+}
+
+/** The key a bearer token names, or why it cannot be used (a verified key is reused for a few seconds, see above). */
 export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<AuthSettings, "secret">): Promise<KeyCheck> {
+  const cache = verifiedKeys(db);
+  const digest = tokenDigest(token);
+  const kept = cache.get(digest);
+  if (kept) {
+    if (kept.expiresAt && kept.expiresAt <= new Date()) {
+      cache.delete(digest);
+      const { keyId: id, name } = kept.principal;
+      return { ok: false, key: { id, name }, message: expiredMessage(name, kept.expiresAt) };
+    }
+    return { ok: true, principal: kept.principal, rateLimitPerMinute: kept.rateLimitPerMinute };
+  }
+  const check = await verifyApiKey(db, token, settings);
+  if (check.ok) cache.set(digest, { principal: check.principal, rateLimitPerMinute: check.rateLimitPerMinute, expiresAt: check.expiresAt });
+  return check.ok ? { ok: true, principal: check.principal, rateLimitPerMinute: check.rateLimitPerMinute } : check;
+}
+
+async function verifyApiKey(
+  db: DbOrTx,
+  token: string,
+  settings: Pick<AuthSettings, "secret">,
+): Promise<Exclude<KeyCheck, { ok: true }> | (Extract<KeyCheck, { ok: true }> & { expiresAt: Date | null })> {
   const match = KEY_PATTERN.exec(token);
   if (!match) {
     return {
@@ -181,15 +250,12 @@ export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<Auth
     };
   }
   if (key.expiresAt && key.expiresAt <= new Date()) {
-    return {
-      ok: false,
-      key: ref,
-      message: `API key "${key.name}" expired on ${key.expiresAt.toISOString().slice(0, 10)}. Ask an admin for a new key.`,
-    };
+    return { ok: false, key: ref, message: expiredMessage(key.name, key.expiresAt) };
   }
   return {
     ok: true,
     rateLimitPerMinute: key.rateLimitPerMinute,
+    expiresAt: key.expiresAt,
     principal: {
       kind: "apikey",
       keyId: key.id,

@@ -151,18 +151,24 @@ export async function deleteAllSetupTokens(tx: DbOrTx): Promise<void> {
  * Counts one event under `key` in a fixed window of `windowMs`, on the database's clock so that
  * every app instance agrees. One statement: concurrent hits never lose a count.
  */
-export async function hitRateLimit(db: DbOrTx, key: string, windowMs: number): Promise<{ count: number; retryAfterMs: number }> {
+/** Counts `amount` hits (one by default) in the key's window; the count returned includes them. */
+export async function hitRateLimit(
+  db: DbOrTx,
+  key: string,
+  windowMs: number,
+  amount = 1,
+): Promise<{ count: number; retryAfterMs: number }> {
   const rows = await db.$queryRaw<{ count: number; retry_after_ms: number }[]>`
-    INSERT INTO "RateLimit" ("key", "windowStart", "count") VALUES (${key}, now(), 1)
+    INSERT INTO "RateLimit" ("key", "windowStart", "count") VALUES (${key}, now(), ${amount}::int)
     ON CONFLICT ("key") DO UPDATE SET
       "count" = CASE WHEN "RateLimit"."windowStart" <= now() - make_interval(secs => ${windowMs / 1000}::float8)
-                     THEN 1 ELSE "RateLimit"."count" + 1 END,
+                     THEN ${amount}::int ELSE "RateLimit"."count" + ${amount}::int END,
       "windowStart" = CASE WHEN "RateLimit"."windowStart" <= now() - make_interval(secs => ${windowMs / 1000}::float8)
                      THEN now() ELSE "RateLimit"."windowStart" END
     RETURNING "count",
       GREATEST(0, CEIL(EXTRACT(EPOCH FROM ("windowStart" + make_interval(secs => ${windowMs / 1000}::float8) - now())) * 1000))::float8 AS retry_after_ms`;
   const row = rows[0];
-  return { count: Number(row?.count ?? 1), retryAfterMs: Number(row?.retry_after_ms ?? windowMs) };
+  return { count: Number(row?.count ?? amount), retryAfterMs: Number(row?.retry_after_ms ?? windowMs) };
 }
 
 /** The count in the current window (0 when the window has passed), without counting. */

@@ -8,6 +8,7 @@ import { assignVariant } from "@/server/ace/experiments";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
+import { DEFINITION_TTL_MS } from "./service";
 import reference from "./reference/expected.json";
 import inputs from "./reference/inputs.json";
 import type { AssignmentResult, ExperimentDefinition, ExperimentResults } from "./schemas";
@@ -993,6 +994,63 @@ describe.each(testEngines())("experiments on %s", (engine) => {
       expect(wrongPlaybook.status).toBe(400);
       const noUnit = await context("support", "experiment=tone");
       expect(noUnit.status).toBe(400);
+    });
+  });
+
+  describe("the definition the assign route keeps", () => {
+    const variantOf = (unitId: string, seed: string, weights: number[]) =>
+      ["A", "B"][assignVariant({ key: "tone", seed, unitId, weights, coverage: 1 }).variantIndex as number];
+
+    it("new weights in a new phase apply to the next assignment made through this instance", async () => {
+      await create(twoVariants({ status: "running" }));
+      expect((await assign("tone", { unitId: "warm" })).body).toMatchObject({ phase: 1, inExperiment: true });
+      const weights = [0.05, 0.95];
+      expect(
+        (
+          await patch("tone", {
+            variants: [
+              { key: "A", weight: 0.05 },
+              { key: "B", weight: 0.95 },
+            ],
+            confirmNewPhase: true,
+          })
+        ).status,
+      ).toBe(200);
+      for (let i = 0; i < 20; i += 1) {
+        const unitId = `after-${i}`;
+        expect((await assign("tone", { unitId })).body).toMatchObject({ phase: 2, variant: variantOf(unitId, "tone-phase2", weights) });
+      }
+    });
+
+    it("a stopped experiment stops assigning at once here", async () => {
+      await create(twoVariants({ status: "running" }));
+      expect((await assign("tone", { unitId: "u-1" })).body.inExperiment).toBe(true);
+      await curator.experiments.decide({ key: "tone", action: "stop", note: "Enough." });
+      expect((await assign("tone", { unitId: "u-2" })).body).toMatchObject({ inExperiment: false, variant: null, reason: "stopped" });
+    });
+
+    it("a change made through another instance applies within DEFINITION_TTL_MS", async () => {
+      await create(twoVariants({ status: "running" }));
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        expect((await assign("tone", { unitId: "u-1" })).body.inExperiment).toBe(true);
+        // Another instance stops it: this process is not told.
+        await database.db.experiment.update({ where: { key: "tone" }, data: { status: "stopped", stoppedAt: new Date() } });
+        expect((await assign("tone", { unitId: "u-2" })).body.inExperiment).toBe(true);
+        vi.advanceTimersByTime(DEFINITION_TTL_MS);
+        expect((await assign("tone", { unitId: "u-3" })).body).toMatchObject({ inExperiment: false, reason: "stopped" });
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it("an experiment deleted through another instance answers 404, not a failed write", async () => {
+      await create(twoVariants({ status: "running" }));
+      expect((await assign("tone", { unitId: "u-1" })).body.inExperiment).toBe(true);
+      await database.db.experiment.delete({ where: { key: "tone" } });
+      const gone = await assign<ErrorBody>("tone", { unitId: "u-2" });
+      expect(gone.status).toBe(404);
+      expect(gone.body.error.message).toMatch(/No experiment has the key "tone"/);
     });
   });
 });

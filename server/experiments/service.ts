@@ -8,6 +8,8 @@ import { sampleSizePerVariant } from "@/server/ace/stats";
 import { recordAudit, type Who } from "@/server/audit/record";
 import type { AuditAction } from "@/server/audit/schemas";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
+import { approximateBytes, cachePerScope } from "@/server/cache/lru";
+import { TtlCache } from "@/server/cache/ttl-cache";
 import { AppError } from "@/server/errors/app-error";
 import { rollback } from "@/server/history/service";
 import * as repo from "./repository";
@@ -224,6 +226,7 @@ export async function createExperiment(
   if (input.status === "stopped") throw fieldError("status", 'a new experiment starts as "draft" or "running".');
   const otherPlaybooks = input.variants.flatMap((variant) => (variant.playbook === undefined ? [] : [variant.playbook]));
   await options.allowPlaybooks?.([...new Set([input.playbook, ...otherPlaybooks])]);
+  forgetDefinition(db, input.key);
   try {
     return await db.$transaction(async (tx) => {
       if (await repo.experimentExists(tx, input.key)) throw duplicateKey(input.key);
@@ -284,7 +287,7 @@ export async function updateExperiment(
   patch: UpdateFields,
   options: AccessOptions = {},
 ): Promise<ExperimentDefinition> {
-  return db.$transaction(async (tx) => {
+  const updated = await db.$transaction(async (tx) => {
     if (!(await repo.lockExperiment(tx, key))) throw unknownExperiment(key);
     const before = await loadExperiment(tx, key, options);
     const phase = currentPhase(before);
@@ -384,6 +387,9 @@ export async function updateExperiment(
     await audit(tx, who, action, before, after);
     return definitionOf(after);
   }, TRANSACTION);
+  // After the commit, so a request that read the old definition meanwhile does not keep it.
+  forgetDefinition(db, key);
+  return updated;
 }
 
 // ---- Assignment -----------------------------------------------------------------------------
@@ -474,8 +480,55 @@ export async function assignLoaded(db: DbOrTx, row: repo.ExperimentRow, unitId: 
   };
 }
 
-export async function assignUnit(db: Db, key: string, unitId: string, options: AccessOptions = {}): Promise<AssignmentResult> {
-  return assignLoaded(db, await loadExperiment(db, key, options), unitId);
+/**
+ * Definitions the assign route reuses for DEFINITION_TTL_MS instead of reading the experiment, its
+ * variants, phases and playbook versions on every call. Bounds: a change made through this process
+ * (create, update: weights, coverage, a new phase, status; decide: ship, stop) is seen by the next
+ * assignment; one made through another instance, or a new version of a playbook a variant serves
+ * as "latest", within DEFINITION_TTL_MS. A stopped experiment therefore stops assigning at once
+ * here and within that second elsewhere. Entries are small (one experiment's definition); the
+ * cache is bounded at DEFINITIONS_MAX_BYTES all the same.
+ */
+export const DEFINITION_TTL_MS = 1_000;
+const DEFINITIONS_MAX_BYTES = 4 * 1024 * 1024;
+
+const definitions = cachePerScope<DbOrTx, TtlCache<repo.ExperimentRow>>(
+  () =>
+    new TtlCache<repo.ExperimentRow>({
+      ttlMs: DEFINITION_TTL_MS,
+      maxBytes: DEFINITIONS_MAX_BYTES,
+      sizeOf: approximateBytes,
+    }),
+);
+
+/** Drops this process's kept definition of an experiment (it was changed here). */
+export function forgetDefinition(db: DbOrTx, key: string): void {
+  definitions(db).delete(key);
+}
+
+export async function assignUnit(
+  db: Db,
+  key: string,
+  unitId: string,
+  options: AccessOptions & { reuseDefinition?: boolean } = {},
+): Promise<AssignmentResult> {
+  if (!options.reuseDefinition) return assignLoaded(db, await loadExperiment(db, key, options), unitId);
+  const cache = definitions(db);
+  const kept = cache.get(key);
+  // Only a unit the hash places in a variant is answered from a kept definition: its exposure insert
+  // fails if the experiment is gone. Anything else (outside the coverage) reads the experiment afresh.
+  if (kept && (kept.status !== "running" || hashOf(kept, currentPhase(kept), unitId).inExperiment)) {
+    await options.allowPlaybooks?.(playbookNamesOf(kept));
+    try {
+      return await assignLoaded(db, kept, unitId);
+    } catch {
+      // The experiment may be gone since (its playbook deleted): read it again, which answers 404 then.
+      cache.delete(key);
+    }
+  }
+  const row = await loadExperiment(db, key, options);
+  cache.set(key, row);
+  return assignLoaded(db, row, unitId);
 }
 
 // ---- Decisions ------------------------------------------------------------------------------
@@ -550,6 +603,7 @@ export async function decide(
     await audit(tx, who, input.action === "ship" ? "experiment.ship" : "experiment.stop", before, updated);
     return updated;
   }, TRANSACTION);
+  forgetDefinition(db, input.key);
 
   const message =
     input.action === "stop"

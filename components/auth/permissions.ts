@@ -22,6 +22,8 @@ export const ACTIONS = {
   /** Create, start, stop, reweight and ship experiments. */
   "experiment.manage": { role: "curator", procedures: ["experiments.create", "experiments.update", "experiments.decide"] },
   "budget.studio": { role: "admin", procedures: ["runs.setStudioBudget"] },
+  /** Dry-run redaction settings on a playbook's newest traces before saving them. */
+  "redaction.preview": { role: "curator", procedures: ["traces.redactionPreview"] },
   "users.manage": { role: "admin", procedures: ["users.list", "users.invite", "users.setRole", "users.disable", "users.delete"] },
   "apikeys.manage": { role: "admin", procedures: ["apiKeys.list", "apiKeys.create", "apiKeys.revoke"] },
   "audit.read": { role: "admin", procedures: ["audit.list"] },

@@ -6,7 +6,7 @@ import { countBulletTokens, countSectionTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { approximateBytes, cachePerScope, createByteBoundedCache, type LRUCache, MEGABYTE } from "@/server/cache/lru";
 import { notFound } from "@/server/errors/app-error";
-import { readSettings, requirePlaybook } from "./manage";
+import { effectiveSettings, requirePlaybook } from "./manage";
 import { fromDbFormat } from "./mapping";
 import * as repo from "./repository";
 import type { BulletDetail, BulletPage, listBulletsInput, PlaybookDetail, PlaybookListItem, PlaybookSummary } from "./schemas";
@@ -90,7 +90,7 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
     agentLabel: playbook.agentLabel,
     sourceFormat: fromDbFormat(playbook.sourceFormat),
     version: playbook.version,
-    settings: readSettings(playbook.settings),
+    settings: await effectiveSettings(db, playbook.settings),
     createdAt: playbook.createdAt,
     updatedAt: playbook.updatedAt,
     sections: sections.map(({ blankLinesBefore: _layout, ...section }) => ({

@@ -52,6 +52,12 @@ export async function writeStudioRedaction(db: Db, author: WhoOrName, settings: 
   return settings;
 }
 
+/** The settings that apply: the stored ones, with the studio default's redaction when the playbook has none of its own. */
+export async function effectiveSettings(db: DbOrTx, stored: unknown): Promise<PlaybookSettings> {
+  const settings = readSettings(stored);
+  return hasOwnRedaction(stored) ? settings : { ...settings, redaction: await readStudioRedaction(db) };
+}
+
 /** The playbook's stored settings; anything unreadable counts as the defaults. */
 export function readSettings(stored: unknown): PlaybookSettings {
   const parsed = playbookSettingsSchema.safeParse(stored ?? {});

@@ -153,6 +153,7 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
       customPatterns: [],
     });
     expect(await caller.traces.studioRedaction()).toEqual(studio);
+    expect((await caller.playbook.get({ playbookId })).settings.redaction).toEqual(studio);
     // Another setting changed: still following the studio default.
     await caller.playbook.updateSettings({ playbookId, settings: { autoApply: true } });
     const task = async (text: string) => {

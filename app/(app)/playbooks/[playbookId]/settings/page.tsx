@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { RedactionSettingsCard } from "@/components/playbooks/redaction-settings";
 import { SettingsForm } from "@/components/playbooks/settings-form";
 import { HydrateClient } from "@/server/trpc/rsc";
 import { loadPlaybook, playbookTitle } from "../load-playbook";
@@ -19,8 +20,9 @@ export default async function SettingsPage({ params }: Props) {
   await loadPlaybook(playbookId);
   return (
     <HydrateClient>
-      <div className="mx-auto max-w-4xl">
+      <div className="mx-auto flex max-w-4xl flex-col gap-6">
         <SettingsForm playbookId={playbookId} />
+        <RedactionSettingsCard playbookId={playbookId} />
       </div>
     </HydrateClient>
   );

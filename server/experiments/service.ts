@@ -12,6 +12,7 @@ import { approximateBytes, cachePerScope } from "@/server/cache/lru";
 import { TtlCache } from "@/server/cache/ttl-cache";
 import { AppError } from "@/server/errors/app-error";
 import { rollback } from "@/server/history/service";
+import { storedUnitIds } from "@/server/traces/redaction";
 import * as repo from "./repository";
 import { computeResults, listItemOf } from "./results";
 import { currentPhase, decisionOf, definitionOf, targetOf } from "./views";
@@ -449,6 +450,9 @@ export async function assignLoaded(db: DbOrTx, row: repo.ExperimentRow, unitId: 
   if (row.status === "draft" || !phase) return outside("draft");
   if (row.status === "stopped") return outside("stopped");
 
+  // An email or phone number is recorded as the keyed hash its traces store (server/traces/redaction.ts);
+  // the assignment above hashed the id as sent.
+  const storedId = (await storedUnitIds(db, [unitId])).get(unitId) ?? unitId;
   let exposure: repo.ExposureRow | null;
   if (hashed.inExperiment && hashed.variantIndex !== null) {
     const variant = row.variants[hashed.variantIndex];
@@ -457,13 +461,13 @@ export async function assignLoaded(db: DbOrTx, row: repo.ExperimentRow, unitId: 
     exposure = await repo.recordExposure(db, {
       experimentId: row.id,
       phase: phase.number,
-      unitId,
+      unitId: storedId,
       variant: variant.key,
       playbookVersion: served.playbookVersion,
     });
   } else {
     // Outside the coverage by the hash, but a trace may have put the unit in a variant already.
-    exposure = await repo.findExposure(db, row.id, phase.number, unitId);
+    exposure = await repo.findExposure(db, row.id, phase.number, storedId);
   }
   if (!exposure) return outside("outside_coverage");
   const variant = row.variants.find((v) => v.key === exposure.variant);

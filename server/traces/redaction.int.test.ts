@@ -4,6 +4,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";
+import { assignUnit } from "@/server/experiments/service";
 import { JobWorker } from "@/server/jobs/worker";
 import { CircuitBreaker } from "@/server/llm/circuit-breaker";
 import { loadEnv } from "@/server/config/env";
@@ -165,6 +166,28 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
     await caller.playbook.updateSettings({ playbookId, settings: { redaction: { phones: true } } });
     await caller.traces.setStudioRedaction({ ...studio, emails: false });
     expect(await task(`Mail ${EMAIL} or call +44 20 7946 0958`)).toBe("Mail [REDACTED:email] or call [REDACTED:phone]");
+  });
+
+  it("a personal unit id is one unit: assignment and its traces record one exposure under the keyed hash, in the same variant", async () => {
+    await caller.experiments.create({
+      key: "tone",
+      name: "Tone",
+      playbook: "support",
+      hypothesis: "The curated playbook helps.",
+      variants: [
+        { key: "A", name: "Control", weight: 0.5 },
+        { key: "B", name: "Curated", weight: 0.5 },
+      ],
+      status: "running",
+    });
+    const assigned = await assignUnit(database.db, "tone", EMAIL);
+    expect(assigned.inExperiment).toBe(true);
+    const { traces } = await caller.traces.ingest({ traces: [{ playbook: "support", task: "Refund", experiment: "tone", unitId: EMAIL }] });
+    const trace = await caller.traces.get({ traceId: traces[0]!.id });
+    expect(trace.variant).toBe(assigned.variant);
+    const exposures = await database.db.experimentExposure.findMany({ select: { unitId: true, variant: true } });
+    expect(exposures).toEqual([{ unitId: trace.unitId, variant: assigned.variant }]);
+    expect(JSON.stringify(exposures)).not.toContain(EMAIL);
   });
 
   it("a dry run shows what settings would replace in the playbook's newest traces, for curators, before saving", async () => {

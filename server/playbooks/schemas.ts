@@ -16,7 +16,7 @@ export type { BulletSignal } from "../ace/signals";
 export { decodeUtf8, InvalidUtf8Error } from "../ace/text/utf8";
 /** The settings form checks a custom redaction pattern with the code the server uses. */
 export { patternProblem, patternNameProblem, MAX_CUSTOM_PATTERNS } from "../ace/redaction/patterns";
-export type { RedactionSettings, CustomPattern } from "../ace/redaction/settings";
+export type { RedactionSettings } from "../ace/redaction/settings";
 
 export const formatSchema = z.enum(PLAYBOOK_FORMATS);
 /** What export writes: every playbook format, and the export-only instructions for coding agents. */

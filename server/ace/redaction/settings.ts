@@ -10,7 +10,6 @@ export const customPatternSchema = z.object({ name: z.string().trim(), pattern: 
   const problem = patternProblem(value.pattern);
   if (problem) ctx.addIssue({ code: "custom", path: ["pattern"], message: `The pattern "${value.name}" ${problem}` });
 });
-export type CustomPattern = z.infer<typeof customPatternSchema>;
 
 export const customPatternsSchema = z
   .array(customPatternSchema)

@@ -148,14 +148,18 @@ function trpcOf(instance: Instance) {
   return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${instance.url}/api/trpc`, transformer: superjson })] });
 }
 
-/** A person whose action met a concurrent change (CONFLICT) tries again, as the studio tells them to. */
+/** Answers that say "try again": a concurrent change (CONFLICT), or a playbook changing too fast to read (BUSY, 503). */
+const TRY_AGAIN = new Set(["CONFLICT", "SERVICE_UNAVAILABLE"]);
+
+/** A person whose action met a concurrent change tries again, as the studio tells them to (after a moment when busy). */
 async function withRetry<T>(action: () => Promise<T>, counter: { conflicts: number }): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await action();
     } catch (error) {
-      if (!(error instanceof TRPCClientError) || error.data?.code !== "CONFLICT" || attempt >= 20) throw error;
+      if (!(error instanceof TRPCClientError) || !TRY_AGAIN.has(error.data?.code) || attempt >= 20) throw error;
       counter.conflicts += 1;
+      if (error.data?.code === "SERVICE_UNAVAILABLE") await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
     }
   }
 }

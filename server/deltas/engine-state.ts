@@ -14,7 +14,7 @@ import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from 
 import { countBulletTokens } from "@/server/ace/tokens";
 import { cachePerScope } from "@/server/cache/lru";
 import { getEnv } from "@/server/config/env";
-import type { Db } from "@/server/db/client";
+import { Prisma, type Db, type DbOrTx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as historyRepo from "@/server/history/repository";
 import { readSettings } from "@/server/playbooks/manage";
@@ -90,25 +90,47 @@ export async function loadSnapshot(db: Db, playbookId: string): Promise<Snapshot
         return { head, settings, entry: caughtUp };
       }
     }
-    const [sections, bullets, stored] = await Promise.all([
-      repo.loadSectionStates(db, playbookId),
-      playbookRepo.loadBulletStates(db, playbookId),
-      playbookRepo.activeTokenTotal(db, playbookId),
-    ]);
+    const rows = await readRows(db, playbookId);
     // Both reads fell between two reads of the same version, so no change committed in between.
     const after = await repo.currentVersion(db, playbookId);
     if (after?.version !== head.version) continue;
-    const entry: EngineEntry = {
-      version: head.version,
-      state: createPlaybookState(sections, bullets, head.nextBulletNumber),
-      index: null,
-      tokens: stored.uncounted === 0 ? stored.tokens : null,
-      retired: false,
-    };
+    const entry = entryOf(head, rows);
     remember(db, playbookId, entry);
     return { head, settings, entry };
   }
-  throw busy();
+  // Writers commit faster than the rows can be read between two of them (a burst of reflections):
+  // read everything in one REPEATABLE READ transaction instead, a consistent view that waits for no one.
+  const { head, rows } = await db.$transaction(
+    async (tx) => {
+      const head = await repo.findPlaybookHead(tx, playbookId);
+      if (!head) throw notFound("The playbook");
+      return { head, rows: await readRows(tx, playbookId) };
+    },
+    { isolationLevel: Prisma.TransactionIsolationLevel.RepeatableRead, maxWait: 10_000, timeout: 60_000 },
+  );
+  const entry = entryOf(head, rows);
+  remember(db, playbookId, entry);
+  return { head, settings: readSettings(head.settings), entry };
+}
+
+type StateRows = Awaited<ReturnType<typeof readRows>>;
+
+function readRows(db: DbOrTx, playbookId: string) {
+  return Promise.all([
+    repo.loadSectionStates(db, playbookId),
+    playbookRepo.loadBulletStates(db, playbookId),
+    playbookRepo.activeTokenTotal(db, playbookId),
+  ]);
+}
+
+function entryOf(head: { version: number; nextBulletNumber: number }, [sections, bullets, stored]: StateRows): EngineEntry {
+  return {
+    version: head.version,
+    state: createPlaybookState(sections, bullets, head.nextBulletNumber),
+    index: null,
+    tokens: stored.uncounted === 0 ? stored.tokens : null,
+    retired: false,
+  };
 }
 
 /** A snapshot whose entry is still current at the moment the caller resumes (see loadSnapshot). */

@@ -17,7 +17,7 @@ export function RedactionSection({ trace }: { trace: Pick<TraceDetail, "redactio
           <ShieldCheck aria-hidden className="mt-0.5 size-4 shrink-0 text-emerald-700" />
           <span>
             {summary.total > 0
-              ? `${plural(summary.total, "finding")} replaced before the trace was stored or sent to a model, e.g. [REDACTED:email]. The originals were not kept.`
+              ? `${plural(summary.total, "finding")} replaced before the trace was stored or sent to a model, each by its kind, e.g. [REDACTED:${summary.rows[0]?.kind ?? "secret"}]. The originals were not kept.`
               : "Nothing in the text was replaced."}
           </span>
         </p>

@@ -277,9 +277,13 @@ export async function countRows(db: DbOrTx, playbookId: string) {
 }
 
 /**
- * Cancels the jobs earlier rows left queued (the trace ingestion rows queue a reflection per trace),
- * so the server the last rows start does not spend their time reflecting them.
+ * Settles the work earlier rows left behind (the trace ingestion rows store tens of thousands of
+ * traces, most never reflected): queued jobs cancelled, their runs failed, every trace counted as
+ * reflected. Otherwise the server the last rows start would spend the measured time sweeping them
+ * into reflections, and on PGlite, whose one connection that sweep holds, not answer at all.
  */
-export async function cancelQueuedJobs(db: Db): Promise<number> {
-  return db.$executeRaw`UPDATE "Job" SET status = 'cancelled' WHERE status = 'queued'`;
+export async function settleLeftoverWork(db: Db): Promise<void> {
+  await db.$executeRaw`UPDATE "Job" SET status = 'cancelled' WHERE status IN ('queued', 'running')`;
+  await db.$executeRaw`UPDATE "Run" SET status = 'failed', error = 'Left by an earlier benchmark row.' WHERE status IN ('queued', 'running')`;
+  await db.$executeRaw`UPDATE "Trace" SET "reflectedAt" = now() WHERE "reflectedAt" IS NULL`;
 }

@@ -12,7 +12,7 @@ import { curationCorpus, type CurationCorpus } from "./curation-data";
 import { contextBenchmarks, contextNotes } from "./context";
 import { mcpBenchmarks, mcpNotes } from "./mcp";
 import { agentsBenchmarks, agentsNotes, seedAgents, type AgentsPlan } from "./agents";
-import { cancelQueuedJobs } from "./repository";
+import { settleLeftoverWork } from "./repository";
 import { curationBenchmarks, curationNotes, inProcessCurationBenchmarks } from "./curation";
 import { experimentBenchmarks, experimentNotes } from "./experiments";
 import { metricsBenchmarks, metricsNotes } from "./metrics";
@@ -204,7 +204,7 @@ async function runOnEngine(
   const seeds = await completeSeeds(engine, { metrics, experiment }, seedsNeeded(engine, selection), record);
   // Issue 15: seeded while the bench holds the database, served after the studio rows.
   const agents = selected.has("agents") ? await seedAgents(engine, record) : null;
-  if (selected.has("agents") || STUDIO_BENCHMARKS.some((name) => selected.has(name))) await cancelQueuedJobs(engine.db);
+  if (selected.has("agents") || STUDIO_BENCHMARKS.some((name) => selected.has(name))) await settleLeftoverWork(engine.db);
   await studioBenchmarks(engine, seeds, selection, plans.studio, cleanups, record);
   if (agents) await agentsBenchmarks(engine, agents, plans.agents, cleanups, record);
 }

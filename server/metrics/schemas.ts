@@ -2,6 +2,7 @@
 // procedures, and what they return. The same schemas validate both and generate the OpenAPI
 // document. The one file of server/metrics that client code may import.
 import { z } from "zod";
+import { instantParameter, queryParameterValues } from "../http/query";
 import { DELTA_OPERATION_TYPES, DELTA_ORIGINS } from "../deltas/schemas";
 import { BUCKET_MS, BUCKETS, bucketRange, MAX_BUCKETS, truncateToBucket, type Bucket } from "./buckets";
 
@@ -85,15 +86,10 @@ function checkRange(query: { from?: Date; to?: Date; bucket: Bucket }, ctx: z.Re
   }
 }
 
-/** An instant with its zone (…Z or …+01:00), or a day (UTC midnight). Never read in the server's zone. */
-function instantParameter(name: "from" | "to") {
-  const message = `${name} is an ISO 8601 time with a zone offset, e.g. 2026-11-01T00:00:00Z, or a date, e.g. 2026-11-01 (UTC).`;
-  return z
-    .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: message })
-    .transform((text) => new Date(/T/.test(text) ? text : `${text}T00:00:00.000Z`))
-    .describe(
-      name === "from" ? "Start, truncated to the start of its bucket. Default: 30 days before `to`." : "End, exclusive. Default: now.",
-    );
+function rangeParameter(name: "from" | "to") {
+  return instantParameter(name).describe(
+    name === "from" ? "Start, truncated to the start of its bucket. Default: 30 days before `to`." : "End, exclusive. Default: now.",
+  );
 }
 
 const TRUE_WORDS = new Set(["true", "1", "yes"]);
@@ -110,7 +106,7 @@ const metricsOptions = {
 
 /** GET /api/v1/playbooks/{name}/metrics: the query parameters as text. */
 export const metricsQueryParamsSchema = z
-  .object({ from: instantParameter("from").optional(), to: instantParameter("to").optional(), ...metricsOptions })
+  .object({ from: rangeParameter("from").optional(), to: rangeParameter("to").optional(), ...metricsOptions })
   .superRefine(checkRange);
 
 /** Names of the query parameters the endpoint reads (others are refused, to catch typos). */
@@ -122,34 +118,12 @@ const QUERY_PARAMETERS = ["from", "to", "bucket", "experiment", "variant", "cont
  * or one the endpoint does not know, is a 400 naming it.
  */
 export function parseMetricsQuery(params: URLSearchParams): MetricsQuery {
-  const issues: z.core.$ZodIssue[] = [];
-  const raw: Record<string, unknown> = {};
-  for (const name of new Set(params.keys())) {
-    const values = params.getAll(name);
-    if (!(QUERY_PARAMETERS as readonly string[]).includes(name)) {
-      issues.push({
-        code: "custom",
-        path: [name],
-        message: `Unknown parameter ${name}; the parameters are ${QUERY_PARAMETERS.join(", ")}.`,
-        input: values[0],
-      });
-      continue;
-    }
-    if (values.length > 1) {
-      issues.push({ code: "custom", path: [name], message: `${name} is given ${values.length} times; give it once.`, input: values });
-      continue;
-    }
-    const value = (values[0] ?? "").trim();
-    if (name === "contentOnly") {
-      const word = value.toLowerCase();
-      raw[name] = TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : value;
-    } else if (name === "scoresAt") {
-      raw[name] = /^\d+$/.test(value) ? Number(value) : value;
-    } else {
-      raw[name] = value;
-    }
+  const raw: Record<string, unknown> = queryParameterValues(params, QUERY_PARAMETERS);
+  if (raw.contentOnly !== undefined) {
+    const word = String(raw.contentOnly).toLowerCase();
+    raw.contentOnly = TRUE_WORDS.has(word) ? true : FALSE_WORDS.has(word) ? false : raw.contentOnly;
   }
-  if (issues.length > 0) throw new z.ZodError(issues);
+  if (typeof raw.scoresAt === "string" && /^\d+$/.test(raw.scoresAt)) raw.scoresAt = Number(raw.scoresAt);
   return metricsQueryParamsSchema.parse(raw);
 }
 

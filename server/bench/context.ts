@@ -3,6 +3,8 @@
 // current, else compile the context (server/context/service.ts) from the playbook state the delta
 // engine keeps in memory, or take the copy compiled for that ETag before. The compile is timed with
 // that copy forgotten before every call, and after a counter update made a new version.
+import { getEnv } from "@/server/config/env";
+import { setContextClock } from "@/server/context/publication";
 import { parseContextQuery } from "@/server/context/schemas";
 import { compileTarget, forgetCompiledContexts, resolveContextTarget } from "@/server/context/service";
 import { editDeltaInput } from "@/server/deltas/schemas";
@@ -95,7 +97,9 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
   }
 
   // What an agent waits for after each reflection: the reflector's counter update (a tag delta on
-  // three bullets, applied untimed) makes a new version, and the next fetch compiles it.
+  // three bullets, applied untimed) makes a new version, and the fetch that publishes it compiles it.
+  // Counter-only versions are published once ACE_CONTEXT_COUNTER_REFRESH_S has passed
+  // (server/context/publication.ts): the context's clock is moved past it before each fetch.
   const afterTags = `Compiled context, ${count} bullets: compile after a counter update`;
   await guarded(record, afterTags, engine.name, async () => {
     const { result } = await compileTarget(
@@ -105,37 +109,46 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
     const ids = [...result.context.matchAll(/^\[([^\]]+)\]/gm)].map((match) => match[1] as string).slice(0, 30);
     check(ids.length === 30, `expected 30 bullet ids in the context, found ${ids.length}`);
     let expectedVersion = result.version;
-    const samples = await measurePrepared(
-      async (call) => {
-        const operations = [0, 1, 2].map((k) => ({
-          type: "tag" as const,
-          bulletId: ids[(call * 3 + k) % ids.length] as string,
-          helpful: 1,
-        }));
-        const outcome = await editPlaybook(
-          engine.db,
-          ACTOR,
-          editDeltaInput.parse({ playbookId, reason: `Benchmark tags ${call}`, operations }),
-        );
-        check(outcome.status === "applied", `the counter update was ${outcome.status}`);
-        expectedVersion += 1;
-      },
-      async () => {
-        const answer = await serveContext(engine, name, "", null);
-        check(answer.status === 200 && answer.result.version === expectedVersion, "the context is not of the new version");
-      },
-      plan,
-      CALL_TIMEOUT_MS,
-      afterTags,
-    );
-    record({
-      kind: "measured",
-      benchmark: afterTags,
-      engine: engine.name,
-      summary: summarize(samples),
-      target: CONTEXT_TARGET,
-      note: "Default options. Before each call, untimed: a tag delta adds 1 helpful to three bullets (as a reflection does), a new version.",
-    });
+    let ahead = 0;
+    try {
+      const samples = await measurePrepared(
+        async (call) => {
+          const operations = [0, 1, 2].map((k) => ({
+            type: "tag" as const,
+            bulletId: ids[(call * 3 + k) % ids.length] as string,
+            helpful: 1,
+          }));
+          const outcome = await editPlaybook(
+            engine.db,
+            ACTOR,
+            editDeltaInput.parse({ playbookId, reason: `Benchmark tags ${call}`, operations }),
+          );
+          check(outcome.status === "applied", `the counter update was ${outcome.status}`);
+          expectedVersion += 1;
+          ahead += getEnv().contextCounterRefreshMs + 1;
+          setContextClock(() => Date.now() + ahead);
+        },
+        async () => {
+          const answer = await serveContext(engine, name, "", null);
+          check(answer.status === 200 && answer.result.version === expectedVersion, "the context is not of the new version");
+        },
+        plan,
+        CALL_TIMEOUT_MS,
+        afterTags,
+      );
+      record({
+        kind: "measured",
+        benchmark: afterTags,
+        engine: engine.name,
+        summary: summarize(samples),
+        target: CONTEXT_TARGET,
+        note:
+          "Default options. Before each call, untimed: a tag delta adds 1 helpful to three bullets (as a reflection does), a new " +
+          "version, and the counter refresh interval passes; the call publishes and compiles that version.",
+      });
+    } finally {
+      setContextClock(undefined);
+    }
   });
 
   const cached = `Compiled context, ${count} bullets: compiled copy of the same version and options`;

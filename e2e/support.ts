@@ -125,6 +125,7 @@ export interface TraceBody {
   durationMs?: number;
   usage?: { inputTokens?: number; outputTokens?: number };
   variant?: string;
+  unitId?: string;
   metadata?: Record<string, unknown>;
 }
 

@@ -24,9 +24,12 @@ export const ACTIONS = {
   "budget.studio": { role: "admin", procedures: ["runs.setStudioBudget"] },
   /** Dry-run redaction settings on a playbook's newest traces before saving them. */
   "redaction.preview": { role: "curator", procedures: ["traces.redactionPreview"] },
+  /** Find, export and delete a person's traces (a subject-access or deletion request). */
+  "traces.erase": { role: "admin", procedures: ["traces.selectionSummary", "traces.exportSelection", "traces.deleteSelection"] },
   "users.manage": { role: "admin", procedures: ["users.list", "users.invite", "users.setRole", "users.disable", "users.delete"] },
   "apikeys.manage": { role: "admin", procedures: ["apiKeys.list", "apiKeys.create", "apiKeys.revoke"] },
   "audit.read": { role: "admin", procedures: ["audit.list"] },
+  "storage.read": { role: "admin", procedures: ["storage.report"] },
 } as const satisfies Record<string, { role: Role; procedures: readonly string[] }>;
 
 export type Action = keyof typeof ACTIONS;

@@ -30,6 +30,7 @@ import {
   type TraceFilters,
 } from "./trace-url";
 import { TracesTable } from "./traces-table";
+import { EraseTracesButton } from "./erase-dialog";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatExact } from "@/components/ui/relative-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
@@ -60,9 +61,12 @@ export function TraceExplorer() {
         title="Traces"
         description="Every task your agents reported: what they were asked, how they reasoned, what came out and how it went. The reflector learns from each one."
         actions={
-          <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
-            <FileCode2 aria-hidden /> API reference
-          </a>
+          <>
+            <EraseTracesButton />
+            <a href="/api/v1/openapi.json" className={buttonClass("secondary")}>
+              <FileCode2 aria-hidden /> API reference
+            </a>
+          </>
         }
       />
 

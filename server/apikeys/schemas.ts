@@ -3,6 +3,7 @@ import { z } from "zod";
 
 export const API_SCOPES = [
   "traces:write",
+  "traces:read",
   "traces:delete",
   "context:read",
   "metrics:read",
@@ -19,7 +20,8 @@ export type ApiScope = (typeof API_SCOPES)[number];
 
 export const SCOPE_DESCRIPTIONS: Record<ApiScope, string> = {
   "traces:write": "Post traces (POST /api/v1/traces).",
-  "traces:delete": "Delete traces.",
+  "traces:read": "Export traces as JSON Lines (GET /api/v1/traces), e.g. for a subject-access request.",
+  "traces:delete": "Delete a unit's, an external id's or a time range's traces (DELETE /api/v1/traces).",
   "context:read": "Fetch the compiled playbook an agent puts in its prompt.",
   "metrics:read": "Read metrics and evolution charts.",
   "experiments:read": "Read experiments and their results.",

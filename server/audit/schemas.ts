@@ -64,6 +64,7 @@ export const KNOWN_AUDIT_ACTIONS = [
   "run.curate",
   "run.retry",
   "trace.ingest",
+  "trace.delete",
   "experiment.create",
   "experiment.update",
   "experiment.start",

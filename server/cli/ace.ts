@@ -2,7 +2,7 @@
 // stdio for coding agents (`npm run -s ace -- mcp`).
 // Uses the app's database configuration. When a running ACE Studio server holds the embedded
 // database, the CLI goes through that server's API instead of opening the files itself.
-import { readFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
@@ -17,6 +17,8 @@ import { AppError } from "@/server/errors/app-error";
 import { keepStdoutForProtocol, relayToServer, serveOnDatabase } from "@/server/mcp/stdio";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
 import { decodeUtf8, InvalidUtf8Error } from "@/server/ace/text/utf8";
+import { instantParameter } from "@/server/http/query";
+import type { TraceDeletionResult, TraceExportPage, TraceSelection, TraceSelectionSummary } from "@/server/traces/schemas";
 import { cliActor, cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
 import {
   AGENT_FORMATS,
@@ -36,6 +38,8 @@ Usage:
   npm run ace -- list
   npm run ace -- import <file> [--playbook <name>] [--format <fmt>] [--merge | --replace | --propose [--base <version>]]
   npm run ace -- export <playbook> [--format <fmt>] [--kayba <flavour>] [--budget <tokens>] [--out <file>]
+  npm run ace -- traces export <playbook> <selection> [--out <file>]
+  npm run ace -- traces delete <playbook> <selection> [--export <file>] [--yes]
   npm run ace -- user create … | apikey create … | apikey list | apikey revoke <id>   (npm run ace -- user --help)
   npm run -s ace -- mcp [--playbook <name>]
 
@@ -53,6 +57,11 @@ export   writes to stdout unless --out is given. <playbook> is a name or an id. 
          what a kayba version reads (default: the playbook's own flavour, else skills-counters):
 ${KAYBA_FLAVOURS.map((flavour) => `           ${flavour.padEnd(16)} ${KAYBA_FLAVOUR_INFO[flavour].label}`).join("\n")}
 
+traces   a unit's data, for a subject-access or deletion request. <selection> is any of --unit-id <id> (as the
+         agent sent it), --external-id <id>, --from <time> and --to <time> (ISO 8601 with a zone, or a UTC date),
+         at least one. export writes JSON Lines (stdout unless --out). delete says what it would delete; with --yes
+         it deletes, after writing the export to --export when given. A unit id alone also deletes its exposures.
+
 Database: DATABASE_URL (PostgreSQL) or the embedded database in DATA_DIR (default ./.data).
 Server:   --server <url> talks to a running ACE Studio instead of the database.
 Errors:   one message and exit status 1; --debug also prints where it happened.`;
@@ -62,6 +71,9 @@ interface Backend {
   list(): Promise<PlaybookListItem[]>;
   import(input: ImportPlaybookInput): Promise<ImportResult>;
   export(input: { playbookId: string; format?: ExportFormat; kaybaFlavour?: KaybaFlavour; budget?: number }): Promise<ExportResult>;
+  traceSummary(selection: TraceSelection): Promise<TraceSelectionSummary>;
+  exportTraces(selection: TraceSelection, cursor: string | null): Promise<TraceExportPage>;
+  deleteTraces(selection: TraceSelection): Promise<TraceDeletionResult>;
   close(): Promise<void>;
   describe: string;
 }
@@ -75,6 +87,9 @@ function httpBackend(url: string): Backend {
     list: () => client.playbook.list.query(),
     import: (input) => client.playbook.import.mutate(input),
     export: (input) => client.playbook.export.query(input),
+    traceSummary: (selection) => client.traces.selectionSummary.query(selection),
+    exportTraces: (selection, cursor) => client.traces.exportSelection.query({ selection, cursor }),
+    deleteTraces: (selection) => client.traces.deleteSelection.mutate(selection),
     close: async () => undefined,
   };
 }
@@ -110,6 +125,9 @@ async function localBackend(): Promise<Backend> {
     list: () => caller.playbook.list(),
     import: (input) => caller.playbook.import(input),
     export: (input) => caller.playbook.export(input),
+    traceSummary: (selection) => caller.traces.selectionSummary(selection),
+    exportTraces: (selection, cursor) => caller.traces.exportSelection({ selection, cursor }),
+    deleteTraces: (selection) => caller.traces.deleteSelection(selection),
     close: () => handle.close(),
   };
 }
@@ -247,6 +265,63 @@ async function runExport(
   }
 }
 
+type TraceOptions = {
+  "unit-id"?: string;
+  "external-id"?: string;
+  from?: string;
+  to?: string;
+  out?: string;
+  export?: string;
+  yes?: boolean;
+};
+
+async function traceSelection(backend: Backend, nameOrId: string, options: TraceOptions): Promise<TraceSelection> {
+  const playbook = await findPlaybook(backend, nameOrId);
+  if (!playbook) throw new AppError("NOT_FOUND", `There is no playbook named "${nameOrId}". See the names with: npm run ace -- list`);
+  const time = (name: "from" | "to") => (options[name] === undefined ? undefined : instantParameter(`--${name}`).parse(options[name]));
+  return { playbookId: playbook.id, unitId: options["unit-id"], externalId: options["external-id"], from: time("from"), to: time("to") };
+}
+
+/** Writes the selection's export, a page at a time, to the file or stdout; returns the records written. */
+async function writeTraceExport(backend: Backend, selection: TraceSelection, file: string | undefined): Promise<number> {
+  let written = 0;
+  let cursor: string | null = null;
+  if (file) await writeFile(file, "", "utf8");
+  do {
+    const page: TraceExportPage = await backend.exportTraces(selection, cursor);
+    const text = page.records.map((record) => `${JSON.stringify(record)}\n`).join("");
+    if (file) await appendFile(file, text, "utf8");
+    else process.stdout.write(text);
+    written += page.records.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return written;
+}
+
+async function runTraces(backend: Backend, action: string, nameOrId: string, options: TraceOptions): Promise<number> {
+  const selection = await traceSelection(backend, nameOrId, options);
+  if (action === "export") {
+    const written = await writeTraceExport(backend, selection, options.out);
+    if (options.out) console.error(`Exported ${written} record(s) to ${options.out}.`);
+    return 0;
+  }
+  const summary = await backend.traceSummary(selection);
+  const what = `${summary.traces} trace(s) and ${summary.exposures} experiment exposure(s)`;
+  if (!options.yes) {
+    console.error(
+      `This would delete ${what} of "${nameOrId}". Nothing was deleted: add --yes to delete (and --export <file> to keep a copy first).`,
+    );
+    return summary.traces + summary.exposures === 0 ? 0 : 1;
+  }
+  if (options.export) {
+    const written = await writeTraceExport(backend, selection, options.export);
+    console.error(`Exported ${written} record(s) to ${options.export}.`);
+  }
+  const deleted = await backend.deleteTraces(selection);
+  console.error(`Deleted ${deleted.traces} trace(s) and ${deleted.exposures} experiment exposure(s) of "${nameOrId}".`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   if (isAccountsCommand(argv[0])) return runAccountsCommand(argv);
   const { values, positionals } = parseArgs({
@@ -263,6 +338,12 @@ async function main(argv: string[]): Promise<number> {
       server: { type: "string" },
       kayba: { type: "string" },
       budget: { type: "string" },
+      "unit-id": { type: "string" },
+      "external-id": { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      export: { type: "string" },
+      yes: { type: "boolean" },
       debug: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -273,6 +354,19 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
   if (command === "mcp") return runMcp(values);
+  if (command === "traces") {
+    const [, action, playbook] = positionals;
+    if (!action || !["export", "delete"].includes(action) || !playbook) {
+      console.error(`"traces" needs export or delete, then a playbook name.\n\n${USAGE}`);
+      return 2;
+    }
+    const backend = values.server ? httpBackend(values.server) : await localBackend();
+    try {
+      return await runTraces(backend, action, playbook, values);
+    } finally {
+      await backend.close();
+    }
+  }
   if (!["list", "import", "export"].includes(command)) {
     console.error(`Unknown command "${command}".\n\n${USAGE}`);
     return 2;

@@ -14,6 +14,7 @@ import { setLockUrl } from "@/server/db/lock";
 import { contextFor } from "@/server/trpc/init";
 import { appRouter } from "@/server/trpc/root";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
+import { ingestTraces } from "@/server/traces/service";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const fixturesDir = PLAYBOOK_FIXTURES_DIR;
@@ -183,6 +184,62 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     expect(badFormat.stderr).toMatch(/Unknown format "yaml"\. Use one of: ace, ace-plain, kayba, json/);
     const noFile = await runCli(["import", path.join(dataDir, "nope.txt")], env);
     expect(noFile.stderr).toMatch(/Cannot read .*nope\.txt: no such file/);
+  });
+
+  it("exports a unit's traces as JSON Lines and deletes them only when told --yes, with the export first", async () => {
+    const source = path.join(dataDir, "requests.txt");
+    await writeFile(source, WITH_COUNTERS);
+    expect((await runCli(["import", source, "--playbook", "requests"], env)).code).toBe(0);
+    const handle = await openDatabase({ kind: "pglite", dataDir });
+    try {
+      const trace = (externalId: string, unitId: string) => ({ playbook: "requests", externalId, task: `Task ${externalId}`, unitId });
+      await ingestTraces(handle.db, [trace("a", "jane@example.com"), trace("b", "jane@example.com"), trace("c", "user-7")], {
+        source: "cli",
+      });
+    } finally {
+      await handle.close();
+    }
+
+    const shown = await runCli(["traces", "export", "requests", "--unit-id", "user-7"], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(
+      shown.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).externalId),
+    ).toEqual(["c"]);
+
+    const dry = await runCli(["traces", "delete", "requests", "--unit-id", "jane@example.com"], env);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toMatch(
+      /This would delete 2 trace\(s\) and 0 experiment exposure\(s\) of "requests"\. Nothing was deleted: add --yes/,
+    );
+
+    const copy = path.join(dataDir, "jane.jsonl");
+    const done = await runCli(["traces", "delete", "requests", "--unit-id", "jane@example.com", "--export", copy, "--yes"], env);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(
+      /Exported 2 record\(s\) to .*jane\.jsonl\.\nDeleted 2 trace\(s\) and 0 experiment exposure\(s\) of "requests"\./,
+    );
+    const records = readFileSync(copy, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { externalId: string; unitId: string });
+    expect(records.map((record) => record.externalId)).toEqual(["a", "b"]);
+    expect(records.every((record) => record.unitId.startsWith("hmac:"))).toBe(true);
+
+    const bare = await runCli(["traces", "delete", "requests", "--yes"], env);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toMatch(/Name the traces: a unitId, an externalId or a time range/);
+    const badTime = await runCli(["traces", "export", "requests", "--from", "last week"], env);
+    expect(badTime.stderr).toMatch(/--from is an ISO 8601 time with a zone offset/);
+    const left = await runCli(["traces", "export", "requests", "--from", "2000-01-01"], env);
+    expect(
+      left.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).externalId),
+    ).toEqual(["c"]);
   });
 
   describe("while another process holds the database", () => {

@@ -19,7 +19,9 @@ import {
   MAX_TRACE_BODY_BYTES,
   MAX_TRACES_PER_BATCH,
   traceBatchSchema,
+  traceDeletionResultSchema,
   traceInputSchema,
+  traceSelectionQuerySchema,
 } from "@/server/traces/schemas";
 
 /** JSON Schema 2020-12 is the dialect of OpenAPI 3.1 schema objects. */
@@ -71,14 +73,15 @@ function contextParameters() {
   });
 }
 
-function metricsParameters() {
-  const query = z.toJSONSchema(metricsQueryParamsSchema, { target: JSON_SCHEMA_TARGET, io: "input" }) as {
+/** The query parameters of a GET or DELETE, from the schema its route parses them with. */
+function queryParameters(schema: z.ZodType, required: readonly string[] = []) {
+  const query = z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io: "input" }) as {
     properties: Record<string, Record<string, unknown>>;
   };
   return Object.entries(query.properties).map(([name, { description, ...schema }]) => ({
     name,
     in: "query",
-    required: false,
+    required: required.includes(name),
     description,
     schema,
   }));
@@ -91,7 +94,7 @@ type Method = "get" | "post" | "put" | "patch" | "delete";
  * (server/http/openapi.test.ts checks the two agree); "public" for the document itself.
  */
 export const OPERATION_SCOPES: Record<string, Partial<Record<Method, ApiScope | "public">>> = {
-  "/api/v1/traces": { post: "traces:write" },
+  "/api/v1/traces": { post: "traces:write", get: "traces:read", delete: "traces:delete" },
   "/api/v1/playbooks/{name}/context": { get: "context:read" },
   "/api/v1/playbooks/{name}/metrics": { get: "metrics:read" },
   "/api/v1/playbooks/{name}/proposals": { post: "proposals:write" },
@@ -174,6 +177,47 @@ export function buildOpenApiDocument() {
             "413": errorResponse(`The body is larger than ${MAX_TRACE_BODY_BYTES / 1_048_576} MB. Nothing was stored.`),
           },
         },
+        get: {
+          operationId: "exportTraces",
+          summary: "Export a unit's traces as JSON Lines (a subject-access request)",
+          description:
+            "The traces of one playbook with this unitId, externalId and time range (each optional, at least one: a selection of " +
+            "every trace of a playbook is refused). A unitId is matched as sent and under the keyed hash an email or phone " +
+            "number is stored as." +
+            ' One JSON object a line, oldest trace first: {"record": "trace", …} as stored (redacted at ingestion), then, ' +
+            'for a unitId alone, the unit\'s experiment exposures ({"record": "exposure", …}).',
+          parameters: queryParameters(traceSelectionQuerySchema, ["playbook"]),
+          responses: {
+            "200": {
+              description: "The selection, one record a line (none: an empty body).",
+              content: { "application/x-ndjson": { schema: { type: "string" } } },
+            },
+            "400": errorResponse("No selector, an unknown or repeated parameter, or a bad time (error.issues names it)."),
+            "404": errorResponse("No playbook of that name."),
+          },
+        },
+        delete: {
+          operationId: "deleteTraces",
+          summary: "Delete a unit's traces (a deletion request)",
+          description:
+            "The traces of one playbook with this unitId, externalId and time range (each optional, at least one: a selection of " +
+            "every trace of a playbook is refused). A unitId is matched as sent and under the keyed hash an email or phone " +
+            "number is stored as." +
+            " Deletes them in one transaction with, for a unitId alone, the unit's experiment exposures, and records the deletion " +
+            "in the audit log (a personal unit id only as its hash). Bullet counters the traces moved stay as they are. " +
+            "Export the same selection first (GET) to answer a subject-access request.",
+          parameters: queryParameters(traceSelectionQuerySchema, ["playbook"]),
+          responses: {
+            "200": {
+              description: "What was deleted (0 and 0 when nothing matched).",
+              content: { "application/json": { schema: ref("TraceDeletion") } },
+            },
+            "400": errorResponse(
+              "No selector, an unknown or repeated parameter, or a bad time (error.issues names it). Nothing was deleted.",
+            ),
+            "404": errorResponse("No playbook of that name. Nothing was deleted."),
+          },
+        },
       },
       "/api/v1/playbooks/{name}/context": {
         get: {
@@ -249,7 +293,7 @@ export function buildOpenApiDocument() {
             "without `experiment` matches the variant label in any experiment.",
           parameters: [
             { name: "name", in: "path", required: true, description: "The playbook's name, URL-encoded.", schema: { type: "string" } },
-            ...metricsParameters(),
+            ...queryParameters(metricsQueryParamsSchema),
           ],
           responses: {
             "200": { description: "The metrics.", content: { "application/json": { schema: ref("MetricsResult") } } },
@@ -425,6 +469,7 @@ export function buildOpenApiDocument() {
             ExperimentDefinition: experimentDefinitionSchema,
             Assignment: assignmentResultSchema,
             ExperimentResults: experimentResultsSchema,
+            TraceDeletion: z.object({ deleted: traceDeletionResultSchema }),
             Error: errorBodySchema,
           },
           "output",

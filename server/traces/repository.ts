@@ -242,3 +242,123 @@ export function findRecentTraceTexts(db: DbOrTx, playbookId: string, limit: numb
     select: { id: true, externalId: true, task: true, reasoning: true, output: true, feedback: true, metadata: true },
   });
 }
+
+// ---- Deleting on request ----------------------------------------------------------------------
+
+/** A request's traces: one playbook, and each selector given (a unit id in every form it may be stored in). */
+export interface StoredSelection {
+  playbookId: string;
+  unitIds: string[] | null;
+  externalId: string | null;
+  from: Date | null;
+  to: Date | null;
+}
+
+function selectionWhere(selection: StoredSelection): Prisma.Sql {
+  const where: Prisma.Sql[] = [Prisma.sql`t."playbookId" = ${selection.playbookId}::uuid`];
+  if (selection.unitIds) where.push(Prisma.sql`t."unitId" = ANY(${selection.unitIds}::text[])`);
+  if (selection.externalId) where.push(Prisma.sql`t."externalId" = ${selection.externalId}`);
+  if (selection.from) where.push(Prisma.sql`t."timestamp" >= (${selection.from.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  if (selection.to) where.push(Prisma.sql`t."timestamp" < (${selection.to.toISOString()}::timestamptz AT TIME ZONE 'UTC')`);
+  return Prisma.join(where, " AND ");
+}
+
+/** The exposures a unit-only selection removes with its traces: the unit's, in the playbook's experiments. */
+function unitExposuresWhere(selection: StoredSelection): Prisma.Sql {
+  const unitOnly = selection.unitIds && !selection.externalId && !selection.from && !selection.to;
+  if (!unitOnly) return Prisma.sql`FALSE`;
+  return Prisma.sql`x."experimentId" IN (SELECT e.id FROM "Experiment" e WHERE e."playbookId" = ${selection.playbookId}::uuid)
+    AND x."unitId" = ANY(${selection.unitIds}::text[])`;
+}
+
+export async function summarizeSelection(db: DbOrTx, selection: StoredSelection) {
+  const [traces] = await db.$queryRaw<{ traces: number; unreflected: number; oldest: Date | null; newest: Date | null }[]>`
+    SELECT count(*)::int AS traces, (count(*) FILTER (WHERE t."reflectedAt" IS NULL))::int AS unreflected,
+      min(t."timestamp") AS oldest, max(t."timestamp") AS newest
+    FROM "Trace" t WHERE ${selectionWhere(selection)}`;
+  // A trace sent without a unit id in an experiment is a unit of its own ("trace:<id>"): it goes with the trace.
+  const [exposures] = await db.$queryRaw<{ exposures: number }[]>`
+    SELECT count(*)::int AS exposures FROM "ExperimentExposure" x
+    WHERE (${unitExposuresWhere(selection)})
+      OR (x."fromTrace" AND x."unitId" IN (SELECT 'trace:' || t.id::text FROM "Trace" t WHERE ${selectionWhere(selection)} AND t."unitId" IS NULL))`;
+  return { ...(traces ?? { traces: 0, unreflected: 0, oldest: null, newest: null }), exposures: exposures?.exposures ?? 0 };
+}
+
+export interface ExportTraceRow {
+  id: string;
+  playbook: string;
+  externalId: string | null;
+  timestamp: Date;
+  createdAt: Date;
+  task: string;
+  reasoning: string;
+  output: string;
+  outcome: TraceOutcome;
+  citedBulletIds: string[];
+  feedback: unknown;
+  metadata: unknown;
+  durationMs: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+  model: string | null;
+  playbookVersion: number | null;
+  experiment: string | null;
+  variant: string | null;
+  unitId: string | null;
+  taskId: string | null;
+  redactions: unknown;
+  reflectedAt: Date | null;
+}
+
+/** The selection's traces, oldest first, after the keyset (timestamp, id); limit + 1 rows to tell whether more follow. */
+export function findSelectionPage(
+  db: DbOrTx,
+  selection: StoredSelection,
+  after: { timestamp: Date; id: string } | null,
+  limit: number,
+): Promise<ExportTraceRow[]> {
+  const keyset = after
+    ? Prisma.sql`(t."timestamp", t.id) > (${after.timestamp.toISOString()}::timestamptz AT TIME ZONE 'UTC', ${after.id}::uuid)`
+    : Prisma.sql`TRUE`;
+  return db.$queryRaw<ExportTraceRow[]>`
+    SELECT t.id::text AS id, p.name AS playbook, t."externalId", t."timestamp", t."createdAt", t.task, t.reasoning, t.output,
+      t.outcome::text AS outcome, COALESCE(t."citedBulletIds", '{}') AS "citedBulletIds", t.feedback, t.metadata, t."durationMs",
+      t."inputTokens", t."outputTokens", t."costUsd", t.model, t."playbookVersion", t.experiment, t.variant, t."unitId", t."taskId",
+      t.redactions, t."reflectedAt"
+    FROM "Trace" t JOIN "Playbook" p ON p.id = t."playbookId"
+    WHERE ${selectionWhere(selection)} AND ${keyset}
+    ORDER BY t."timestamp", t.id
+    LIMIT ${limit + 1}`;
+}
+
+/** The unit's exposures a unit-only selection exports and deletes. */
+export function findUnitExposures(db: DbOrTx, selection: StoredSelection) {
+  return db.$queryRaw<{ experiment: string; phase: number; unitId: string; variant: string; firstSeenAt: Date; traces: number }[]>`
+    SELECT e.key AS experiment, x.phase, x."unitId", x.variant, x."firstSeenAt", x.traces
+    FROM "ExperimentExposure" x JOIN "Experiment" e ON e.id = x."experimentId"
+    WHERE ${unitExposuresWhere(selection)}
+    ORDER BY e.key, x.phase`;
+}
+
+/**
+ * Deletes the selection's traces, then the unit's exposures. The triggers on "Trace" take the traces
+ * off the hourly rollups and the experiment tallies, and remove the exposures of traces sent without
+ * a unit id; the bullets' counters, which reflections already moved, stay as they are.
+ */
+export async function deleteSelection(tx: Tx, selection: StoredSelection): Promise<{ traces: number; exposures: number }> {
+  const [fromTraces] = await tx.$queryRaw<{ exposures: number }[]>`
+    SELECT count(*)::int AS exposures FROM "ExperimentExposure" x
+    WHERE x."fromTrace" AND x."unitId" IN (SELECT 'trace:' || t.id::text FROM "Trace" t WHERE ${selectionWhere(selection)} AND t."unitId" IS NULL)`;
+  const traces = await tx.$executeRaw`DELETE FROM "Trace" t WHERE ${selectionWhere(selection)}`;
+  const exposures = await tx.$executeRaw`DELETE FROM "ExperimentExposure" x WHERE ${unitExposuresWhere(selection)}`;
+  return { traces, exposures: exposures + (fromTraces?.exposures ?? 0) };
+}
+
+export async function findPlaybookIdByName(db: DbOrTx, name: string): Promise<string | null> {
+  return (await db.playbook.findUnique({ where: { name }, select: { id: true } }))?.id ?? null;
+}
+
+export async function findPlaybookName(db: DbOrTx, playbookId: string): Promise<string | null> {
+  return (await db.playbook.findUnique({ where: { id: playbookId }, select: { name: true } }))?.name ?? null;
+}

@@ -2,7 +2,17 @@
 import { redactionSettingsSchema } from "@/server/ace/redaction/settings";
 import { adminProcedure, createTRPCRouter, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
 import { readStudioRedaction, writeStudioRedaction } from "@/server/playbooks/manage";
-import { ingestResultSchema, listTracesInput, redactionPreviewInput, traceBatchSchema, traceIdInput } from "./schemas";
+import * as erasure from "./erasure";
+import {
+  ingestResultSchema,
+  listTracesInput,
+  redactionPreviewInput,
+  traceBatchSchema,
+  traceDeletionResultSchema,
+  traceExportInput,
+  traceIdInput,
+  traceSelectionSchema,
+} from "./schemas";
 import * as service from "./service";
 
 export const traceRouter = createTRPCRouter({
@@ -18,7 +28,6 @@ export const traceRouter = createTRPCRouter({
 
   get: viewerProcedure.input(traceIdInput).query(({ ctx, input }) => service.getTrace(ctx.db, input.traceId)),
 
-  /** What redaction settings (a new custom pattern, say) would replace in the playbook's 200 newest traces, before saving them. */
   /** The studio default redaction settings: what playbooks without settings of their own redact. */
   studioRedaction: viewerProcedure.query(({ ctx }) => readStudioRedaction(ctx.db)),
 
@@ -27,5 +36,18 @@ export const traceRouter = createTRPCRouter({
     .output(redactionSettingsSchema)
     .mutation(({ ctx, input }) => writeStudioRedaction(ctx.db, ctx, input)),
 
+  /** What redaction settings (a new custom pattern, say) would replace in the playbook's 200 newest traces, before saving them. */
   redactionPreview: curatorProcedure.input(redactionPreviewInput).query(({ ctx, input }) => service.previewRedaction(ctx.db, input)),
+
+  // Deleting on request: a unit's (or an external id's, or a time range's) traces, counted, exported, deleted.
+  selectionSummary: adminProcedure.input(traceSelectionSchema).query(({ ctx, input }) => erasure.summarizeSelection(ctx.db, input)),
+
+  exportSelection: adminProcedure
+    .input(traceExportInput)
+    .query(({ ctx, input }) => erasure.exportSelectionPage(ctx.db, input.selection, input.cursor)),
+
+  deleteSelection: adminProcedure
+    .input(traceSelectionSchema)
+    .output(traceDeletionResultSchema)
+    .mutation(({ ctx, input }) => erasure.deleteSelection(ctx.db, ctx, input)),
 });

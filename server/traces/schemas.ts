@@ -3,6 +3,7 @@
 // document, so the three cannot drift. The one file of server/traces that client code may import.
 import { z } from "zod";
 import { redactionSettingsSchema } from "../ace/redaction/settings";
+import { instantParameter, queryParameterValues } from "../http/query";
 
 export const TRACE_OUTCOMES = ["success", "failure", "unknown"] as const;
 export type TraceOutcome = (typeof TRACE_OUTCOMES)[number];
@@ -314,3 +315,117 @@ export interface RedactionPreview {
   /** Up to REDACTION_PREVIEW_EXAMPLES: the text around the first replacement of a field, as it would be stored. */
   examples: { traceId: string; externalId: string | null; field: string; excerpt: string }[];
 }
+
+// ---- Deleting on request -----------------------------------------------------------------------
+// A person asks for their data (a subject-access request) or for its deletion: every trace of a
+// unit id, of an external id or of a time range of one playbook, exported as JSON Lines, then deleted.
+
+const selector = (name: string) =>
+  z
+    .string({ error: `${name} is text.` })
+    .trim()
+    .min(1, `${name} is empty: leave it out, or name one.`)
+    .max(500, `${name} has at most 500 characters.`);
+
+const selectorFields = {
+  /** As the agent sent it: an email or phone number is also matched under the keyed hash it is stored as. */
+  unitId: selector("unitId").optional(),
+  externalId: selector("externalId").optional(),
+};
+
+/** At least one selector, and a range that is one. */
+function checkSelection(selection: { unitId?: string; externalId?: string; from?: Date; to?: Date }, ctx: z.RefinementCtx) {
+  if (!selection.unitId && !selection.externalId && !selection.from && !selection.to) {
+    ctx.addIssue({
+      code: "custom",
+      path: [],
+      message: "Name the traces: a unitId, an externalId or a time range (from, to). A selection of every trace of a playbook is refused.",
+    });
+  }
+  if (selection.from && selection.to && selection.to.getTime() <= selection.from.getTime()) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["to"],
+      message: `to (${selection.to.toISOString()}) must be later than from (${selection.from.toISOString()}).`,
+    });
+  }
+}
+
+/** tRPC: the traces of one playbook with this unit id, external id and time range (each optional, at least one). */
+export const traceSelectionSchema = z
+  .object({ playbookId: z.uuid(), ...selectorFields, from: z.date().optional(), to: z.date().optional() })
+  .superRefine(checkSelection);
+export type TraceSelection = z.output<typeof traceSelectionSchema>;
+
+/** GET and DELETE /api/v1/traces: the same selection, by playbook name, as query parameters. */
+export const traceSelectionQuerySchema = z
+  .object({
+    playbook: selector("playbook").describe("The playbook's name."),
+    unitId: selectorFields.unitId.describe(
+      "The unit id as the agent sent it (an email or phone number is matched under its stored hash too).",
+    ),
+    externalId: selectorFields.externalId.describe("The trace's externalId."),
+    from: instantParameter("from").optional().describe("Ran (timestamp) at or after."),
+    to: instantParameter("to").optional().describe("Ran (timestamp) before."),
+  })
+  .superRefine(checkSelection);
+export type TraceSelectionQuery = z.output<typeof traceSelectionQuerySchema>;
+
+const SELECTION_PARAMETERS = ["playbook", "unitId", "externalId", "from", "to"] as const;
+
+export function parseTraceSelectionQuery(params: URLSearchParams): TraceSelectionQuery {
+  return traceSelectionQuerySchema.parse(queryParameterValues(params, SELECTION_PARAMETERS));
+}
+
+/** Traces per page of an export. */
+export const TRACE_EXPORT_PAGE = 500;
+
+export const traceExportInput = z.object({ selection: traceSelectionSchema, cursor: z.string().max(200).nullish() });
+
+/** One line of an export: a trace as stored (redacted at ingestion), or an experiment exposure of the unit. */
+export type TraceExportRecord =
+  | {
+      record: "trace";
+      id: string;
+      playbook: string;
+      externalId: string | null;
+      timestamp: string;
+      receivedAt: string;
+      task: string;
+      reasoning: string;
+      output: string;
+      outcome: TraceOutcome;
+      citedBulletIds: string[];
+      feedback: unknown;
+      metadata: unknown;
+      durationMs: number | null;
+      usage: { inputTokens: number | null; outputTokens: number | null; costUsd: number | null };
+      model: string | null;
+      playbookVersion: number | null;
+      experiment: string | null;
+      variant: string | null;
+      unitId: string | null;
+      taskId: string | null;
+      redactions: unknown;
+      reflectedAt: string | null;
+    }
+  | { record: "exposure"; experiment: string; phase: number; unitId: string; variant: string; firstSeenAt: string; traces: number };
+
+export interface TraceExportPage {
+  records: TraceExportRecord[];
+  nextCursor: string | null;
+}
+
+/** What a deletion would remove, shown before it is confirmed. */
+export interface TraceSelectionSummary {
+  traces: number;
+  /** The unit's experiment exposures (a unitId selection), and those of the selected traces sent without one. */
+  exposures: number;
+  /** Of the traces, those not reflected yet: their reflections will not run. */
+  unreflected: number;
+  oldest: Date | null;
+  newest: Date | null;
+}
+
+export const traceDeletionResultSchema = z.object({ traces: z.number().int(), exposures: z.number().int() });
+export type TraceDeletionResult = z.infer<typeof traceDeletionResultSchema>;

@@ -360,6 +360,10 @@ const FIXTURES: Record<string, Fixture> = {
       return { input: { traces: [{ playbook: "support", task: "Refund order 7", outcome: "success" }] } };
     },
   },
+  "traces.deleteSelection": {
+    action: "trace.delete",
+    prepare: async (w) => ({ input: { playbookId: await w.playbook(), unitId: "user-7" } }),
+  },
   "traces.setStudioRedaction": {
     action: "settings.update",
     bad: { secrets: true, cards: true, emails: false, phones: false, ibans: false, customPatterns: [{ name: "bad", pattern: "(a)\\1" }] },

@@ -8,6 +8,7 @@ import { metricsRouter } from "@/server/metrics/router";
 import { experimentRouter } from "@/server/experiments/router";
 import { apiKeyRouter } from "@/server/apikeys/router";
 import { auditRouter } from "@/server/audit/router";
+import { storageRouter } from "@/server/storage/router";
 import { authRouter, userRouter } from "@/server/auth/router";
 import { createCallerFactory, createTRPCRouter } from "./init";
 
@@ -22,6 +23,7 @@ export const appRouter = createTRPCRouter({
   users: userRouter,
   apiKeys: apiKeyRouter,
   audit: auditRouter,
+  storage: storageRouter,
   metrics: metricsRouter,
   experiments: experimentRouter,
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countsInWords, formatDuration, formatNumber, plural, pluralWord } from "./format";
+import { formatBytes, countsInWords, formatDuration, formatNumber, plural, pluralWord } from "./format";
 
 describe("counts", () => {
   it("writes whole numbers with en-US thousands separators, whatever the machine's locale", () => {
@@ -44,5 +44,20 @@ describe("formatDuration", () => {
   it("rounds a wait up, never down: 1.2 s is said as 2 s, 2 min 1 s as 3 min", () => {
     expect(formatDuration(1_200)).toBe("2 s");
     expect(formatDuration(121_000)).toBe("3 min");
+  });
+});
+
+describe("formatBytes", () => {
+  it("says bytes in decimal units, one decimal under ten", () => {
+    expect([0, 812, 999, 1_000, 4_200, 1_234_567, 45_600_000, 13e9].map(formatBytes)).toEqual([
+      "0 B",
+      "812 B",
+      "999 B",
+      "1 kB",
+      "4.2 kB",
+      "1.2 MB",
+      "46 MB",
+      "13 GB",
+    ]);
   });
 });

@@ -37,3 +37,25 @@ export function formatDuration(ms: number): string {
   const seconds = Math.ceil(ms / 1_000);
   return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
 }
+
+const BYTE_UNITS = [
+  [1e9, "gigabyte"],
+  [1e6, "megabyte"],
+  [1e3, "kilobyte"],
+] as const;
+
+/** "812 B", "4.2 kB", "13 GB": decimal (SI) units, as disks are sold and measured. */
+export function formatBytes(bytes: number): string {
+  for (const [size, unit] of BYTE_UNITS) {
+    if (bytes >= size) {
+      const value = bytes / size;
+      return new Intl.NumberFormat("en-US", {
+        style: "unit",
+        unit,
+        unitDisplay: "short",
+        maximumFractionDigits: value < 10 ? 1 : 0,
+      }).format(value);
+    }
+  }
+  return `${formatNumber(Math.round(bytes))} B`;
+}

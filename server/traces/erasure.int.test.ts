@@ -1,12 +1,12 @@
 // Deleting on request (issue 16 §3) through the tRPC procedures and GET/DELETE /api/v1/traces, on
 // embedded PGlite and PostgreSQL: a unit's traces exported as JSON Lines, then deleted with its
 // experiment exposures; counters kept; the audit entry without the personal id; bad selections refused.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { assignUnit } from "@/server/experiments/service";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { testEngines } from "@/server/testing/db";
+import { expectAppError } from "@/server/testing/fixtures";
+import { playbookSuite, type PlaybookSuite } from "@/server/testing/playbook-suite";
 import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 import { TRACE_EXPORT_PAGE, type TraceExportRecord } from "./schemas";
 
 // No reflections: these tests are about what is stored and deleted.
@@ -33,22 +33,15 @@ function lines(text: string): TraceExportRecord[] {
 }
 
 describe.each(testEngines())("deleting on request on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
+  const suite = playbookSuite(engine, { name: "support", as: ["admin", "tester"] });
+  let caller: PlaybookSuite["caller"];
   let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine, { serve: true });
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
+  beforeEach(() => {
+    ({ caller, playbookId } = suite);
   });
 
   const counters = () =>
-    database.db.bullet.findMany({
+    suite.database.db.bullet.findMany({
       orderBy: { externalId: "asc" },
       select: { externalId: true, helpful: true, harmful: true, neutral: true },
     });
@@ -65,7 +58,7 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
       ],
       status: "running",
     });
-    await assignUnit(database.db, "tone", EMAIL);
+    await assignUnit(suite.database.db, "tone", EMAIL);
     await caller.traces.ingest({
       traces: [
         { playbook: "support", externalId: "jane-1", task: "Refund order 1182", unitId: EMAIL, experiment: "tone", outcome: "success" },
@@ -107,14 +100,14 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
     expect(deleted.status).toBe(200);
     expect(await deleted.json()).toEqual({ deleted: { traces: 2, exposures: 1 } });
 
-    const left = await database.db.trace.findMany({ orderBy: { externalId: "asc" }, select: { externalId: true } });
+    const left = await suite.database.db.trace.findMany({ orderBy: { externalId: "asc" }, select: { externalId: true } });
     expect(left.map((row) => row.externalId)).toEqual(["anon-1", "other-1"]);
-    const exposures = await database.db.experimentExposure.findMany({ select: { unitId: true } });
+    const exposures = await suite.database.db.experimentExposure.findMany({ select: { unitId: true } });
     expect(exposures).toEqual([{ unitId: "user-7" }]);
     expect(await counters()).toEqual(countersBefore);
     expect(lines(await (await call(GET, `playbook=support&unitId=${encodeURIComponent(EMAIL)}`)).text())).toEqual([]);
 
-    const [entry] = await database.db.auditEntry.findMany({
+    const [entry] = await suite.database.db.auditEntry.findMany({
       where: { action: "trace.delete" },
       select: { summary: true, playbookId: true },
     });
@@ -138,7 +131,7 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
     const range = { playbookId, from: new Date("2026-01-01T00:00:00Z"), to: new Date("2026-02-05T10:00:00Z") };
     expect(await caller.traces.selectionSummary(range)).toMatchObject({ traces: 1, oldest: new Date("2026-01-05T10:00:00Z") });
     expect(await caller.traces.deleteSelection(range)).toEqual({ traces: 1, exposures: 0 });
-    const left = await database.db.trace.findMany({ select: { externalId: true } });
+    const left = await suite.database.db.trace.findMany({ select: { externalId: true } });
     expect(left).toEqual([{ externalId: "mid" }]);
   });
 
@@ -175,7 +168,11 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
       "BAD_REQUEST",
       /must be later than from/,
     );
-    await expectAppError(callerAs(database.db, "curator", "cora").traces.deleteSelection({ playbookId, unitId: EMAIL }), "FORBIDDEN", /.+/);
+    await expectAppError(
+      callerAs(suite.database.db, "curator", "cora").traces.deleteSelection({ playbookId, unitId: EMAIL }),
+      "FORBIDDEN",
+      /.+/,
+    );
 
     const bare = await call(DELETE, "playbook=support");
     expect(bare.status).toBe(400);
@@ -190,8 +187,8 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
     expect(unknown.status).toBe(404);
     expect(await messageOf(unknown)).toMatch(/No playbook named "nope"/);
 
-    expect(await database.db.trace.count()).toBe(4);
-    expect(await database.db.experimentExposure.count()).toBe(2);
-    expect(await database.db.auditEntry.count({ where: { action: "trace.delete" } })).toBe(0);
+    expect(await suite.database.db.trace.count()).toBe(4);
+    expect(await suite.database.db.experimentExposure.count()).toBe(2);
+    expect(await suite.database.db.auditEntry.count({ where: { action: "trace.delete" } })).toBe(0);
   });
 });

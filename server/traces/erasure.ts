@@ -4,6 +4,7 @@
 import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db, DbOrTx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { decodeCursor, encodeCursor } from "./cursor";
 import { storedUnitIds } from "./redaction";
 import * as repo from "./repository";
 import {
@@ -42,19 +43,6 @@ export async function summarizeSelection(db: Db, selection: TraceSelection): Pro
   return repo.summarizeSelection(db, await storedSelection(db, selection));
 }
 
-function encodeCursor(row: { timestamp: Date; id: string }): string {
-  return `${row.timestamp.toISOString()}_${row.id}`;
-}
-
-function decodeCursor(cursor: string): { timestamp: Date; id: string } {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f-]{36})$/i.exec(cursor);
-  const timestamp = new Date(match?.[1] ?? "invalid");
-  if (!match?.[2] || Number.isNaN(timestamp.getTime())) {
-    throw new AppError("INVALID_INPUT", "The export cursor is not one this export returned. Start again from the first page.");
-  }
-  return { timestamp, id: match[2] };
-}
-
 function traceRecord(row: repo.ExportTraceRow): TraceExportRecord {
   const { createdAt, inputTokens, outputTokens, costUsd, timestamp, reflectedAt, ...fields } = row;
   return {
@@ -73,7 +61,8 @@ function traceRecord(row: repo.ExportTraceRow): TraceExportRecord {
  */
 export async function exportSelectionPage(db: Db, selection: TraceSelection, cursor?: string | null): Promise<TraceExportPage> {
   const stored = await storedSelection(db, selection);
-  const after = cursor ? decodeCursor(cursor) : null;
+  const decoded = cursor ? decodeCursor(cursor, "export") : null;
+  const after = decoded ? { timestamp: decoded.at, id: decoded.id } : null;
   const rows = await repo.findSelectionPage(db, stored, after, TRACE_EXPORT_PAGE);
   const page = rows.slice(0, TRACE_EXPORT_PAGE);
   const exposures = after ? [] : await repo.findUnitExposures(db, stored);
@@ -87,7 +76,7 @@ export async function exportSelectionPage(db: Db, selection: TraceSelection, cur
         firstSeenAt: exposure.firstSeenAt.toISOString(),
       })),
     ],
-    nextCursor: rows.length > TRACE_EXPORT_PAGE && last ? encodeCursor(last) : null,
+    nextCursor: rows.length > TRACE_EXPORT_PAGE && last ? encodeCursor(last.timestamp, last.id) : null,
   };
 }
 

@@ -9,6 +9,7 @@ import { redactorFor } from "@/server/ace/redaction/settings";
 import type { Redactor } from "@/server/ace/redaction/detectors";
 import { afterTracesIngested } from "@/server/runs/triggers";
 import { redactorsOf, redactTrace, storedUnitIds } from "./redaction";
+import { decodeCursor, encodeCursor } from "./cursor";
 import * as repo from "./repository";
 import {
   TASK_PREVIEW_CHARS,
@@ -224,20 +225,6 @@ export async function ingestTraces(
 
 // ---- Browsing ----------------------------------------------------------------------------
 
-/** Keyset cursor: the createdAt (ISO, milliseconds) and id of the last row of the page. */
-function encodeCursor(row: { createdAt: Date; id: string }): string {
-  return `${row.createdAt.toISOString()}_${row.id}`;
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const match = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)_([0-9a-f-]{36})$/i.exec(cursor);
-  const createdAt = new Date(match?.[1] ?? "invalid");
-  if (!match?.[2] || Number.isNaN(createdAt.getTime())) {
-    throw new AppError("INVALID_INPUT", "The page cursor is not one this list returned. Start again from the first page.");
-  }
-  return { createdAt, id: match[2] };
-}
-
 export async function listTraces(db: Db, query: z.output<typeof listTracesInput>): Promise<TracePage> {
   const filter = {
     playbookId: query.playbookId,
@@ -249,14 +236,15 @@ export async function listTraces(db: Db, query: z.output<typeof listTracesInput>
     variant: query.variant,
     search: query.search,
   };
-  const before = query.cursor ? decodeCursor(query.cursor) : undefined;
+  const cursor = query.cursor ? decodeCursor(query.cursor, "page") : undefined;
+  const before = cursor ? { createdAt: cursor.at, id: cursor.id } : undefined;
   const [rows, total] = await Promise.all([
     repo.listTraces(db, { ...filter, before, limit: query.limit }, TASK_PREVIEW_CHARS),
     before ? null : repo.countTraces(db, filter, TRACE_COUNT_CAP),
   ]);
   const items = rows.slice(0, query.limit);
   const last = items.at(-1);
-  return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null, total };
+  return { items, nextCursor: rows.length > query.limit && last ? encodeCursor(last.createdAt, last.id) : null, total };
 }
 
 export async function getTrace(db: Db, traceId: string): Promise<TraceDetail> {

@@ -18,7 +18,7 @@ import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaView, OperationView } from "@/server/deltas/schemas";
-import { OPERATION_LABELS } from "./labels";
+import { OPERATION_LABELS } from "@/components/shared/delta-labels";
 import { approvalBlocker, DecisionBar } from "./decision-bar";
 import { ConflictNotice, StaleNotice } from "./delta-notices";
 import { DeltaFacts, DeltaHeading } from "./delta-summary";

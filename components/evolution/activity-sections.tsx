@@ -7,7 +7,7 @@ import { LLM_ROLES, type LlmRole } from "@/server/metrics/schemas";
 import { ChartCard, DataTableView } from "./chart-card";
 import { ChartEmpty, type SectionProps } from "./chart-parts";
 import { formatInterval, formatRate } from "./format";
-import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "./palette";
+import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "@/components/shared/chart-palette";
 import { churnLabel, churnSeries, churnTable, type ChurnKey } from "./prepare/churn";
 import { llmRows, llmTable, llmTotalsTable, type LlmRow } from "./prepare/llm-cost";
 import { reviewSeries, reviewTable, reviewTotalsTable, type ReviewRow } from "./prepare/review";

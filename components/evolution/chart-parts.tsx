@@ -4,7 +4,7 @@
 import type { ReactNode } from "react";
 import type { TooltipContentProps } from "recharts";
 import type { MetricsResult } from "@/server/metrics/schemas";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
 import { bucketSpanLabel, tickLabel } from "./time-labels";
 

@@ -4,7 +4,7 @@
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { bucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS } from "./chart-parts";
 import { compactTick } from "./format";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
 
 export interface BarSeries<Row> {

@@ -23,7 +23,7 @@ import {
   writeOverviewFilters,
   type OverviewFilters,
 } from "./overview-url";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import { overviewTable, sortOverview, sparkline, type OverviewSort } from "./prepare/overview";
 import { PRESET_LABELS } from "./range-controls";
 import { Segmented } from "./segmented";

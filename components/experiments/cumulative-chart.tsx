@@ -4,7 +4,7 @@
 // results at the end.
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
 import { ChartEmpty, Legend, Swatch } from "@/components/evolution/chart-parts";
-import { CHART_COLORS, seriesColor } from "@/components/evolution/palette";
+import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import { formatNumber } from "@/components/ui/format";
 import type { ExperimentResults } from "@/server/experiments/schemas";
 import { cumulativeRows, dayLabel, type CumulativeRow } from "./cumulative";

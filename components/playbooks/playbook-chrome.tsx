@@ -8,7 +8,7 @@ import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
-import { pendingCountInput } from "@/components/deltas/review-url";
+import { pendingCountInput } from "@/components/shared/review-url";
 import { PlaybookExperiments } from "@/components/experiments/playbook-experiments";
 import { PlaybookHeader } from "./playbook-header";
 

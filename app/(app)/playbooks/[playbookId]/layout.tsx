@@ -1,6 +1,6 @@
 import { Suspense, type ReactNode } from "react";
 import { PlaybookChrome, PlaybookChromeSkeleton } from "@/components/playbooks/playbook-chrome";
-import { pendingCountInput } from "@/components/deltas/review-url";
+import { pendingCountInput } from "@/components/shared/review-url";
 import { runningExperimentsInput } from "@/components/experiments/experiment-url";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook } from "./load-playbook";

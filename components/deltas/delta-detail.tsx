@@ -25,7 +25,7 @@ import { DeltaFacts, DeltaHeading } from "./delta-summary";
 import { operationElementId, OperationCard } from "./operation-card";
 import { isEditable } from "./operation-form";
 import { useReplaceWithMerge } from "./use-replace-with-merge";
-import { useUndoToast } from "./use-undo";
+import { useUndoToast } from "@/components/shared/use-undo";
 
 /** Approving more operations than this with the `a` key asks first: one key press is easy to make by mistake. */
 export const CONFIRM_KEY_APPROVAL_OVER = 5;

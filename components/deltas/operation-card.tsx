@@ -15,7 +15,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { Counters, DeltaOperation, MergeOperation, OperationView } from "@/server/deltas/schemas";
 import { OPERATION_LABELS, startingCounters } from "@/components/shared/delta-labels";
-import { OperationFindings } from "./operation-findings";
+import { OperationFindings } from "@/components/shared/operation-findings";
 import { isEditable, OperationForm, toOperationInput } from "./operation-form";
 
 export function operationElementId(operationId: string): string {

@@ -19,7 +19,7 @@ import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { DetailSection } from "@/components/ui/detail-parts";
 import { tracesHref } from "@/components/shared/trace-url";
-import { TracesTable } from "@/components/traces/traces-table";
+import { TracesTable } from "@/components/shared/traces-table";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { formatNumber, plural, pluralWord } from "@/components/ui/format";
 import type { RunMode } from "@/server/playbooks/schemas";

@@ -11,7 +11,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { bulletHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import type { Finding, MergeOperation, OperationConflict } from "@/server/deltas/schemas";
-import { reviewHref } from "@/components/shared/review-url";
+import { reviewHref } from "./review-url";
 
 /** "Operation 3 (update [str-00004]): the content…" → "The content…": the card already says which. */
 export function findingText(message: string): string {

@@ -9,7 +9,7 @@ import { formatDuration, formatNumber, plural, tokenSummary } from "@/components
 import type { TraceListItem } from "@/server/traces/schemas";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import { traceHref } from "@/components/ui/routes";
-import { OutcomeBadge, ReflectedBadge } from "@/components/shared/trace-badges";
+import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
 
 const NUM = "lg:text-right tabular-nums";
 

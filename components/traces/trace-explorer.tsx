@@ -29,7 +29,7 @@ import {
   type ReflectedFilter,
   type TraceFilters,
 } from "@/components/shared/trace-url";
-import { TracesTable } from "./traces-table";
+import { TracesTable } from "@/components/shared/traces-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatExact } from "@/components/ui/relative-time";
 import { useHydrated } from "@/components/ui/use-hydrated";

@@ -8,13 +8,13 @@ import Link from "next/link";
 import { useMemo } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { cn } from "@/components/ui/cn";
-import { formatNumber } from "@/components/ui/format";
+import { formatNumber, formatRate, formatRateChange } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import type { OverviewRow } from "@/server/metrics/schemas";
 import { ChartCard } from "./chart-card";
-import { formatInterval, formatRate, formatRateChange } from "./format";
+import { formatInterval } from "./format";
 import {
   firstDirection,
   OVERVIEW_PRESETS,

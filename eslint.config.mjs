@@ -1,5 +1,7 @@
 // Lint rules, including the ones that state the architecture (import boundaries), so a reviewer
 // need not. `npm run lint` runs it; `npm test` runs it first.
+import { readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import nextCoreWebVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
@@ -30,6 +32,40 @@ function aceZones(except) {
     { target: "./server/ace", from: "./app", message },
     { target: "./server/ace", from: "./components", message },
   ];
+}
+
+/**
+ * The folders of components/ in layers, lowest first. A folder imports from itself and from the
+ * layers below it, never from its own layer or one above, so the folder graph has no cycle.
+ * Two domains that need the same piece take it from shared/ (or ui/ when it knows no domain); a page
+ * that shows two domains composes them in app/.
+ */
+const COMPONENT_LAYERS = [
+  ["ui"], // primitives that know no domain
+  ["trpc"], // the client's tRPC glue
+  ["shared"], // what several domains use: labels, URL state, badges, filters, the traces table
+  ["auth"], // the session and its permissions, which every domain may ask
+  ["admin", "deltas", "evolution", "experiments", "history", "runs", "traces"], // the domains
+  ["playbooks"], // a bullet's sheet shows its lineage (history)
+];
+
+/** import/no-restricted-paths zones for the layers; a folder missing from them stops the lint. */
+function componentZones() {
+  const listed = COMPONENT_LAYERS.flat();
+  const found = readdirSync(new URL("./components", import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const missing = found.map((entry) => entry.name).filter((name) => !listed.includes(name));
+  if (missing.length > 0) {
+    throw new Error(`components/${missing[0]} is in no layer: add it to COMPONENT_LAYERS in eslint.config.mjs.`);
+  }
+  return COMPONENT_LAYERS.flatMap((layer, index) => {
+    const below = COMPONENT_LAYERS.slice(0, index).flat();
+    return layer.map((folder) => ({
+      target: `./components/${folder}`,
+      from: "./components",
+      except: [folder, ...below].map((name) => `./${name}`),
+      message: `components/${folder} imports only from itself and the layers below it (${below.join(", ") || "none"}); see COMPONENT_LAYERS in eslint.config.mjs.`,
+    }));
+  });
 }
 
 const config = [
@@ -89,6 +125,13 @@ const config = [
           ],
         },
       ],
+    },
+  },
+  // The folders of components/ depend on each other in layers, never in a circle.
+  {
+    files: ["components/**/*.{ts,tsx}"],
+    rules: {
+      "import/no-restricted-paths": ["error", { basePath: fileURLToPath(new URL(".", import.meta.url)), zones: componentZones() }],
     },
   },
   // Server code has no React: a function named use… there is not a hook.

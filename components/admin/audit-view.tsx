@@ -4,7 +4,7 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { Download, FilterX, ScrollText } from "lucide-react";
 import { useMemo } from "react";
-import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
+import { PlaybookFilter } from "@/components/shared/playbook-filter";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button, buttonClass } from "@/components/ui/button";

@@ -2,7 +2,7 @@
 import { Zap } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import type { DeltaListItem, DeltaOrigin } from "@/server/deltas/schemas";
-import { deltaState, ORIGIN_META, STATE_META } from "./labels";
+import { deltaState, ORIGIN_META, STATE_META } from "@/components/shared/delta-labels";
 
 export function OriginBadge({ origin }: { origin: DeltaOrigin }) {
   const meta = ORIGIN_META[origin];

@@ -18,14 +18,14 @@ import { plural } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { DeltaView, OperationView } from "@/server/deltas/schemas";
-import { OPERATION_LABELS } from "./labels";
+import { OPERATION_LABELS } from "@/components/shared/delta-labels";
 import { approvalBlocker, DecisionBar } from "./decision-bar";
 import { ConflictNotice, StaleNotice } from "./delta-notices";
 import { DeltaFacts, DeltaHeading } from "./delta-summary";
 import { operationElementId, OperationCard } from "./operation-card";
 import { isEditable } from "./operation-form";
 import { useReplaceWithMerge } from "./use-replace-with-merge";
-import { useUndoToast } from "./use-undo";
+import { useUndoToast } from "@/components/shared/use-undo";
 
 /** Approving more operations than this with the `a` key asks first: one key press is easy to make by mistake. */
 export const CONFIRM_KEY_APPROVAL_OVER = 5;

@@ -11,8 +11,8 @@ import { formatConfidence, formatNumber, plural } from "@/components/ui/format";
 import type { DeltaListItem } from "@/server/deltas/schemas";
 import { BulkBar } from "./bulk-bar";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { deltaTitle, deltasIn, describeTypes } from "./labels";
-import { reviewHref, type ReviewFilters } from "./review-url";
+import { deltaTitle, deltasIn, describeTypes } from "@/components/shared/delta-labels";
+import { reviewHref, type ReviewFilters } from "@/components/shared/review-url";
 
 export function deltaElementId(deltaId: string): string {
   return `delta-${deltaId}`;

@@ -8,11 +8,11 @@ import { formatConfidence, plural, shortId } from "@/components/ui/format";
 import { BreakableName } from "@/components/ui/breakable-name";
 import { Fact, Facts } from "@/components/ui/detail-parts";
 import { historyHref, runHref, traceHref } from "@/components/ui/routes";
-import { OutcomeBadge } from "@/components/traces/trace-badges";
-import { ROLE_META, RUN_STATUS_LABELS } from "@/components/runs/labels";
+import { OutcomeBadge } from "@/components/shared/trace-badges";
+import { ROLE_META, RUN_STATUS_LABELS } from "@/components/shared/run-labels";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
-import { deltaTitle } from "./labels";
+import { deltaTitle } from "@/components/shared/delta-labels";
 
 export function DeltaHeading({ delta, showPlaybook, headingId }: { delta: DeltaView; showPlaybook: boolean; headingId?: string }) {
   return (

@@ -14,8 +14,8 @@ import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { Counters, DeltaOperation, MergeOperation, OperationView } from "@/server/deltas/schemas";
-import { OPERATION_LABELS, startingCounters } from "./labels";
-import { OperationFindings } from "./operation-findings";
+import { OPERATION_LABELS, startingCounters } from "@/components/shared/delta-labels";
+import { OperationFindings } from "@/components/shared/operation-findings";
 import { isEditable, OperationForm, toOperationInput } from "./operation-form";
 
 export function operationElementId(operationId: string): string {

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { NavLink } from "@/components/ui/nav-link";
 import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
-import { pendingCountInput } from "./review-url";
+import { pendingCountInput } from "@/components/shared/review-url";
 
 export function ReviewNavLink() {
   const trpc = useTRPC();

@@ -17,8 +17,8 @@ import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";
 import { DeltaDetail } from "./delta-detail";
 import { deltaElementId, DeltaList, DeltaListSkeleton } from "./delta-list";
-import { deltasIn, ORIGIN_META, STATUS_FILTER_LABELS } from "./labels";
-import { deltaListInput, REVIEW_STATUSES, type ReviewFilters } from "./review-url";
+import { deltasIn, ORIGIN_META, STATUS_FILTER_LABELS } from "@/components/shared/delta-labels";
+import { deltaListInput, REVIEW_STATUSES, type ReviewFilters } from "@/components/shared/review-url";
 import { ShortcutLegend } from "./shortcut-legend";
 import { useReviewState } from "./use-review-state";
 

@@ -5,7 +5,14 @@ import { useSearchParams } from "next/navigation";
 import { useCallback, useMemo } from "react";
 import { commitSearchParams, useUrlState } from "@/components/ui/use-url-filters";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
-import { parseDeltaId, parseReviewFilters, REVIEW_PARAM, writeReviewFilters, type ReviewFilters, type ReviewStatus } from "./review-url";
+import {
+  parseDeltaId,
+  parseReviewFilters,
+  REVIEW_PARAM,
+  writeReviewFilters,
+  type ReviewFilters,
+  type ReviewStatus,
+} from "@/components/shared/review-url";
 
 /** Another list: the open delta may not be in it, so it starts from its first one. */
 function filter(patch: Partial<ReviewFilters>) {

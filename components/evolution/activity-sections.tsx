@@ -2,12 +2,13 @@
 // What happened to the playbook and what it cost: churn (operations per bucket), review (deltas
 // proposed and how they were decided), and the LLM cost of each role.
 import { useMemo } from "react";
-import { formatCost, formatDuration, formatNumber } from "@/components/ui/format";
+import { formatCost, formatDuration, formatNumber, formatRate } from "@/components/ui/format";
 import { LLM_ROLES, type LlmRole } from "@/server/metrics/schemas";
+import { ChartEmpty } from "@/components/ui/chart";
 import { ChartCard, DataTableView } from "./chart-card";
-import { ChartEmpty, type SectionProps } from "./chart-parts";
-import { formatInterval, formatRate } from "./format";
-import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "./palette";
+import type { SectionProps } from "./chart-parts";
+import { formatInterval } from "./format";
+import { OPERATION_COLORS, ORIGIN_COLORS, ROLE_COLORS, ROLE_LABELS, VERSION_ORIGIN_LABELS } from "@/components/shared/chart-palette";
 import { churnLabel, churnSeries, churnTable, type ChurnKey } from "./prepare/churn";
 import { llmRows, llmTable, llmTotalsTable, type LlmRow } from "./prepare/llm-cost";
 import { reviewSeries, reviewTable, reviewTotalsTable, type ReviewRow } from "./prepare/review";

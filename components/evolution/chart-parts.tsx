@@ -1,10 +1,11 @@
 "use client";
-// Pieces every time chart of the Evolution tab shares: the bucket axis, the tooltip that names the
-// bucket in the reader's zone, the legend, and a chart's empty state.
+// Pieces every time chart of the Evolution tab shares: the bucket axis and the tooltip that names the
+// bucket in the reader's zone (the legend and the empty state are in components/ui/chart.tsx).
 import type { ReactNode } from "react";
 import type { TooltipContentProps } from "recharts";
+import { Swatch } from "@/components/ui/chart";
 import type { MetricsResult } from "@/server/metrics/schemas";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
 import { bucketSpanLabel, tickLabel } from "./time-labels";
 
@@ -106,39 +107,4 @@ export function bucketTooltip<Row extends { start: string }>(options: {
 /** The lines of a level read from the version in force: "No version yet" before the first, else the version and then `lines`. */
 export function versionLines(version: number | null, lines: () => TooltipLine[]): TooltipLine[] {
   return version === null ? [{ label: "No version yet", value: "" }] : [{ label: "Version", value: `v${version}` }, ...lines()];
-}
-
-export function Swatch({ color, dashed }: { color: string; dashed?: boolean }) {
-  return (
-    <span
-      aria-hidden
-      className="inline-block h-2.5 w-2.5 shrink-0 rounded-sm"
-      style={dashed ? { border: `1.5px dashed ${color}` } : { backgroundColor: color }}
-    />
-  );
-}
-
-/** A legend as HTML under the chart: readable, wraps on phones, and no colour without its name. */
-export function Legend({ items }: { items: { label: string; color: string; dashed?: boolean }[] }) {
-  if (items.length === 0) return null;
-  return (
-    <ul className="flex flex-wrap gap-x-4 gap-y-1 px-2 pt-2 text-xs text-ink-muted">
-      {items.map((item) => (
-        <li key={item.label} className="flex items-center gap-1.5">
-          <Swatch color={item.color} dashed={item.dashed} />
-          {item.label}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** What a chart without data says instead of an empty frame: what will appear, and how to get it. */
-export function ChartEmpty({ title, children }: { title: string; children?: ReactNode }) {
-  return (
-    <div className="flex min-h-40 flex-col items-center justify-center rounded-lg border border-dashed border-line-strong bg-subtle/40 px-6 py-8 text-center">
-      <p className="text-sm font-medium text-ink">{title}</p>
-      {children ? <div className="mt-1 max-w-md text-xs leading-relaxed text-ink-muted">{children}</div> : null}
-    </div>
-  );
 }

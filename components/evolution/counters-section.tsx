@@ -11,10 +11,11 @@ import { formatNumber } from "@/components/ui/format";
 import { bulletHref } from "@/components/ui/routes";
 import { Select } from "@/components/ui/select";
 import type { Mover } from "@/server/metrics/schemas";
+import { ChartEmpty, Legend } from "@/components/ui/chart";
 import { ChartCard } from "./chart-card";
-import { bucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import { counterRows, counterTable, moverTable, topMovers, type CounterRow } from "./prepare/counters";
 import { scoreBins, scoreTable, type ScoreBin } from "./prepare/scores";
 

@@ -6,7 +6,7 @@ import { keepPreviousData, useQuery, useSuspenseQuery } from "@tanstack/react-qu
 import { useMemo, useState, type ReactNode } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { cn } from "@/components/ui/cn";
-import { formatNumber, plural } from "@/components/ui/format";
+import { formatNumber, formatRate, plural } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { historyHref } from "@/components/ui/routes";
@@ -18,7 +18,7 @@ import { ChartCard } from "./chart-card";
 import { syncIdFor, type SectionProps } from "./chart-parts";
 import { CountersSection, MoversSection, ScoresSection } from "./counters-section";
 import { NoTraces } from "./evolution-empty";
-import { formatInterval, formatRate } from "./format";
+import { formatInterval } from "./format";
 import { bucketTracesHref, OutcomesChart } from "./outcomes-chart";
 import { coverage, outcomeSeries, outcomeTable, SPARSE_DECIDED } from "./prepare/outcomes";
 import { versionMarkers, versionTable } from "./prepare/versions";

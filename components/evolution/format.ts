@@ -1,22 +1,9 @@
 // How the Evolution tables and tooltips spell a value: rates to a tenth of a percent (a band of
 // 61.7 %–88.9 % says more than 62 %–89 %), counts, dollars and durations as everywhere else.
-import { formatCost, formatDuration, formatNumber } from "@/components/ui/format";
+import { formatCost, formatDuration, formatNumber, formatRate } from "@/components/ui/format";
 import type { Cell, ColumnKind } from "./data-table";
 import type { Bucket } from "./range";
 import { bucketStartLabel, instantLabel } from "./time-labels";
-
-/** "78.9 %"; null: "—". */
-export function formatRate(share: number | null | undefined): string {
-  return share === null || share === undefined ? "—" : `${(share * 100).toFixed(1)} %`;
-}
-
-/** A change of rate in percentage points: "+4.2 pp", "−3.0 pp". */
-export function formatRateChange(change: number | null | undefined): string {
-  if (change === null || change === undefined) return "—";
-  const points = (change * 100).toFixed(1);
-  if (points === "0.0" || points === "-0.0") return "±0.0 pp";
-  return change > 0 ? `+${points} pp` : `−${points.slice(1)} pp`;
-}
 
 /** "61.7 %–88.9 %"; null: "—". */
 export function formatInterval(interval: readonly [number, number] | null | undefined): string {

@@ -21,12 +21,13 @@ import {
   YAxis,
 } from "recharts";
 import { Button } from "@/components/ui/button";
-import { formatNumber, plural } from "@/components/ui/format";
+import { formatNumber, formatRate, plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
-import { tracesHref } from "@/components/traces/trace-url";
-import { bucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
-import { formatInterval, formatRate, percentTick } from "./format";
-import { CHART_COLORS, seriesColor } from "./palette";
+import { tracesHref } from "@/components/shared/trace-url";
+import { Legend } from "@/components/ui/chart";
+import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
+import { formatInterval, percentTick } from "./format";
+import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import type { OutcomeRow, OutcomeSeries } from "./prepare/outcomes";
 import type { VersionMarker } from "./prepare/versions";
 import { bucketEnd, type Bucket } from "./range";

@@ -4,10 +4,11 @@
 import { useMemo } from "react";
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { formatNumber } from "@/components/ui/format";
+import { ChartEmpty, Legend } from "@/components/ui/chart";
 import { ChartCard } from "./chart-card";
-import { bucketTooltip, CHART_MARGIN, ChartEmpty, Legend, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
-import { CHART_COLORS, seriesColor } from "./palette";
+import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import { sizeSeries, sizeTable, type SizeRow } from "./prepare/size";
 
 export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {

@@ -2,9 +2,10 @@
 // Stacked bars per bucket, synchronised with the other time charts: churn by type or origin,
 // deltas proposed by origin, tokens and cost by role.
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
-import { bucketTooltip, CHART_MARGIN, Legend, timeAxisProps, VALUE_AXIS } from "./chart-parts";
+import { Legend } from "@/components/ui/chart";
+import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS } from "./chart-parts";
 import { compactTick } from "./format";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
 
 export interface BarSeries<Row> {

@@ -8,13 +8,13 @@ import Link from "next/link";
 import { useMemo } from "react";
 import { useTRPC } from "@/components/trpc/client";
 import { cn } from "@/components/ui/cn";
-import { formatNumber } from "@/components/ui/format";
+import { formatNumber, formatRate, formatRateChange } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import type { OverviewRow } from "@/server/metrics/schemas";
 import { ChartCard } from "./chart-card";
-import { formatInterval, formatRate, formatRateChange } from "./format";
+import { formatInterval } from "./format";
 import {
   firstDirection,
   OVERVIEW_PRESETS,
@@ -23,7 +23,7 @@ import {
   writeOverviewFilters,
   type OverviewFilters,
 } from "./overview-url";
-import { CHART_COLORS } from "./palette";
+import { CHART_COLORS } from "@/components/shared/chart-palette";
 import { overviewTable, sortOverview, sparkline, type OverviewSort } from "./prepare/overview";
 import { PRESET_LABELS } from "./range-controls";
 import { Segmented } from "./segmented";

@@ -3,8 +3,8 @@
 // lines swing while the sample is small and settle as it grows, which is why the design reads the
 // results at the end.
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
-import { ChartEmpty, Legend, Swatch } from "@/components/evolution/chart-parts";
-import { CHART_COLORS, seriesColor } from "@/components/evolution/palette";
+import { ChartEmpty, Legend, Swatch } from "@/components/ui/chart";
+import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import { formatNumber } from "@/components/ui/format";
 import type { ExperimentResults } from "@/server/experiments/schemas";
 import { cumulativeRows, dayLabel, type CumulativeRow } from "./cumulative";

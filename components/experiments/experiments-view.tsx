@@ -13,7 +13,7 @@ import { LoadFailed } from "@/components/ui/load-failed";
 import { PageHeader } from "@/components/ui/page-header";
 import { FilterSelect } from "@/components/ui/select";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
-import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
+import { PlaybookFilter } from "@/components/shared/playbook-filter";
 import { useCan } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { EXPERIMENT_STATUSES, type ExperimentStatus } from "@/server/experiments/schemas";

@@ -1,8 +1,7 @@
 // How the experiment pages spell a figure: rates to a tenth of a percent and differences in
 // percentage points (as the Evolution charts do), means in their own unit, p-values to three
 // decimals with "< 0.001" below that.
-import { formatRate, formatRateChange } from "@/components/evolution/format";
-import { formatCost, formatDuration, formatNumber } from "@/components/ui/format";
+import { formatCost, formatDuration, formatNumber, formatRate, formatRateChange } from "@/components/ui/format";
 import type { MetricKey } from "./prepare";
 
 export { formatRate, formatRateChange };

@@ -15,9 +15,9 @@ import { errorMessage } from "@/components/ui/errors";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { historyHref, traceHref } from "@/components/ui/routes";
 import { formatNumber } from "@/components/ui/format";
-import { OutcomeBadge } from "@/components/traces/trace-badges";
-import { OPERATION_LABELS, STATE_META } from "@/components/deltas/labels";
-import { reviewHref } from "@/components/deltas/review-url";
+import { OutcomeBadge } from "@/components/shared/trace-badges";
+import { OPERATION_LABELS, STATE_META } from "@/components/shared/delta-labels";
+import { reviewHref } from "@/components/shared/review-url";
 import type { BulletLineage as BulletLineageData, LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
 import type { SectionSummary } from "@/server/playbooks/schemas";
 

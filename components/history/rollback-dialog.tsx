@@ -13,7 +13,7 @@ import { plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import { useUndoToast } from "@/components/deltas/use-undo";
+import { useUndoToast } from "@/components/shared/use-undo";
 
 export function RollbackButton({
   playbookId,

@@ -9,8 +9,8 @@ import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { historyHref, versionHref } from "@/components/ui/routes";
-import { ORIGIN_META } from "@/components/deltas/labels";
-import { reviewHref } from "@/components/deltas/review-url";
+import { ORIGIN_META } from "@/components/shared/delta-labels";
+import { reviewHref } from "@/components/shared/review-url";
 import type { VersionListItem } from "@/server/history/schemas";
 import { describeVersionCounts } from "./labels";
 

@@ -10,7 +10,7 @@ import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import { formatNumber } from "@/components/ui/format";
-import { findingText } from "@/components/deltas/operation-findings";
+import { findingText } from "@/components/shared/operation-findings";
 import type { PlaybookDetail } from "@/server/playbooks/schemas";
 import { EditError } from "./edit-feedback";
 import { usePlaybookEdit } from "./use-playbook-edit";

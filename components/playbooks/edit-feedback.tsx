@@ -6,7 +6,7 @@ import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import { findingText } from "@/components/deltas/operation-findings";
+import { findingText } from "@/components/shared/operation-findings";
 import type { Finding } from "@/server/deltas/schemas";
 import { errorMessage, isConflict } from "@/components/ui/errors";
 import { bulletHref } from "@/components/ui/routes";

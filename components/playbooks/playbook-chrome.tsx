@@ -4,15 +4,16 @@
 import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
 import { Skeleton } from "@/components/ui/skeleton";
 import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
-import { pendingCountInput } from "@/components/deltas/review-url";
-import { PlaybookExperiments } from "@/components/experiments/playbook-experiments";
+import { pendingCountInput } from "@/components/shared/review-url";
 import { PlaybookHeader } from "./playbook-header";
 
-export function PlaybookChrome({ playbookId }: { playbookId: string }) {
+/** `experiments`: the running experiments under the header, given by the layout (it owns that domain's part). */
+export function PlaybookChrome({ playbookId, experiments }: { playbookId: string; experiments: ReactNode }) {
   const trpc = useTRPC();
   const { data: playbook } = useSuspenseQuery(trpc.playbook.get.queryOptions({ playbookId }));
   const onBullets = usePathname() === `/playbooks/${playbookId}`;
@@ -20,7 +21,7 @@ export function PlaybookChrome({ playbookId }: { playbookId: string }) {
     <>
       {onBullets ? <SkipToBullets /> : null}
       <PlaybookHeader playbook={playbook} />
-      <PlaybookExperiments playbookId={playbookId} />
+      {experiments}
       <PlaybookTabs playbookId={playbookId} />
     </>
   );

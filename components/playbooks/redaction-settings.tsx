@@ -18,7 +18,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { MAX_CUSTOM_PATTERNS, type RedactionSettings } from "@/server/playbooks/schemas";
 import { customPatternsProblem } from "./redaction-fields";
-import { summarizeRedactions } from "@/components/traces/redaction-summary";
+import { summarizeRedactions } from "@/components/shared/redaction-summary";
 
 const KINDS = [
   {

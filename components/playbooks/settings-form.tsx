@@ -15,7 +15,7 @@ import { Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
 import { Select } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
-import { reviewHref } from "@/components/deltas/review-url";
+import { reviewHref } from "@/components/shared/review-url";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import type { PlaybookDetail, PlaybookSettingsPatch } from "@/server/playbooks/schemas";
@@ -31,7 +31,7 @@ import {
   type NumberKey,
   type SettingsDraft,
   type SwitchKey,
-} from "./settings-fields";
+} from "@/components/shared/settings-fields";
 
 export function SettingsForm({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();

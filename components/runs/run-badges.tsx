@@ -2,7 +2,7 @@
 import { Badge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { RunListItem, RunRole } from "@/server/runs/schemas";
-import { ROLE_META, RUN_STATE_META, runState } from "./labels";
+import { ROLE_META, RUN_STATE_META, runState } from "@/components/shared/run-labels";
 
 export function RunStateBadge({ run }: { run: Pick<RunListItem, "status" | "error"> }) {
   const meta = RUN_STATE_META[runState(run)];

@@ -12,7 +12,7 @@ import { Field, fieldAria, Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
 import { Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/components/ui/errors";
-import { NUMBER_FIELDS, parseField } from "@/components/playbooks/settings-fields";
+import { NUMBER_FIELDS, parseField } from "@/components/shared/settings-fields";
 import { useTRPC } from "@/components/trpc/client";
 import type { StudioBudget } from "@/server/runs/schemas";
 import { formatCost, formatTokens } from "@/components/ui/format";

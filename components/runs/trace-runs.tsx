@@ -6,7 +6,7 @@
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { ArrowUpRight, ScanSearch } from "lucide-react";
 import Link from "next/link";
-import { reviewHref } from "@/components/deltas/review-url";
+import { reviewHref } from "@/components/shared/review-url";
 import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DetailSection } from "@/components/ui/detail-parts";
@@ -15,7 +15,7 @@ import { runHref } from "@/components/ui/routes";
 import { useWhenSettled } from "@/components/ui/use-settled";
 import { shortId } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
-import { isActive } from "./labels";
+import { isActive } from "@/components/shared/run-labels";
 import { ProviderBadge, RoleLabel, RunStateBadge } from "./run-badges";
 import { useInvalidateRuns, useReflectNow } from "./use-run-actions";
 

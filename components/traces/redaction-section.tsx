@@ -5,7 +5,7 @@ import { Badge } from "@/components/ui/badge";
 import { DetailSection } from "@/components/ui/detail-parts";
 import { plural } from "@/components/ui/format";
 import type { TraceDetail } from "@/server/traces/schemas";
-import { summarizeRedactions } from "./redaction-summary";
+import { summarizeRedactions } from "@/components/shared/redaction-summary";
 
 export function RedactionSection({ trace }: { trace: Pick<TraceDetail, "redactions"> }) {
   const summary = summarizeRedactions(trace.redactions);

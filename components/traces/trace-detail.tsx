@@ -18,10 +18,10 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { TextBlock } from "@/components/ui/text-block";
 import { useTRPC } from "@/components/trpc/client";
 import type { CitedBullet, TraceDetail } from "@/server/traces/schemas";
-import { taskTitle } from "./labels";
+import { taskTitle } from "@/components/shared/trace-labels";
 import { RedactionSection } from "./redaction-section";
-import { tracesHref } from "./trace-url";
-import { OutcomeBadge, ReflectedBadge } from "./trace-badges";
+import { tracesHref } from "@/components/shared/trace-url";
+import { OutcomeBadge, ReflectedBadge } from "@/components/shared/trace-badges";
 
 export function TraceDetailView({
   traceId,

@@ -13,13 +13,13 @@ import { Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { PageHeader } from "@/components/ui/page-header";
 import { Notice } from "@/components/ui/notice";
-import { PlaybookFilter } from "@/components/playbooks/playbook-filter";
+import { PlaybookFilter } from "@/components/shared/playbook-filter";
 import { FilterSelect } from "@/components/ui/select";
 import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
 import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
 import { TableSkeleton } from "@/components/ui/data-table";
-import { OUTCOME_META } from "./labels";
+import { OUTCOME_META } from "@/components/shared/trace-labels";
 import {
   hasTraceFilters,
   parseTraceFilters,
@@ -28,8 +28,8 @@ import {
   writeTraceFilters,
   type ReflectedFilter,
   type TraceFilters,
-} from "./trace-url";
-import { TracesTable } from "./traces-table";
+} from "@/components/shared/trace-url";
+import { TracesTable } from "@/components/shared/traces-table";
 import { EraseTracesButton } from "./erase-dialog";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatExact } from "@/components/ui/relative-time";

@@ -57,3 +57,16 @@ export function formatConfidence(confidence: number | null): string {
 export function formatPercent(share: number): string {
   return `${Math.round(share * 100)} %`;
 }
+
+/** "78.9 %"; null: "—". */
+export function formatRate(share: number | null | undefined): string {
+  return share === null || share === undefined ? "—" : `${(share * 100).toFixed(1)} %`;
+}
+
+/** A change of rate in percentage points: "+4.2 pp", "−3.0 pp". */
+export function formatRateChange(change: number | null | undefined): string {
+  if (change === null || change === undefined) return "—";
+  const points = (change * 100).toFixed(1);
+  if (points === "0.0" || points === "-0.0") return "±0.0 pp";
+  return change > 0 ? `+${points} pp` : `−${points.slice(1)} pp`;
+}

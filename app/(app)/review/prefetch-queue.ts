@@ -4,7 +4,7 @@ import "server-only";
 import { toSearchParams } from "@/components/ui/search-params";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { getQueryClient, trpc } from "@/server/trpc/rsc";
-import { deltaListInput, parseDeltaId, parseReviewFilters, REVIEW_PARAM } from "@/components/deltas/review-url";
+import { deltaListInput, parseDeltaId, parseReviewFilters, REVIEW_PARAM } from "@/components/shared/review-url";
 
 export async function prefetchQueue(
   playbookId: string | undefined,

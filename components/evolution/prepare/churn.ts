@@ -2,7 +2,7 @@
 import { DELTA_OPERATION_TYPES, type DeltaOperationType } from "@/server/deltas/schemas";
 import { VERSION_ORIGINS, type MetricsResult, type VersionOrigin } from "@/server/metrics/schemas";
 import { BUCKET_START_COLUMN, tableOf, type ColumnOf, type DataTableModel } from "../data-table";
-import { OPERATION_LABELS, VERSION_ORIGIN_LABELS } from "../palette";
+import { OPERATION_LABELS, VERSION_ORIGIN_LABELS } from "@/components/shared/chart-palette";
 
 export type ChurnKey = DeltaOperationType | VersionOrigin;
 

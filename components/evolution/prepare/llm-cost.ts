@@ -2,7 +2,7 @@
 // agents' own usage), and the totals per role.
 import { LLM_ROLES, type LlmRole, type LlmTotals, type MetricsResult } from "@/server/metrics/schemas";
 import { BUCKET_START_COLUMN, tableOf, type ColumnOf, type DataTableModel } from "../data-table";
-import { ROLE_LABELS } from "../palette";
+import { ROLE_LABELS } from "@/components/shared/chart-palette";
 import { rowsOnBuckets } from "./buckets";
 
 export interface LlmRow {

@@ -3,7 +3,7 @@
 import { DELTA_ORIGINS, type DeltaOrigin } from "@/server/deltas/schemas";
 import type { MetricsResult, ReviewTotals } from "@/server/metrics/schemas";
 import { BUCKET_START_COLUMN, tableOf, type ColumnOf, type DataTableModel } from "../data-table";
-import { VERSION_ORIGIN_LABELS } from "../palette";
+import { VERSION_ORIGIN_LABELS } from "@/components/shared/chart-palette";
 import { rowsOnBuckets } from "./buckets";
 
 export interface ReviewRow {

@@ -3,7 +3,7 @@
 import { DELTA_OPERATION_TYPES } from "@/server/deltas/schemas";
 import type { VersionPoint } from "@/server/metrics/schemas";
 import { tableOf, type DataTableModel } from "../data-table";
-import { OPERATION_LABELS, VERSION_ORIGIN_LABELS } from "../palette";
+import { OPERATION_LABELS, VERSION_ORIGIN_LABELS } from "@/components/shared/chart-palette";
 import { bucketStart, type Bucket } from "../range";
 
 export interface VersionMarker {

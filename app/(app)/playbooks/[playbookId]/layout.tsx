@@ -1,7 +1,8 @@
 import { Suspense, type ReactNode } from "react";
 import { PlaybookChrome, PlaybookChromeSkeleton } from "@/components/playbooks/playbook-chrome";
-import { pendingCountInput } from "@/components/deltas/review-url";
+import { pendingCountInput } from "@/components/shared/review-url";
 import { runningExperimentsInput } from "@/components/experiments/experiment-url";
+import { PlaybookExperiments } from "@/components/experiments/playbook-experiments";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 import { loadPlaybook } from "./load-playbook";
 
@@ -34,7 +35,7 @@ async function Chrome({ params }: { params: Promise<{ playbookId: string }> }) {
   ]);
   return (
     <HydrateClient>
-      <PlaybookChrome playbookId={playbookId} />
+      <PlaybookChrome playbookId={playbookId} experiments={<PlaybookExperiments playbookId={playbookId} />} />
     </HydrateClient>
   );
 }

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ROLE_META } from "@/components/runs/labels";
+import { ROLE_META } from "@/components/shared/run-labels";
 import { shortId } from "@/components/ui/format";
 import { RunDetailView } from "@/components/runs/run-detail";
 import { HydrateClient } from "@/server/trpc/rsc";

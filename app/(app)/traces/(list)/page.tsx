@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { toSearchParams } from "@/components/ui/search-params";
 import { TraceExplorer } from "@/components/traces/trace-explorer";
-import { parseTraceFilters, TRACE_PAGES, traceListInput } from "@/components/traces/trace-url";
+import { parseTraceFilters, TRACE_PAGES, traceListInput } from "@/components/shared/trace-url";
 import { getQueryClient, HydrateClient, trpc } from "@/server/trpc/rsc";
 
 // Reads the database on every request; nothing is prerendered at build time.

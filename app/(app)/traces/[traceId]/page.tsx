@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ReflectTraceButton, TraceRuns } from "@/components/runs/trace-runs";
-import { taskTitle } from "@/components/traces/labels";
+import { taskTitle } from "@/components/shared/trace-labels";
 import { TraceDetailView } from "@/components/traces/trace-detail";
 import { HydrateClient } from "@/server/trpc/rsc";
 import { loadTrace } from "./load-trace";

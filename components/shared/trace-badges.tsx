@@ -1,7 +1,7 @@
 import { Check, Clock } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import type { TraceOutcome } from "@/server/traces/schemas";
-import { OUTCOME_META } from "./labels";
+import { OUTCOME_META } from "./trace-labels";
 
 export function OutcomeBadge({ outcome }: { outcome: TraceOutcome }) {
   const meta = OUTCOME_META[outcome];

@@ -3,7 +3,7 @@
 // is never the only cue.
 import type { DeltaOperationType } from "@/server/deltas/schemas";
 import type { LlmRole, VersionOrigin } from "@/server/metrics/schemas";
-import { OPERATION_LABELS, ORIGIN_META } from "@/components/deltas/labels";
+import { OPERATION_LABELS, ORIGIN_META } from "./delta-labels";
 
 export const CHART_COLORS = {
   rate: "#4f46e5",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deltasIn } from "./labels";
+import { deltasIn } from "./delta-labels";
 import { deltaListInput, parseReviewFilters, pendingCountInput, reviewHref, writeReviewFilters } from "./review-url";
 
 const PLAYBOOK = "0f8fad5b-d9cb-469f-a165-70867728950e";

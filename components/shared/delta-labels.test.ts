@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deltaTitle, startingCounters } from "./labels";
+import { deltaTitle, startingCounters } from "./delta-labels";
 
 describe("deltaTitle", () => {
   const delta = { author: "alice", counts: { total: 3, pending: 3, approved: 0, rejected: 0 }, types: { remove: 3 } };

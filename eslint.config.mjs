@@ -46,7 +46,7 @@ const COMPONENT_LAYERS = [
   ["shared"], // what several domains use: labels, URL state, badges, filters, the traces table
   ["auth"], // the session and its permissions, which every domain may ask
   ["admin", "deltas", "evolution", "experiments", "history", "runs", "traces"], // the domains
-  ["playbooks"], // a bullet's sheet shows its lineage (history)
+  ["playbooks", "retention"], // a bullet's sheet shows its lineage (history); retention heads the admin pages (admin)
 ];
 
 /** import/no-restricted-paths zones for the layers; a folder missing from them stops the lint. */

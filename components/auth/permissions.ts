@@ -20,7 +20,10 @@ export const ACTIONS = {
   /** Reflect now, curate now, retry a run, pause and resume. */
   "run.start": { role: "curator", procedures: ["runs.reflectNow", "runs.curateNow", "runs.retry", "runs.setPaused"] },
   /** Create, start, stop, reweight and ship experiments. */
-  "experiment.manage": { role: "curator", procedures: ["experiments.create", "experiments.update", "experiments.decide"] },
+  "experiment.manage": {
+    role: "curator",
+    procedures: ["experiments.create", "experiments.update", "experiments.decide", "experiments.archive"],
+  },
   "budget.studio": { role: "admin", procedures: ["runs.setStudioBudget"] },
   /** Dry-run redaction settings on a playbook's newest traces before saving them. */
   "redaction.preview": { role: "curator", procedures: ["traces.redactionPreview"] },
@@ -29,6 +32,8 @@ export const ACTIONS = {
   "users.manage": { role: "admin", procedures: ["users.list", "users.invite", "users.setRole", "users.disable", "users.delete"] },
   "apikeys.manage": { role: "admin", procedures: ["apiKeys.list", "apiKeys.create", "apiKeys.revoke"] },
   "audit.read": { role: "admin", procedures: ["audit.list"] },
+  /** Change the studio retention default; run retention now. */
+  "retention.manage": { role: "admin", procedures: ["retention.setStudioDefault", "retention.runNow"] },
   "storage.read": { role: "admin", procedures: ["storage.report"] },
 } as const satisfies Record<string, { role: Role; procedures: readonly string[] }>;
 

@@ -3,7 +3,7 @@
 // and rolling the playbook back when the winner pins an older version), and change the weights or
 // coverage, which on a running experiment starts a new phase after a warning and a confirmation.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { CirclePlay, CircleStop, Rocket, SlidersHorizontal } from "lucide-react";
+import { Archive, CirclePlay, CircleStop, Rocket, SlidersHorizontal } from "lucide-react";
 import { useId, useState, type ReactNode } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
@@ -22,7 +22,7 @@ import { formatShare } from "./format";
 import { checkReweight, reweightDraft, type ReweightDraft } from "./reweight";
 import { WeightTotal } from "./weight-total";
 
-type Dialogs = "start" | "stop" | "ship" | "weights" | null;
+type Dialogs = "start" | "stop" | "ship" | "weights" | "archive" | null;
 
 /** The action buttons of an experiment's header, for its status. */
 export function ExperimentActions({
@@ -52,7 +52,7 @@ export function ExperimentActions({
           <Rocket aria-hidden /> Ship a variant
         </Button>
       ) : null}
-      {status === "stopped" && !shipped ? (
+      {status === "stopped" && !shipped && !experiment.archivedAt ? (
         <Button variant="secondary" onClick={() => setOpen("start")}>
           <CirclePlay aria-hidden /> Restart
         </Button>
@@ -72,7 +72,13 @@ export function ExperimentActions({
       {open === "ship" ? (
         <ShipDialog experiment={experiment} playbookVersion={playbookVersion} suggested={suggestedWinner} onClose={close} />
       ) : null}
+      {status === "stopped" && !experiment.archivedAt ? (
+        <Button variant="secondary" onClick={() => setOpen("archive")}>
+          <Archive aria-hidden /> Archive
+        </Button>
+      ) : null}
       {open === "weights" ? <WeightsDialog experiment={experiment} onClose={close} /> : null}
+      {open === "archive" ? <ArchiveDialog experiment={experiment} onClose={close} /> : null}
     </div>
   );
 }
@@ -234,6 +240,33 @@ function StopDialog({ experiment, onClose }: { experiment: ExperimentDefinition;
     >
       <NoteField value={note} onChange={setNote} hint="Why it stops without a winner, for the history." />
     </ActionDialog>
+  );
+}
+
+function ArchiveDialog({ experiment, onClose }: { experiment: ExperimentDefinition; onClose: () => void }) {
+  const trpc = useTRPC();
+  const invalidate = useInvalidateExperiments();
+  const mutation = useMutation(
+    trpc.experiments.archive.mutationOptions({
+      onSuccess: async () => {
+        toast.success(`Experiment “${experiment.name}” archived`);
+        onClose();
+        await invalidate();
+      },
+    }),
+  );
+  return (
+    <ActionDialog
+      title={`Archive “${experiment.name}”`}
+      description="Its results stay as they are, but it cannot run again: retention may then remove its traces and exposures once they are older than the playbook's trace retention."
+      onClose={onClose}
+      error={mutation.error}
+      submit={
+        <Button variant="danger" disabled={mutation.isPending} onClick={() => mutation.mutate({ key: experiment.key })}>
+          <Archive aria-hidden /> {mutation.isPending ? "Archiving…" : "Archive experiment"}
+        </Button>
+      }
+    />
   );
 }
 

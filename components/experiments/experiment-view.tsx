@@ -116,6 +116,7 @@ function Header({ experiment, children }: { experiment: ExperimentDefinition; ch
         <h1 className="break-words text-2xl font-semibold tracking-tight text-ink">{experiment.name}</h1>
         <div className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1.5 text-[13px] text-ink-muted">
           <StatusBadge status={experiment.status} decision={experiment.decision} />
+          {experiment.archivedAt ? <Badge tone="gray">Archived</Badge> : null}
           <span className="font-mono text-xs">{experiment.key}</span>
           <span aria-hidden className="text-line-strong">
             ·

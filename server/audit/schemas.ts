@@ -72,6 +72,8 @@ export const KNOWN_AUDIT_ACTIONS = [
   "experiment.restart",
   "experiment.phase",
   "experiment.ship",
+  "experiment.archive",
+  "retention.run",
 ] as const;
 export type AuditAction = (typeof KNOWN_AUDIT_ACTIONS)[number];
 

@@ -27,6 +27,7 @@ import { describeMachine, formatFigure, formatMs, formatRate, loadAverage, rende
 import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
 import { traceBenchmarks, traceNotes, type TracePlans } from "./traces";
+import { retentionBenchmarks, retentionNotes } from "./retention";
 
 const BENCHMARKS = [
   "import",
@@ -44,6 +45,7 @@ const BENCHMARKS = [
   "experiment-page",
   "agents",
   "render",
+  "retention",
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
@@ -61,7 +63,7 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
                  traces), assign (assignment over HTTP, next start on port 3400), evolution and
                  experiment-page (their first render in Chromium, PGlite), agents (100 agents polling the
                  context and posting traces at once, next start on port 3450), render (first render of a
-                 10k-bullet playbook in Chromium)
+                 10k-bullet playbook in Chromium), retention (100k expired traces removed while an agent posts, PostgreSQL)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
 Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one.`;
@@ -159,6 +161,7 @@ const DATABASE_BENCHMARKS: readonly BenchmarkName[] = [
   "traces",
   "metrics",
   "experiments",
+  "retention",
   ...STUDIO_BENCHMARKS,
 ];
 
@@ -192,6 +195,7 @@ async function runOnEngine(
   // leaves thousands of reflector jobs queued.
   if (selected.has("cycle")) await cycleBenchmark(engine, plans.cycle, record);
   if (selected.has("traces")) await traceBenchmarks(engine, plans.traces, record);
+  if (selected.has("retention")) await retentionBenchmarks(engine, record);
   // Issues 9 and 10: the seeds of the metrics and results rows also serve the studio server's rows,
   // which come last (on PGlite the server takes the database over).
   const metrics = selected.has("metrics") ? await metricsBenchmarks(engine, plans.metrics, record) : null;
@@ -304,6 +308,7 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     ...experimentNotes(plans.experiments),
     ...studioNotes(plans.studio),
     ...agentsNotes(plans.agents),
+    ...retentionNotes(),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +
       `[id] is visible, taken in the page on the animation frame it appears in and confirmed by Playwright.`,

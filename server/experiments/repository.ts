@@ -28,6 +28,7 @@ export interface ExperimentRow {
   decidedBy: string | null;
   decidedAt: Date | null;
   decisionRollbackVersion: number | null;
+  archivedAt: Date | null;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
@@ -69,7 +70,7 @@ async function selectExperiments(db: DbOrTx, where: Prisma.Sql, orderBy: Prisma.
     SELECT e.id::text AS id, e.key, e.name, e.hypothesis, e."playbookId"::text AS "playbookId", e.status::text AS status, e.coverage,
       e.seed, e."primaryMetric", e.guardrails, e."minimumDetectableEffect", e."plannedUnitsPerVariant", e."startedAt", e."stoppedAt",
       e."decisionAction", e."decisionVariant", e."decisionNote", e."decidedBy", e."decidedAt", e."decisionRollbackVersion",
-      e."createdBy", e."createdAt", e."updatedAt",
+      e."archivedAt", e."createdBy", e."createdAt", e."updatedAt",
       json_build_object('name', p.name, 'version', p.version) AS playbook,
       COALESCE((
         SELECT json_agg(json_build_object('key', v.key, 'name', v.name, 'weight', v.weight, 'position', v.position,
@@ -175,6 +176,7 @@ export type ExperimentUpdate = Partial<{
   decidedBy: string;
   decidedAt: Date;
   decisionRollbackVersion: number | null;
+  archivedAt: Date;
 }>;
 
 export async function updateExperiment(tx: Tx, id: string, data: ExperimentUpdate): Promise<void> {

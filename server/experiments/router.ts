@@ -40,4 +40,10 @@ export const experimentRouter = createTRPCRouter({
     .input(decideInput)
     .output(decisionResultSchema)
     .mutation(({ ctx, input }) => service.decide(ctx.db, ctx, input)),
+
+  /** Archive a stopped experiment: retention may then remove its traces and exposures; its results stay. */
+  archive: curatorProcedure
+    .input(experimentKeyInput)
+    .output(experimentDefinitionSchema)
+    .mutation(({ ctx, input }) => service.archiveExperiment(ctx.db, ctx, input.key)),
 });

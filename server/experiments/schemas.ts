@@ -344,6 +344,8 @@ export const experimentDefinitionSchema = z.object({
   plannedUnitsPerVariant: z.number().int().nullable(),
   startedAt: instant.nullable(),
   stoppedAt: instant.nullable(),
+  /** When the stopped experiment was archived: its traces and exposures may then expire (its results stay). */
+  archivedAt: instant.nullable(),
   decision: decisionSchema.nullable(),
   createdBy: z.string(),
   createdAt: instant,

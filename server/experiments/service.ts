@@ -205,6 +205,7 @@ function auditSummary(row: repo.ExperimentRow) {
     phase: currentPhase(row)?.number ?? null,
     variants: row.variants.map((variant) => ({ key: variant.key, weight: variant.weight, target: targetOf(variant) })),
     decision: decisionOf(row),
+    archivedAt: row.archivedAt,
   };
 }
 
@@ -335,6 +336,12 @@ export async function updateExperiment(
     const nextCoverage = patch.coverage ?? before.coverage;
     const reweighted = weightsChanged(beforeWeights, nextWeights) || Math.abs(nextCoverage - before.coverage) > 1e-12;
     const restarting = before.status === "stopped" && nextStatus === "running";
+    if (restarting && before.archivedAt) {
+      throw fieldError(
+        "status",
+        `experiment "${key}" is archived: its traces may have expired, so it cannot run again. Create a new experiment instead.`,
+      );
+    }
     const newPhase = (before.status === "running" && nextStatus === "running" && reweighted) || restarting;
     if (newPhase && patch.confirmNewPhase !== true) {
       const next = (phase?.number ?? 0) + 1;
@@ -618,6 +625,28 @@ export async function decide(
           ? `Shipped variant "${input.variant}". It pins version ${offer.playbookVersion} of "${after.playbook.name}" (now at ${offer.currentVersion}): ship again with rollback to roll the playbook back to it.`
           : `Shipped variant "${input.variant}"; the experiment is stopped.`;
   return { experiment: definitionOf(after), rollback: performed, rollbackOffer: offer, message };
+}
+
+/**
+ * Archives a stopped experiment: from then on retention may remove its traces and exposures once
+ * they are older than the playbook's trace retention. Its results stay as they are (the tallies).
+ */
+export async function archiveExperiment(db: Db, who: Actor, key: string, options: AccessOptions = {}): Promise<ExperimentDefinition> {
+  await loadExperiment(db, key, options);
+  const after = await db.$transaction(async (tx) => {
+    if (!(await repo.lockExperiment(tx, key))) throw unknownExperiment(key);
+    const before = await loadExperiment(tx, key);
+    if (before.status !== "stopped") {
+      throw fieldError("key", `experiment "${key}" is ${before.status}: stop it (or ship a variant) before archiving it.`);
+    }
+    if (before.archivedAt) throw fieldError("key", `experiment "${key}" is already archived.`);
+    await repo.updateExperiment(tx, before.id, { archivedAt: new Date() });
+    const updated = await loadExperiment(tx, key);
+    await audit(tx, who, "experiment.archive", before, updated);
+    return updated;
+  }, TRANSACTION);
+  forgetDefinition(db, key);
+  return definitionOf(after);
 }
 
 function describeTarget(target: VariantTarget): string {

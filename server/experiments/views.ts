@@ -97,6 +97,7 @@ export function definitionOf(row: repo.ExperimentRow): ExperimentDefinition {
     plannedUnitsPerVariant: row.plannedUnitsPerVariant,
     startedAt: row.startedAt?.toISOString() ?? null,
     stoppedAt: row.stoppedAt?.toISOString() ?? null,
+    archivedAt: row.archivedAt?.toISOString() ?? null,
     decision: decisionOf(row),
     createdBy: row.createdBy,
     createdAt: row.createdAt.toISOString(),

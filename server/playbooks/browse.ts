@@ -6,7 +6,7 @@ import { countBulletTokens, countSectionTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { approximateBytes, cachePerScope, createByteBoundedCache, type LRUCache, MEGABYTE } from "@/server/cache/lru";
 import { notFound } from "@/server/errors/app-error";
-import { effectiveSettings, requirePlaybook } from "./manage";
+import { effectiveSettings, hasOwnRetention, requirePlaybook } from "./manage";
 import { fromDbFormat } from "./mapping";
 import * as repo from "./repository";
 import type { BulletDetail, BulletPage, listBulletsInput, PlaybookDetail, PlaybookListItem, PlaybookSummary } from "./schemas";
@@ -91,6 +91,7 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
     sourceFormat: fromDbFormat(playbook.sourceFormat),
     version: playbook.version,
     settings: await effectiveSettings(db, playbook.settings),
+    ownRetention: hasOwnRetention(playbook.settings),
     createdAt: playbook.createdAt,
     updatedAt: playbook.updatedAt,
     sections: sections.map(({ blankLinesBefore: _layout, ...section }) => ({

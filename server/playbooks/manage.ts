@@ -3,6 +3,7 @@
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
 import { redactionSettingsSchema, type RedactionSettings } from "@/server/ace/redaction/settings";
+import { retentionSettingsSchema, type RetentionSettings } from "@/server/ace/retention/settings";
 import type { VersionChange } from "@/server/ace/history";
 import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
 import { recordAudit, whoOf, type WhoOrName } from "@/server/audit/record";
@@ -52,10 +53,50 @@ export async function writeStudioRedaction(db: Db, author: WhoOrName, settings: 
   return settings;
 }
 
-/** The settings that apply: the stored ones, with the studio default's redaction when the playbook has none of its own. */
+// ---- Retention: the playbook's own days, else the studio default -----------------------------
+
+/** Whether stored settings hold retention days of their own (else the studio default applies). */
+export function hasOwnRetention(storedSettings: unknown): boolean {
+  return typeof storedSettings === "object" && storedSettings !== null && "retention" in storedSettings;
+}
+
+const STUDIO_RETENTION_KEY = "retention.default";
+
+/** The studio default: how long a playbook that never set its own retention keeps its rows. */
+export async function readStudioRetention(db: DbOrTx): Promise<RetentionSettings> {
+  const parsed = retentionSettingsSchema.safeParse((await repo.readAppSetting(db, STUDIO_RETENTION_KEY)) ?? {});
+  return parsed.success ? parsed.data : retentionSettingsSchema.parse({});
+}
+
+export async function writeStudioRetention(db: Db, author: WhoOrName, settings: RetentionSettings): Promise<RetentionSettings> {
+  await db.$transaction(async (tx) => {
+    const before = await readStudioRetention(tx);
+    await repo.writeAppSetting(tx, STUDIO_RETENTION_KEY, settings);
+    await recordAudit(tx, whoOf(author).audit, {
+      action: "settings.update",
+      target: { type: "studio", id: null, label: "studio retention default" },
+      before: { retention: before },
+      after: { retention: settings },
+    });
+  });
+  return settings;
+}
+
+/** Keys a playbook may leave to the studio default: stored only once the playbook sets its own. */
+const STUDIO_DEFAULTED = ["redaction", "retention"] as const;
+
+function withoutKeys(settings: object, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings).filter(([key]) => !keys.includes(key)));
+}
+
+/** The settings that apply: the stored ones, with the studio defaults for what the playbook has none of its own. */
 export async function effectiveSettings(db: DbOrTx, stored: unknown): Promise<PlaybookSettings> {
   const settings = readSettings(stored);
-  return hasOwnRedaction(stored) ? settings : { ...settings, redaction: await readStudioRedaction(db) };
+  return {
+    ...settings,
+    redaction: hasOwnRedaction(stored) ? settings.redaction : await readStudioRedaction(db),
+    retention: hasOwnRetention(stored) ? settings.retention : await readStudioRetention(db),
+  };
 }
 
 /** The playbook's stored settings; anything unreadable counts as the defaults. */
@@ -116,10 +157,11 @@ export async function createFromDocument(
   const { sections, bullets } = rowsFromDocument(document);
   const ids = bullets.map(({ row }) => row.externalId);
   const parsedSettings = playbookSettingsSchema.parse(document.settings ?? {});
-  // Without redaction settings of its own (none in the file), a new playbook follows the studio default.
-  const settings = hasOwnRedaction(document.settings)
-    ? parsedSettings
-    : Object.fromEntries(Object.entries(parsedSettings).filter(([key]) => key !== "redaction"));
+  // Without redaction or retention settings of its own (none in the file), a new playbook follows the studio default.
+  const settings = withoutKeys(
+    parsedSettings,
+    STUDIO_DEFAULTED.filter((key) => !(key === "redaction" ? hasOwnRedaction : hasOwnRetention)(document.settings)),
+  );
   const changes: VersionChange[] = [
     ...sections.map((section): VersionChange => ({ entity: "section", id: section.id, before: null, after: sectionStateOf(section) })),
     ...bullets.map(({ state }): VersionChange => ({ entity: "bullet", id: state.externalId, before: null, after: state })),
@@ -185,7 +227,7 @@ function describeSetting(value: unknown): string {
 }
 
 /** Settings kept as nested objects, compared key by key ("pruning.enabled", "redaction.emails"). */
-const NESTED_SETTINGS = ["pruning", "redaction"] as const;
+const NESTED_SETTINGS = ["pruning", "redaction", "retention"] as const;
 type NestedSetting = (typeof NESTED_SETTINGS)[number];
 const isNested = (key: string): key is NestedSetting => (NESTED_SETTINGS as readonly string[]).includes(key);
 
@@ -226,27 +268,35 @@ export async function updateSettings(
   const who = whoOf(author);
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
-    const stored = readSettings(playbook.settings);
-    // A playbook that follows the studio default starts from it when its redaction is changed here.
-    const before = hasOwnRedaction(playbook.settings) ? stored : { ...stored, redaction: await readStudioRedaction(tx) };
-    const { pruning, redaction, ...rest } = input.settings;
+    // A playbook that follows a studio default starts from it when that setting is changed here.
+    const before = await effectiveSettings(tx, playbook.settings);
+    const { pruning, redaction, retention, ...rest } = input.settings;
     const after = playbookSettingsSchema.parse({
       ...before,
       ...rest,
       pruning: { ...before.pruning, ...pruning },
       redaction: { ...before.redaction, ...redaction },
+      // null: back to the studio default.
+      retention: retention === null ? await readStudioRetention(tx) : { ...before.retention, ...retention },
     });
     const was = flatSettings(before);
     const changed = [...flatSettings(after)].flatMap(([key, value]) =>
       sameSetting(was.get(key), value) ? [] : [`${key} ${describeChangedSetting(was.get(key))} → ${describeChangedSetting(value)}`],
     );
+    const ownRetention = retention === undefined ? hasOwnRetention(playbook.settings) : retention !== null;
+    // Following the studio default again is a change even when today's days are the same.
+    if (ownRetention !== hasOwnRetention(playbook.settings))
+      changed.push(ownRetention ? "retention set for this playbook" : "retention follows the studio default");
     if (changed.length === 0) return { settings: after, version: playbook.version, changed };
     if (!(await repo.bumpVersion(tx, playbook.id, playbook.version))) {
       throw new AppError("CONFLICT", "The playbook changed while saving its settings. Nothing was saved; reload and try again.");
     }
-    // A playbook without redaction settings of its own follows the studio default until one is set here.
-    const followsStudio = redaction === undefined && !hasOwnRedaction(playbook.settings);
-    const saved = followsStudio ? Object.fromEntries(Object.entries(after).filter(([key]) => key !== "redaction")) : after;
+    // A playbook without redaction or retention settings of its own follows the studio default until one is set here.
+    const followsStudio = [
+      ...(redaction === undefined && !hasOwnRedaction(playbook.settings) ? ["redaction"] : []),
+      ...(ownRetention ? [] : ["retention"]),
+    ];
+    const saved = withoutKeys(after, followsStudio);
     await repo.updateSettings(tx, playbook.id, saved as unknown as Prisma.InputJsonObject);
     await recordVersion(tx, {
       playbookId: playbook.id,

@@ -5,6 +5,7 @@ import { PLAYBOOK_FORMATS } from "../ace/document";
 import { AGENT_FORMATS } from "../ace/formats/agent-formats";
 import { KAYBA_FLAVOURS } from "../ace/formats/kayba";
 import { redactionSettingsPatchSchema, redactionSettingsSchema } from "../ace/redaction/settings";
+import { retentionSettingsPatchSchema, retentionSettingsSchema } from "../ace/retention/settings";
 import { BULLET_SIGNALS } from "../ace/signals";
 
 export { PLAYBOOK_FORMATS, BULLET_SIGNALS };
@@ -68,6 +69,8 @@ export const playbookSettingsSchema = z.object({
   monthlyCostBudgetUsd: z.number().min(0.01).max(1_000_000).nullable().default(null),
   /** What is redacted from traces as they arrive, before anything is stored or sent to a model. */
   redaction: redactionSettingsSchema.prefault({}),
+  /** Days traces, rejected deltas and failed runs are kept (server/retention). */
+  retention: retentionSettingsSchema.prefault({}),
 });
 export type PlaybookSettings = z.infer<typeof playbookSettingsSchema>;
 
@@ -100,6 +103,8 @@ export const playbookSettingsPatchSchema = z.strictObject({
   monthlyTokenBudget: settingsShape.monthlyTokenBudget.unwrap().optional(),
   monthlyCostBudgetUsd: settingsShape.monthlyCostBudgetUsd.unwrap().optional(),
   redaction: redactionSettingsPatchSchema.optional(),
+  /** null: follow the studio default again. */
+  retention: retentionSettingsPatchSchema.nullable().optional(),
 });
 export type PlaybookSettingsPatch = z.infer<typeof playbookSettingsPatchSchema>;
 
@@ -262,6 +267,8 @@ export interface PlaybookDetail {
   sourceFormat: import("../ace/document").PlaybookFormat;
   version: number;
   settings: PlaybookSettings;
+  /** false: settings.retention is the studio default, which the playbook follows. */
+  ownRetention: boolean;
   createdAt: Date;
   updatedAt: Date;
   sections: SectionSummary[];

@@ -1,7 +1,9 @@
-// The web server's background worker for reflector and curator runs (started by server/startup.ts).
+// The web server's background worker for reflector and curator runs and the daily retention run
+// (started by server/startup.ts).
 import { getEnv } from "@/server/config/env";
 import type { Db } from "@/server/db/client";
 import { JobWorker } from "@/server/jobs/worker";
+import { retentionHandlers, scheduleRetention } from "@/server/retention/service";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 import { runProviderFor } from "./providers";
 
@@ -23,7 +25,10 @@ export async function startRunWorker(db: Db): Promise<JobWorker | null> {
     console.log(`[ace-studio] ${abandoned} run(s) lost their worker before the last stop: marked failed, retry them from the Runs page`);
   const swept = await sweepOrphanTraces(db);
   if (swept > 0) console.log(`[ace-studio] queued ${swept} trace(s) stored before the last stop but never reflected`);
-  const worker = new JobWorker(db, { handlers: runHandlers(), concurrency });
+  // Every instance asks for the same day's retention job (its key names the day): one job, not one per instance.
+  const retention = await scheduleRetention(db);
+  console.log(`[ace-studio] retention runs next at ${retention.runAt.toISOString()}`);
+  const worker = new JobWorker(db, { handlers: { ...runHandlers(), ...retentionHandlers() }, concurrency });
   worker.start();
   // Traces whose after-ingest trigger failed (the traces were stored, their runs were not) are
   // picked up here too, not only at the next start.

@@ -19,8 +19,8 @@ import { proposeDelta } from "@/server/deltas/propose";
 import { approveDelta } from "@/server/deltas/review";
 import { editPlaybook } from "@/server/deltas/edit";
 import { editDeltaInput, proposeDeltaInput } from "@/server/deltas/schemas";
-import { createExperimentInput } from "@/server/experiments/schemas";
-import { createExperiment } from "@/server/experiments/service";
+import { createExperimentInput, decideInput } from "@/server/experiments/schemas";
+import { createExperiment, decide } from "@/server/experiments/service";
 import { importPlaybook } from "@/server/playbooks/import";
 import { updateSettings } from "@/server/playbooks/manage";
 import { importPlaybookInput, updateSettingsInput } from "@/server/playbooks/schemas";
@@ -284,6 +284,16 @@ const FIXTURES: Record<string, Fixture> = {
       };
     },
   },
+  "experiments.archive": {
+    action: "experiment.archive",
+    bad: { key: "" },
+    prepare: async (w) => {
+      await w.playbook();
+      await w.experiment();
+      await decide(w.db, SETUP, decideInput.parse({ key: "tone", action: "stop" }));
+      return { input: { key: "tone" } };
+    },
+  },
   "experiments.decide": {
     action: "experiment.stop",
     prepare: async (w) => {
@@ -377,6 +387,19 @@ const FIXTURES: Record<string, Fixture> = {
         customPatterns: [{ name: "ticket", pattern: "TCK-[0-9]{6}" }],
       },
     }),
+  },
+  "retention.runNow": {
+    action: "retention.run",
+    bad: null,
+    prepare: async (w) => {
+      await w.playbook();
+      return { input: undefined };
+    },
+  },
+  "retention.setStudioDefault": {
+    action: "settings.update",
+    bad: { traces: 0, rejectedDeltas: 90, failedRuns: 7 },
+    prepare: async () => ({ input: { traces: 14, rejectedDeltas: 60, failedRuns: 3 } }),
   },
   "users.create": {
     action: "user.create",

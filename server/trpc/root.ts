@@ -6,6 +6,7 @@ import { traceRouter } from "@/server/traces/router";
 import { contextRouter } from "@/server/context/router";
 import { metricsRouter } from "@/server/metrics/router";
 import { experimentRouter } from "@/server/experiments/router";
+import { retentionRouter } from "@/server/retention/router";
 import { apiKeyRouter } from "@/server/apikeys/router";
 import { auditRouter } from "@/server/audit/router";
 import { storageRouter } from "@/server/storage/router";
@@ -26,6 +27,7 @@ export const appRouter = createTRPCRouter({
   storage: storageRouter,
   metrics: metricsRouter,
   experiments: experimentRouter,
+  retention: retentionRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,6 @@
-// The curation queue's activity: deltas proposed and decided per bucket and origin, and the bullets
-// whose counters moved most through applied tags.
+// The curation queue's activity: deltas proposed and decided per bucket and origin (with the rejected
+// ones retention removed, from RejectedDeltaHourly), and the bullets whose counters moved most through
+// applied tags (applied deltas are never removed).
 import type { DbOrTx } from "@/server/db/client";
 import type { BucketRange } from "../buckets";
 import { bucketSeries, utc } from "./sql";
@@ -76,6 +77,12 @@ export function review(db: DbOrTx, playbookId: string, range: BucketRange): Prom
           WHERE o."deltaId" = d.id AND o.flags @> '[{"kind": "near_duplicate"}]'::jsonb)::int AS "nearDuplicates"
       FROM "Delta" d
       WHERE d."playbookId" = ${playbookId}::uuid AND d."createdAt" >= ${utc(range.start)} AND d."createdAt" < ${utc(range.end)}
+      UNION ALL
+      -- Rejected deltas retention removed, one row each from their hour's rollup: the decision times
+      -- of the decided ones, then the rest; the hour's near-duplicates on its first row.
+      SELECT date_trunc(${range.bucket}, h.hour), h.origin::text, 'rejected', h."decisionsMs"[i.n], CASE WHEN i.n = 1 THEN h."nearDuplicates" ELSE 0 END
+      FROM "RejectedDeltaHourly" h CROSS JOIN LATERAL generate_series(1, h.deltas) AS i(n)
+      WHERE h."playbookId" = ${playbookId}::uuid AND h.hour >= ${utc(range.start)} AND h.hour < ${utc(range.end)}
     ),
     agg AS (
       SELECT x.start, x.origin, GROUPING(x.start)::int AS level,

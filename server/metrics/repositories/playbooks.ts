@@ -21,11 +21,12 @@ export function findPlaybookById(db: DbOrTx, playbookId: string): Promise<Playbo
   return db.playbook.findUnique({ where: { id: playbookId }, select: { id: true, name: true, settings: true } });
 }
 
-/** The earlier of the playbook's first version and its first trace. */
+/** The earlier of the playbook's first version and its first trace (one retention removed included). */
 export async function earliestActivity(db: DbOrTx, playbookId: string): Promise<Date | null> {
   const [row] = await db.$queryRaw<{ earliest: Date | null }[]>`
     SELECT LEAST(
       (SELECT "createdAt" FROM "PlaybookVersion" WHERE "playbookId" = ${playbookId}::uuid ORDER BY number LIMIT 1),
-      (SELECT min("timestamp") FROM "Trace" WHERE "playbookId" = ${playbookId}::uuid)) AS earliest`;
+      (SELECT min("timestamp") FROM "Trace" WHERE "playbookId" = ${playbookId}::uuid),
+      (SELECT "firstExpiredTraceAt" FROM "Playbook" WHERE id = ${playbookId}::uuid)) AS earliest`;
   return row?.earliest ?? null;
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { RedactionSettingsCard } from "@/components/playbooks/redaction-settings";
+import { PlaybookRetentionCard } from "@/components/retention/playbook-retention";
 import { SettingsForm } from "@/components/playbooks/settings-form";
 import { HydrateClient } from "@/server/trpc/rsc";
 import { loadPlaybook, playbookTitle } from "../load-playbook";
@@ -23,6 +24,7 @@ export default async function SettingsPage({ params }: Props) {
       <div className="mx-auto flex max-w-4xl flex-col gap-6">
         <SettingsForm playbookId={playbookId} />
         <RedactionSettingsCard playbookId={playbookId} />
+        <PlaybookRetentionCard playbookId={playbookId} />
       </div>
     </HydrateClient>
   );

@@ -5,7 +5,7 @@
 import { formatNumber } from "@/server/ace/text/format";
 
 // The counts and their nouns are the server's (server/ace/text/format.ts, pure): one wording for both.
-export { formatBytes, formatNumber, plural, pluralWord } from "@/server/ace/text/format";
+export { countsInWords, formatBytes, formatNumber, plural, pluralWord } from "@/server/ace/text/format";
 
 export function formatTokens(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : formatNumber(value);

@@ -16,7 +16,11 @@ export default async function StoragePage() {
 }
 
 async function Prefetched() {
-  await getQueryClient().prefetchQuery(trpc.storage.report.queryOptions());
+  const queryClient = getQueryClient();
+  await Promise.all([
+    queryClient.prefetchQuery(trpc.storage.report.queryOptions()),
+    queryClient.prefetchQuery(trpc.retention.preview.queryOptions()),
+  ]);
   return (
     <HydrateClient>
       <StorageView />

@@ -126,6 +126,8 @@ export interface TraceBody {
   usage?: { inputTokens?: number; outputTokens?: number };
   variant?: string;
   unitId?: string;
+  /** When the agent ran (ISO 8601 with a zone); default the time of receipt. */
+  timestamp?: string;
   metadata?: Record<string, unknown>;
 }
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { assignVariant } from "@/server/ace/experiments";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { expectAppError, SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
 import { DEFINITION_TTL_MS } from "./service";
 import reference from "./reference/expected.json";
@@ -63,18 +63,6 @@ const context = (name: string, query: string, headers: Record<string, string> = 
     `/api/v1/playbooks/${encodeURIComponent(name)}/context?${query}`,
     { params: { name }, headers },
   );
-
-const twoVariants = (extra: Record<string, unknown> = {}) => ({
-  key: "tone",
-  name: "Tone",
-  playbook: "support",
-  hypothesis: "The curated playbook helps.",
-  variants: [
-    { key: "A", name: "Control", weight: 0.5 },
-    { key: "B", name: "Curated", weight: 0.5 },
-  ],
-  ...extra,
-});
 
 /** Relative 1e-9, with an absolute floor for values at or near 0: the reference tolerance of server/ace/stats. */
 function expectClose(actual: number | null | undefined, expected: number, what: string): void {

@@ -13,6 +13,19 @@ export const SMALL_PLAYBOOK = [
   "",
 ].join("\n");
 
+/** An experiment "tone" on the playbook "support": control A and curated B, half each (experiments.create's input). */
+export const twoVariants = (extra: Record<string, unknown> = {}) => ({
+  key: "tone",
+  name: "Tone",
+  playbook: "support",
+  hypothesis: "The curated playbook helps.",
+  variants: [
+    { key: "A", name: "Control", weight: 0.5 },
+    { key: "B", name: "Curated", weight: 0.5 },
+  ],
+  ...extra,
+});
+
 /** The promise fails with a tRPC error of this code whose message a person can act on. */
 export function expectAppError(promise: Promise<unknown>, code: TRPCError["code"], message: RegExp) {
   return expect(promise).rejects.toSatisfy((error: unknown) => {

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { assignUnit } from "@/server/experiments/service";
 import { testEngines } from "@/server/testing/db";
-import { expectAppError } from "@/server/testing/fixtures";
+import { expectAppError, twoVariants } from "@/server/testing/fixtures";
 import { playbookSuite, type PlaybookSuite } from "@/server/testing/playbook-suite";
 import { callerAs } from "@/server/trpc/callers";
 import { TRACE_EXPORT_PAGE, type TraceExportRecord } from "./schemas";
@@ -47,17 +47,7 @@ describe.each(testEngines())("deleting on request on %s", (engine) => {
     });
 
   async function seedUnitWithExperiment() {
-    await caller.experiments.create({
-      key: "tone",
-      name: "Tone",
-      playbook: "support",
-      hypothesis: "The curated playbook helps.",
-      variants: [
-        { key: "A", name: "Control", weight: 0.5 },
-        { key: "B", name: "Curated", weight: 0.5 },
-      ],
-      status: "running",
-    });
+    await caller.experiments.create({ ...twoVariants(), status: "running" });
     await assignUnit(suite.database.db, "tone", EMAIL);
     await caller.traces.ingest({
       traces: [

@@ -12,7 +12,7 @@ import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { breakerStore, openAiRunProvider, useRunProvider } from "@/server/runs/providers";
 import { runHandlers } from "@/server/runs/service";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { expectAppError, SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
 import { NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi } from "@/server/testing/mock-openai";
 import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
@@ -169,17 +169,7 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
   });
 
   it("a personal unit id is one unit: assignment and its traces record one exposure under the keyed hash, in the same variant", async () => {
-    await caller.experiments.create({
-      key: "tone",
-      name: "Tone",
-      playbook: "support",
-      hypothesis: "The curated playbook helps.",
-      variants: [
-        { key: "A", name: "Control", weight: 0.5 },
-        { key: "B", name: "Curated", weight: 0.5 },
-      ],
-      status: "running",
-    });
+    await caller.experiments.create({ ...twoVariants(), status: "running" });
     const assigned = await assignUnit(database.db, "tone", EMAIL);
     expect(assigned.inExperiment).toBe(true);
     const { traces } = await caller.traces.ingest({ traces: [{ playbook: "support", task: "Refund", experiment: "tone", unitId: EMAIL }] });

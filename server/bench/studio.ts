@@ -6,7 +6,7 @@
 import { chromium, type Browser } from "@playwright/test";
 import { systemWho } from "@/server/audit/record";
 import { createApiKey } from "@/server/apikeys/service";
-import { assignUnit } from "@/server/experiments/service";
+import { assignUnit } from "@/server/experiments/assignment";
 import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { seedExperiment, type ExperimentSeed } from "./experiments";

@@ -11,7 +11,8 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { playbookAt } from "@/server/history/service";
 import { experimentKeySchema, unitIdSchema, type AssignmentResult } from "./schemas";
-import { assignLoaded, loadExperiment, tagOf, type AccessOptions } from "./service";
+import { assignLoaded } from "./assignment";
+import { loadExperiment, tagOf, type AccessOptions } from "./service";
 
 export interface ExperimentContextQuery {
   experiment: string;

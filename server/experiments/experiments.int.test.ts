@@ -8,7 +8,7 @@ import { assignVariant } from "@/server/ace/experiments";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
-import { DEFINITION_TTL_MS } from "./service";
+import { DEFINITION_TTL_MS } from "./definitions";
 import reference from "./reference/expected.json";
 import inputs from "./reference/inputs.json";
 import type { AssignmentResult, ExperimentDefinition, ExperimentResults } from "./schemas";

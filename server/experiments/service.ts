@@ -1,24 +1,19 @@
-// Experiment rules: create and change experiments (phases when a running one is re-weighted), assign
-// units (GrowthBook hashing, version 2, sticky per phase), decide (ship, with the rollback a pinned
-// older version asks for; stop). Every change is written with its audit entry in one transaction.
+// Experiment rules: read, create and change experiments (phases when a running one is re-weighted),
+// decide (ship, with the rollback a pinned older version asks for; stop), archive. Every change is
+// written with its audit entry in one transaction. Assigning units is assignment.ts.
 import { createHash } from "node:crypto";
 import type { z } from "zod";
-import { assignVariant } from "@/server/ace/experiments";
 import { sampleSizePerVariant } from "@/server/ace/stats";
 import { recordAudit, type Who } from "@/server/audit/record";
 import type { AuditAction } from "@/server/audit/schemas";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
-import { approximateBytes, cachePerScope } from "@/server/cache/lru";
-import { TtlCache } from "@/server/cache/ttl-cache";
 import { AppError } from "@/server/errors/app-error";
 import { rollback } from "@/server/history/service";
-import { storedUnitIds } from "@/server/traces/redaction";
+import { forgetDefinition } from "./definitions";
 import * as repo from "./repository";
 import { computeResults, listItemOf } from "./results";
 import { currentPhase, decisionOf, definitionOf, targetOf } from "./views";
 import {
-  type AssignmentReason,
-  type AssignmentResult,
   type createExperimentInput,
   type decideInput,
   type DecisionResult,
@@ -64,7 +59,7 @@ export async function loadExperiment(db: DbOrTx, key: string, options: AccessOpt
   return row;
 }
 
-function playbookNamesOf(row: repo.ExperimentRow): string[] {
+export function playbookNamesOf(row: repo.ExperimentRow): string[] {
   const names = [row.playbook.name];
   for (const variant of row.variants) if (variant.targetPlaybook) names.push(variant.targetPlaybook.name);
   return [...new Set(names)];
@@ -398,148 +393,6 @@ export async function updateExperiment(
   // After the commit, so a request that read the old definition meanwhile does not keep it.
   forgetDefinition(db, key);
   return updated;
-}
-
-// ---- Assignment -----------------------------------------------------------------------------
-
-export interface ServedTarget {
-  playbook: string | null;
-  playbookVersion: number | null;
-}
-
-/** What a variant serves right now: the pinned version, the current one for latest, nothing for noPlaybook. */
-export function servedBy(row: repo.ExperimentRow, variantKey: string): ServedTarget {
-  const variant = row.variants.find((v) => v.key === variantKey);
-  if (!variant) return { playbook: null, playbookVersion: null };
-  switch (variant.targetKind) {
-    case "version":
-      return { playbook: row.playbook.name, playbookVersion: variant.playbookVersion };
-    case "noPlaybook":
-      return { playbook: null, playbookVersion: null };
-    case "playbook":
-      return { playbook: variant.targetPlaybook?.name ?? null, playbookVersion: variant.targetPlaybook?.version ?? null };
-    default:
-      return { playbook: row.playbook.name, playbookVersion: row.playbook.version };
-  }
-}
-
-/** The hash of a unit under a phase's definition (or the experiment's, before it starts). */
-function hashOf(row: repo.ExperimentRow, phase: repo.ExperimentRow["phases"][number] | null, unitId: string) {
-  const weights = phase?.weights ?? row.variants.map((variant) => variant.weight);
-  return assignVariant({
-    key: row.key,
-    seed: phase?.seed ?? row.seed,
-    unitId,
-    weights,
-    coverage: phase?.coverage ?? row.coverage,
-    ...(phase ? { phase: String(phase.number) } : {}),
-  });
-}
-
-/**
- * The variant of a unit: its first exposure in the current phase when it has one (sticky), else
- * the hash; a unit placed in a variant gets its first exposure recorded.
- */
-export async function assignLoaded(db: DbOrTx, row: repo.ExperimentRow, unitId: string): Promise<AssignmentResult> {
-  const phase = currentPhase(row);
-  const hashed = hashOf(row, phase, unitId);
-  const base = { experiment: row.key, unitId, hashValue: hashed.hashValue, phase: phase?.number ?? null };
-  const outside = (reason: AssignmentReason): AssignmentResult => ({
-    ...base,
-    inExperiment: false,
-    variant: null,
-    reason,
-    playbook: null,
-    playbookVersion: null,
-    target: null,
-    firstExposure: false,
-  });
-  if (row.status === "draft" || !phase) return outside("draft");
-  if (row.status === "stopped") return outside("stopped");
-
-  // An email or phone number is recorded as the keyed hash its traces store (server/traces/redaction.ts);
-  // the assignment above hashed the id as sent.
-  const storedId = (await storedUnitIds(db, [unitId])).get(unitId) ?? unitId;
-  let exposure: repo.ExposureRow | null;
-  if (hashed.inExperiment && hashed.variantIndex !== null) {
-    const variant = row.variants[hashed.variantIndex];
-    if (!variant) throw new Error(`Variant ${hashed.variantIndex} of experiment "${row.key}" does not exist.`);
-    const served = servedBy(row, variant.key);
-    exposure = await repo.recordExposure(db, {
-      experimentId: row.id,
-      phase: phase.number,
-      unitId: storedId,
-      variant: variant.key,
-      playbookVersion: served.playbookVersion,
-    });
-  } else {
-    // Outside the coverage by the hash, but a trace may have put the unit in a variant already.
-    exposure = await repo.findExposure(db, row.id, phase.number, storedId);
-  }
-  if (!exposure) return outside("outside_coverage");
-  const variant = row.variants.find((v) => v.key === exposure.variant);
-  const served = servedBy(row, exposure.variant);
-  return {
-    ...base,
-    inExperiment: true,
-    variant: exposure.variant,
-    reason: null,
-    playbook: served.playbook,
-    playbookVersion: served.playbookVersion,
-    target: variant ? targetOf(variant) : null,
-    firstExposure: exposure.created,
-  };
-}
-
-/**
- * Definitions the assign route reuses for DEFINITION_TTL_MS instead of reading the experiment, its
- * variants, phases and playbook versions on every call. Bounds: a change made through this process
- * (create, update: weights, coverage, a new phase, status; decide: ship, stop) is seen by the next
- * assignment; one made through another instance, or a new version of a playbook a variant serves
- * as "latest", within DEFINITION_TTL_MS. A stopped experiment therefore stops assigning at once
- * here and within that second elsewhere. Entries are small (one experiment's definition); the
- * cache is bounded at DEFINITIONS_MAX_BYTES all the same.
- */
-export const DEFINITION_TTL_MS = 1_000;
-const DEFINITIONS_MAX_BYTES = 4 * 1024 * 1024;
-
-const definitions = cachePerScope<DbOrTx, TtlCache<repo.ExperimentRow>>(
-  () =>
-    new TtlCache<repo.ExperimentRow>({
-      ttlMs: DEFINITION_TTL_MS,
-      maxBytes: DEFINITIONS_MAX_BYTES,
-      sizeOf: approximateBytes,
-    }),
-);
-
-/** Drops this process's kept definition of an experiment (it was changed here). */
-export function forgetDefinition(db: DbOrTx, key: string): void {
-  definitions(db).delete(key);
-}
-
-export async function assignUnit(
-  db: Db,
-  key: string,
-  unitId: string,
-  options: AccessOptions & { reuseDefinition?: boolean } = {},
-): Promise<AssignmentResult> {
-  if (!options.reuseDefinition) return assignLoaded(db, await loadExperiment(db, key, options), unitId);
-  const cache = definitions(db);
-  const kept = cache.get(key);
-  // Only a unit the hash places in a variant is answered from a kept definition: its exposure insert
-  // fails if the experiment is gone. Anything else (outside the coverage) reads the experiment afresh.
-  if (kept && (kept.status !== "running" || hashOf(kept, currentPhase(kept), unitId).inExperiment)) {
-    await options.allowPlaybooks?.(playbookNamesOf(kept));
-    try {
-      return await assignLoaded(db, kept, unitId);
-    } catch {
-      // The experiment may be gone since (its playbook deleted): read it again, which answers 404 then.
-      cache.delete(key);
-    }
-  }
-  const row = await loadExperiment(db, key, options);
-  cache.set(key, row);
-  return assignLoaded(db, row, unitId);
 }
 
 // ---- Decisions ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // embedded PGlite and PostgreSQL: a unit's traces exported as JSON Lines, then deleted with its
 // experiment exposures; counters kept; the audit entry without the personal id; bad selections refused.
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { assignUnit } from "@/server/experiments/service";
+import { assignUnit } from "@/server/experiments/assignment";
 import { testEngines } from "@/server/testing/db";
 import { expectAppError, twoVariants } from "@/server/testing/fixtures";
 import { playbookSuite, type PlaybookSuite } from "@/server/testing/playbook-suite";

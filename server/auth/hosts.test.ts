@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ALLOWED_HOSTS } from "./config";
-import { hostName, hostRefusal, isHostAllowed } from "./hosts";
+import { hostName, hostRefusal, isHostAllowed, unknownHostRefusal } from "./hosts";
 
 describe("allowed hosts (DNS rebinding)", () => {
   it("reads the name of a Host header with or without a port", () => {
@@ -31,5 +31,16 @@ describe("allowed hosts (DNS rebinding)", () => {
     expect(hostRefusal("evil.example:3000", DEFAULT_ALLOWED_HOSTS)).toMatch(
       /"evil\.example".*ACE_ALLOWED_HOSTS \(now: localhost, 127\.0\.0\.1, ::1\)/,
     );
+  });
+
+  it("refuses a request whose Host or first X-Forwarded-Host is not the studio's", () => {
+    const headers = (entries: Record<string, string>) => new Headers(entries);
+    expect(unknownHostRefusal(headers({ host: "localhost:3000" }), DEFAULT_ALLOWED_HOSTS)).toBeNull();
+    expect(unknownHostRefusal(headers({ host: "evil.example" }), DEFAULT_ALLOWED_HOSTS)).toMatch(/"evil\.example"/);
+    expect(
+      unknownHostRefusal(headers({ host: "127.0.0.1:3000", "x-forwarded-host": "evil.example, localhost" }), DEFAULT_ALLOWED_HOSTS),
+    ).toMatch(/"evil\.example"/);
+    expect(unknownHostRefusal(headers({ host: "127.0.0.1:3000", "x-forwarded-host": "localhost" }), DEFAULT_ALLOWED_HOSTS)).toBeNull();
+    expect(unknownHostRefusal(headers({}), DEFAULT_ALLOWED_HOSTS)).toMatch(/"\(none\)"/);
   });
 });

@@ -41,3 +41,16 @@ export function hostRefusal(hostHeader: string | null | undefined, allowed: read
     "If this name is yours, add it to ACE_ALLOWED_HOSTS and restart the server."
   );
 }
+
+/**
+ * The refusal of a request whose Host, or X-Forwarded-Host, is not this studio's; null when both
+ * are. Both must be ours: Host is what the browser connected to; X-Forwarded-Host is what a proxy
+ * (or, after rebinding, the attacker's own same-origin script) says it was.
+ */
+export function unknownHostRefusal(headers: Headers, allowed: readonly string[] | "any"): string | null {
+  const host = headers.get("host");
+  const forwardedHost = headers.get("x-forwarded-host")?.split(",")[0];
+  if (!isHostAllowed(host, allowed)) return hostRefusal(host, allowed);
+  if (forwardedHost && !isHostAllowed(forwardedHost, allowed)) return hostRefusal(forwardedHost, allowed);
+  return null;
+}

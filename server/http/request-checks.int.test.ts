@@ -57,6 +57,31 @@ describe.each(testEngines())("request checks on %s", (engine) => {
   }
 
   describe("POST /api/v1/*", () => {
+    it("a Host that is not the studio's is refused (DNS rebinding), and every answer carries the security headers", async () => {
+      // The agents' API skips proxy.ts (its matcher): the route wrapper does its work.
+      const before = await state();
+      const body = JSON.stringify({ playbook: "support", task: "Refund order 7", outcome: "failure" });
+      const rebound = await postTraces(jsonRequest(TRACES_URL, body, { "content-type": "application/json", host: "evil.example" }));
+      expect(rebound.status).toBe(403);
+      expect(await rebound.text()).toMatch(/does not answer to the host name "evil\.example"/);
+      expect(await state()).toEqual(before);
+      const answers = [
+        rebound,
+        await postTraces(jsonRequest(TRACES_URL, "{", { "content-type": "application/json", host: "localhost:3000" })),
+      ];
+      expect(answers[1]?.status).toBe(401); // received from elsewhere (a Host came with it) and without a key
+      for (const answer of answers) {
+        expect(answer.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+        expect(answer.headers.get("x-frame-options")).toBe("DENY");
+        expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      const named = await postTraces(
+        jsonRequest(TRACES_URL, "{", { "content-type": "application/json", "x-request-id": "agent-run-0001" }),
+      );
+      expect(named.headers.get("x-request-id")).toBe("agent-run-0001");
+    });
+
     it("a change that is not declared as JSON is a 415, whatever its body: nothing is stored", async () => {
       const before = await state();
       const body = JSON.stringify({ playbook: "support", task: "Refund order 7", outcome: "failure" });

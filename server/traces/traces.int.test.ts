@@ -7,8 +7,9 @@ import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testi
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
 import { createCaller } from "@/server/trpc/root";
+import { groupCommitStats, ingestTracesGrouped } from "./group-commit";
 import { countTraces } from "./repository";
-import { MAX_TRACE_BODY_BYTES } from "./schemas";
+import { MAX_TRACE_BODY_BYTES, parseTraceBody } from "./schemas";
 
 const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
 vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
@@ -154,6 +155,58 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(one.body.traces[0]!.id).toBe(two.body.traces[1]!.id);
     expect([one.body.traces[0]!.status, two.body.traces[1]!.status].sort()).toEqual(["created", "duplicate"]);
     expect(await storedCount()).toBe(3);
+  });
+
+  it("posts that arrive together are written as one group, and each gets the answer it would have had alone", async () => {
+    const posts = Array.from({ length: 24 }, (_, i) =>
+      post({ traces: [trace({ externalId: `group-${i}`, outcome: "success" }), trace({ externalId: `group-${i}-b` })] }),
+    );
+    // A repeat of the third post's first trace, in the same crowd: stored once, as if posted after it.
+    posts.push(post(trace({ externalId: "group-2", outcome: "failure" })));
+    const answers = await Promise.all(posts);
+    // Posts reach the queue in the order their bodies are read: either of the repeated pair may be first.
+    const pair = [answers[2]!.body.traces[0]!, answers[24]!.body.traces[0]!];
+    expect(pair[0]!.id).toBe(pair[1]!.id);
+    expect(pair.map((stored) => stored.status).sort()).toEqual(["created", "duplicate"]);
+    answers.slice(0, 24).forEach((answer, i) => {
+      expect(answer.status).toBe(201);
+      expect(answer.body.traces.map((stored) => stored.externalId)).toEqual([`group-${i}`, `group-${i}-b`]);
+      expect(answer.body.created).toBe(i === 2 && pair[0]!.status === "duplicate" ? 1 : 2);
+    });
+    expect(answers[24]!.status).toBe(pair[1]!.status === "created" ? 201 : 200);
+    expect(await storedCount()).toBe(48);
+  });
+
+  it("a post finding nothing being written is written alone at once; those arriving meanwhile wait and go as one group", async () => {
+    const items = (body: unknown) => parseTraceBody(body);
+    const before = groupCommitStats(database.db, "api");
+    // Called in one tick: the first starts writing, the other four wait for it.
+    const results = await Promise.allSettled([
+      ingestTracesGrouped(database.db, items(trace({ externalId: "first" })), { source: "api" }),
+      ingestTracesGrouped(database.db, items(trace({ externalId: "kept-1" })), { source: "api" }),
+      ingestTracesGrouped(
+        database.db,
+        items({ traces: [trace({ externalId: "lost-1" }), trace({ playbook: "nope", externalId: "lost-2" })] }),
+        {
+          source: "api",
+        },
+      ),
+      ingestTracesGrouped(database.db, items({ traces: [trace({ externalId: "kept-2" }), trace({ externalId: "kept-1" })] }), {
+        source: "api",
+      }),
+      ingestTracesGrouped(database.db, items(trace({ externalId: "kept-3" })), { source: "api" }),
+    ]);
+    const after = groupCommitStats(database.db, "api");
+    expect(after.posts - before.posts).toBe(5);
+    expect(after.groups - before.groups).toBe(2);
+    // The group was refused for the unknown playbook: each of its posts was written again alone.
+    expect(after.refusedGroups - before.refusedGroups).toBe(1);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/No playbook named "nope" \(trace 1\)/);
+    const fourth = (results[3] as PromiseFulfilledResult<{ traces: { status: string }[]; created: number }>).value;
+    expect(fourth.traces.map((stored) => stored.status)).toEqual(["created", "duplicate"]);
+    const stored = await database.db.trace.findMany({ select: { externalId: true }, orderBy: { externalId: "asc" } });
+    expect(stored.map((row) => row.externalId)).toEqual(["first", "kept-1", "kept-2", "kept-3"]);
   });
 
   it("the same externalId in two playbooks is two traces", async () => {

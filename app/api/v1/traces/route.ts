@@ -4,7 +4,7 @@ import { apiRoute } from "@/server/apikeys/route";
 import { readJsonBody } from "@/server/http/body";
 import { deleteSelection, exportSelectionLines, selectionByName } from "@/server/traces/erasure";
 import { MAX_TRACE_BODY_BYTES, parseTraceBody, parseTraceSelectionQuery } from "@/server/traces/schemas";
-import { ingestTraces } from "@/server/traces/service";
+import { ingestTracesGrouped } from "@/server/traces/group-commit";
 
 export const dynamic = "force-dynamic";
 
@@ -13,7 +13,7 @@ export const POST = apiRoute({ scope: "traces:write" }, async (request, { db, al
   const body = await readJsonBody(request, { maxBytes: MAX_TRACE_BODY_BYTES, hint: "Send the traces in smaller batches.", allowNul: true });
   const traces = parseTraceBody(body);
   await allowPlaybooks(traces.map((trace) => trace.playbook));
-  const result = await ingestTraces(db, traces, { source: "api" });
+  const result = await ingestTracesGrouped(db, traces, { source: "api" });
   return Response.json(result, { status: result.created > 0 ? 201 : 200 });
 });
 

@@ -17,4 +17,4 @@ export { sampleRatioMismatch } from "./srm";
 export { exactMcNemar, type DiscordantPairs, type McNemarResult } from "./paired";
 export { chanceToBeatControl } from "./bayes";
 export { sampleSizePerVariant, minimumDetectableEffect, twoProportionPower, type PowerSettings } from "./power";
-export { quantile, quantiles } from "./quantiles";
+export { quantile, quantiles, quantilesOfSorted } from "./quantiles";

@@ -11,7 +11,17 @@ export function quantiles(values: readonly number[], levels: readonly number[]):
   values.forEach((value, i) => requireFinite("quantiles", `values[${i}]`, value));
   levels.forEach((level, i) => requireClosedUnit("quantiles", `levels[${i}]`, level));
   if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
+  return quantilesOfSorted(Float64Array.from(values).sort(), levels);
+}
+
+/**
+ * `quantiles` of values already sorted ascending (a typed array's sort() is numeric), without
+ * checking or copying them: for the metrics' 100,000 durations, which are integers from the
+ * database. Null for an empty list.
+ */
+export function quantilesOfSorted(sorted: ArrayLike<number>, levels: readonly number[]): number[] | null {
+  levels.forEach((level, i) => requireClosedUnit("quantiles", `levels[${i}]`, level));
+  if (sorted.length === 0) return null;
   const last = sorted.length - 1;
   return levels.map((level) => {
     const h = last * level;

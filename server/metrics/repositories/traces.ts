@@ -1,10 +1,11 @@
 // Trace outcomes per bucket, of one playbook (by variant) or of every playbook (the studio
 // overview). Read from the hourly rollup (TraceHourly, kept by triggers: see the metrics_rollups
 // migration) for whole hours and from the traces themselves for the hour a range ends in. Duration
-// quantiles are percentile_cont (linear interpolation, as NumPy's default) over every value.
+// quantiles are exact, by linear interpolation over every value (as percentile_cont and NumPy's
+// default), computed here from the values the hour rows keep.
 import { Prisma, type DbOrTx } from "@/server/db/client";
 import type { BucketRange } from "../buckets";
-import { bucketSeries, rollupCut, utc } from "./sql";
+import { bucketSeries, medianAndP95, parseIntegerList, rollupCut, utc } from "./sql";
 
 export interface TraceFilter {
   experiment?: string;
@@ -67,39 +68,50 @@ export interface OutcomeRow {
 /**
  * Traces per bucket, of all traces and of each variant, with the totals of the range, grouped four
  * ways at once. GROUPING(start, variant): 0 bucket and variant, 1 bucket, 2 variant, 3 the range.
- * Duration quantiles (the costly part: every duration is sorted once per group it falls in) are
- * computed for the buckets and the range, not per variant; variant rows carry null. The buckets'
- * come from the hour rows taken in bucket order, so each bucket sorts only its own values: grouping
- * sets would first sort every value by bucket (100,000 rows, spilling to disk) and then again.
+ * Duration quantiles are for the buckets and the range, not per variant (variant rows carry null);
+ * they are computed from the durations read by a second query of the same snapshot (see durations).
  */
-export function outcomes(db: DbOrTx, playbookId: string, range: BucketRange, filter: TraceFilter): Promise<OutcomeRow[]> {
+export async function outcomes(db: DbOrTx, playbookId: string, range: BucketRange, filter: TraceFilter): Promise<OutcomeRow[]> {
+  const rows = await outcomeCounts(db, playbookId, range, filter);
+  const { byKey, all } = medianAndP95(await durations(db, playbookId, range, filter));
+  for (const row of rows) {
+    if (!row.whole) continue;
+    const q = row.start === null ? all : (byKey.get(row.start.getTime()) ?? null);
+    row.p50DurationMs = q?.[0] ?? null;
+    row.p95DurationMs = q?.[1] ?? null;
+  }
+  return rows;
+}
+
+/**
+ * Every duration of the range, per bucket: the hour rows' arrays joined as text in PostgreSQL and
+ * parsed here. Sorting them in SQL (unnest, then percentile_cont per bucket and once more for the
+ * range) took 110 of the 165 ms of a 90-day answer over 100,000 traces on PostgreSQL.
+ */
+async function durations(db: DbOrTx, playbookId: string, range: BucketRange, filter: TraceFilter) {
+  const rows = await db.$queryRaw<{ start: Date; values: string | null }[]>`
+    SELECT date_trunc(${range.bucket}, x.hour) AS start, string_agg(array_to_string(x.durations, ','), ',') AS values
+    FROM (${traceHours(playbookId, range.start, range.end, filter)}) x
+    WHERE cardinality(x.durations) > 0
+    GROUP BY 1`;
+  return rows.map((row) => ({ key: row.start.getTime(), values: parseIntegerList(row.values) }));
+}
+
+function outcomeCounts(db: DbOrTx, playbookId: string, range: BucketRange, filter: TraceFilter): Promise<OutcomeRow[]> {
   return db.$queryRaw<OutcomeRow[]>`
     WITH buckets AS (${bucketSeries(range)}),
     src AS (
       SELECT date_trunc(${range.bucket}, x.hour) AS start, NULLIF(x.variant, '') AS variant, x.traces, x.success, x.failure,
-        x.unknown, x."inputTokens", x."outputTokens", x."costUsd", x.uncosted, x.durations
+        x.unknown, x."inputTokens", x."outputTokens", x."costUsd", x.uncosted
       FROM (${traceHours(playbookId, range.start, range.end, filter)}) x
     ),
-    counts AS (
+    agg AS (
       SELECT s.start, s.variant, GROUPING(s.start, s.variant)::int AS level,
         sum(s.traces)::int AS traces, sum(s.success)::int AS success, sum(s.failure)::int AS failure,
         sum(s.unknown)::int AS unknown, sum(s."inputTokens")::float8 AS "inputTokens",
         sum(s."outputTokens")::float8 AS "outputTokens", sum(s."costUsd")::float8 AS "costUsd", sum(s.uncosted)::int AS uncosted
       FROM src s
       GROUP BY GROUPING SETS ((s.start, s.variant), (s.start), (s.variant), ())
-    ),
-    quantiles AS (
-      SELECT s.start, 1 AS level, percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY d.value) AS q
-      FROM (SELECT x.start, x.durations FROM src x ORDER BY x.start) s CROSS JOIN LATERAL unnest(s.durations) AS d(value)
-      GROUP BY s.start
-      UNION ALL
-      SELECT NULL, 3, percentile_cont(ARRAY[0.5, 0.95]) WITHIN GROUP (ORDER BY d.value)
-      FROM src s CROSS JOIN LATERAL unnest(s.durations) AS d(value)
-    ),
-    agg AS (
-      SELECT c.*, q.q[1] AS "p50DurationMs", q.q[2] AS "p95DurationMs"
-      FROM counts c
-      LEFT JOIN quantiles q ON q.level = c.level AND q.start IS NOT DISTINCT FROM c.start
     ),
     series AS (
       SELECT TRUE AS whole, NULL::text AS variant
@@ -115,7 +127,7 @@ export function outcomes(db: DbOrTx, playbookId: string, range: BucketRange, fil
       COALESCE(a.traces, 0) AS traces, COALESCE(a.success, 0) AS success, COALESCE(a.failure, 0) AS failure,
       COALESCE(a.unknown, 0) AS unknown, COALESCE(a."inputTokens", 0) AS "inputTokens",
       COALESCE(a."outputTokens", 0) AS "outputTokens", COALESCE(a."costUsd", 0) AS "costUsd",
-      COALESCE(a.uncosted, 0) AS uncosted, a."p50DurationMs", a."p95DurationMs"
+      COALESCE(a.uncosted, 0) AS uncosted, NULL::float8 AS "p50DurationMs", NULL::float8 AS "p95DurationMs"
     FROM cells c
     LEFT JOIN agg a ON a.level = (CASE WHEN c.whole THEN 1 ELSE 0 END) + (CASE WHEN c.start IS NULL THEN 2 ELSE 0 END)
       AND (c.start IS NULL OR a.start = c.start)

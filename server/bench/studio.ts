@@ -106,6 +106,46 @@ async function assignmentRows(
   }
 }
 
+/**
+ * The floor under the assignment rows: the same route refusing a body not sent as JSON (415), which
+ * its wrapper answers before any database work, the key or the experiment: Next.js and Node's HTTP
+ * alone, at the same client counts. No route of this server answers faster.
+ */
+async function floorRows(server: Server, engine: BenchEngine, key: string, plans: StudioPlans, record: RecordResult): Promise<void> {
+  const engineLabel = ENGINE_LABEL(engine);
+  const request = () => ({
+    method: "POST" as const,
+    path: `/api/v1/experiments/${encodeURIComponent(key)}/assign`,
+    headers: { "content-type": "text/plain" },
+    body: "not json",
+  });
+  const checkAnswer = (status: number, body: string) => {
+    if (status !== 415) throw new Error(`POST …/assign as text/plain answered HTTP ${status}: ${body.slice(0, 300)}`);
+  };
+  for (const plan of [plans.assignSerial, plans.assignConcurrent]) {
+    const benchmark = `· Floor: a 415 from the same route, ${plan.concurrency === 1 ? "one client" : `${plan.concurrency} clients`}`;
+    await guarded(record, benchmark, engineLabel, async () => {
+      const cpuBefore = server.cpuMs();
+      const result = await withTimeout(closedLoop(server.origin, plan, request, checkAnswer), 300_000, benchmark);
+      const cpuAfter = server.cpuMs();
+      const cpuPerCall = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (plan.warmup + plan.requests);
+      const throughput = { perSecond: (result.latencies.length * 1000) / result.elapsedMs, unit: "requests/s" };
+      record({
+        kind: "measured",
+        benchmark,
+        engine: engineLabel,
+        summary: summarize(result.latencies),
+        throughput,
+        note:
+          `POST /api/v1/experiments/{key}/assign sent as text/plain, refused (415) by the route wrapper before it reads ` +
+          `the key, the body or the database: what Next.js and Node's HTTP cost per request on this machine, with the ` +
+          `load generator on the same cores; ${formatRate(throughput)}` +
+          (cpuPerCall === null ? "." : `, ${formatMs(cpuPerCall)} of the server's CPU per request.`),
+      });
+    });
+  }
+}
+
 /** The service alone, in this process: what an assignment costs without HTTP and Next.js. */
 async function assignInProcessRow(engine: BenchEngine, key: string, plan: RunPlan, record: RecordResult): Promise<void> {
   const benchmark = "· assignUnit in-process (no HTTP)";
@@ -356,7 +396,10 @@ export async function studioBenchmarks(
     const started = server;
     const up = await guarded(record, "Studio server: start", engineLabel, () => waitUntilServing(started, `${started.origin}/playbooks`));
     if (!up) return;
-    if (selection.assign && seeds.experiment) await assignmentRows(started, engine, seeds.experiment.key, apiKey, plans, record);
+    if (selection.assign && seeds.experiment) {
+      await assignmentRows(started, engine, seeds.experiment.key, apiKey, plans, record);
+      await floorRows(started, engine, seeds.experiment.key, plans, record);
+    }
     if (!pages) return;
     browser = await withTimeout(
       chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 30_000 }),

@@ -3,29 +3,24 @@
 // its weight), coverage, seed, guardrails, and the sample-size calculator. Problems show under their
 // fields as one types, after the first attempt to create; the server checks everything again.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Calculator, FlaskConical, Plus, Trash2 } from "lucide-react";
+import { FlaskConical, Plus } from "lucide-react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useId, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { Button, buttonClass } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { Breadcrumb } from "@/components/ui/detail-parts";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
-import { formatNumber } from "@/components/ui/format";
-import { Field, fieldAria, Input, Label, Textarea } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
-import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
-import { ALPHA, GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, POWER, type Guardrail } from "@/server/experiments/schemas";
+import { GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, type Guardrail } from "@/server/experiments/schemas";
 import {
   addVariant,
   draftProblems,
   initialDraft,
-  parseBaseline,
-  parseMde,
   removeVariant,
   splitEvenly,
   toCreateInput,
@@ -33,13 +28,12 @@ import {
   type VariantDraft,
 } from "./draft";
 import { experimentHref } from "./experiment-url";
+import { FormSection, PlaybookField, TextAreaField, TextField, type PlaybookChoice } from "./form-fields";
 import { slugFromName } from "./form-rules";
-import { formatRate } from "./format";
 import { METRIC_META } from "./prepare";
-import { VariantTargetPicker } from "./variant-target-picker";
+import { SampleSizeSection } from "./sample-size-section";
+import { VariantRow } from "./variant-row";
 import { WeightTotal } from "./weight-total";
-
-type PlaybookChoice = { id: string; name: string; version: number };
 
 /** The form opens once the playbooks are known (the page prefetches them): the chosen one's version seeds the pinned control. */
 export function NewExperimentForm({ initialPlaybookId }: { initialPlaybookId: string | null }) {
@@ -277,213 +271,6 @@ function ExperimentForm({ playbooks, initialPlaybookId }: { playbooks: readonly 
   );
 }
 
-function FormSection({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
-  const id = useId();
-  return (
-    <section aria-labelledby={id} className="rounded-card border border-line bg-surface shadow-card">
-      <header className="border-b border-line px-4 py-3 sm:px-5">
-        <h2 id={id} className="text-sm font-semibold text-ink">
-          {title}
-        </h2>
-        {description ? <p className="mt-0.5 text-xs text-ink-muted">{description}</p> : null}
-      </header>
-      <div className="flex flex-col gap-4 px-4 py-4 sm:px-5">{children}</div>
-    </section>
-  );
-}
-
-function TextField({
-  label,
-  value,
-  onChange,
-  error,
-  hint,
-  placeholder,
-  optional,
-  mono,
-  inputMode,
-}: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  error?: string;
-  hint?: string;
-  placeholder?: string;
-  optional?: boolean;
-  mono?: boolean;
-  inputMode?: "decimal" | "numeric";
-}) {
-  const id = useId();
-  return (
-    <Field id={id} label={label} hint={hint} error={error} optional={optional}>
-      <Input
-        {...fieldAria(id, error, Boolean(hint))}
-        value={value}
-        placeholder={placeholder}
-        inputMode={inputMode}
-        autoComplete="off"
-        spellCheck={mono ? false : undefined}
-        className={mono ? "font-mono text-[13px]" : undefined}
-        onChange={(event) => onChange(event.target.value)}
-      />
-    </Field>
-  );
-}
-
-function TextAreaField({
-  label,
-  value,
-  onChange,
-  error,
-  placeholder,
-  optional,
-}: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  error?: string;
-  placeholder?: string;
-  optional?: boolean;
-}) {
-  const id = useId();
-  return (
-    <Field id={id} label={label} error={error} optional={optional}>
-      <Textarea
-        {...fieldAria(id, error)}
-        rows={3}
-        value={value}
-        placeholder={placeholder}
-        onChange={(event) => onChange(event.target.value)}
-      />
-    </Field>
-  );
-}
-
-function PlaybookField({
-  playbooks,
-  value,
-  onChange,
-  error,
-}: {
-  playbooks: readonly PlaybookChoice[];
-  value: string | null;
-  onChange: (playbookId: string) => void;
-  error?: string;
-}) {
-  const id = useId();
-  return (
-    <Field id={id} label="Playbook" error={error} hint="The playbook whose versions the variants serve, and whose agents are assigned.">
-      <Select<string>
-        id={id}
-        placeholder="Choose a playbook"
-        className="w-full sm:w-96"
-        value={value ?? ""}
-        onValueChange={onChange}
-        options={playbooks.map((playbook) => ({
-          value: playbook.id,
-          label: playbook.name,
-          hint: `v${playbook.version}`,
-          textValue: playbook.name,
-        }))}
-      />
-    </Field>
-  );
-}
-
-function VariantRow({
-  index,
-  variant,
-  playbookId,
-  currentVersion,
-  problems,
-  weightInvalid,
-  weightsId,
-  canRemove,
-  onChange,
-  onRemove,
-}: {
-  index: number;
-  variant: VariantDraft;
-  playbookId: string | null;
-  currentVersion: number | null;
-  problems: { key?: string; target?: string };
-  weightInvalid: boolean;
-  weightsId: string;
-  canRemove: boolean;
-  onChange: (next: Partial<VariantDraft>) => void;
-  onRemove: () => void;
-}) {
-  const id = useId();
-  const label = `Variant ${index + 1}`;
-  return (
-    <li aria-label={label} className="rounded-lg border border-line bg-subtle/40 p-3">
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="flex w-24 flex-col gap-1.5">
-          <Label htmlFor={`${id}-key`}>Key</Label>
-          <Input
-            id={`${id}-key`}
-            aria-label={`${label} key`}
-            aria-invalid={problems.key ? true : undefined}
-            className="font-mono text-[13px]"
-            value={variant.key}
-            autoComplete="off"
-            onChange={(event) => onChange({ key: event.target.value })}
-          />
-        </div>
-        <div className="flex min-w-40 flex-1 flex-col gap-1.5">
-          <Label htmlFor={`${id}-name`}>
-            Name <span className="font-normal text-ink-faint">(optional)</span>
-          </Label>
-          <Input
-            id={`${id}-name`}
-            aria-label={`${label} name`}
-            value={variant.name}
-            placeholder={index === 0 ? "Control" : "e.g. Curated"}
-            onChange={(event) => onChange({ name: event.target.value })}
-          />
-        </div>
-        <div className="flex w-28 flex-col gap-1.5">
-          <Label htmlFor={`${id}-weight`}>Weight (%)</Label>
-          <Input
-            id={`${id}-weight`}
-            aria-label={`${label} weight (%)`}
-            aria-invalid={weightInvalid || undefined}
-            aria-describedby={weightsId}
-            inputMode="decimal"
-            className="tabular-nums"
-            value={variant.weight}
-            onChange={(event) => onChange({ weight: event.target.value })}
-          />
-        </div>
-        {index === 0 ? <span className="mb-2 text-xs font-medium text-ink-faint">Control</span> : null}
-        <Button
-          size="icon"
-          variant="ghost"
-          className="mb-0.5 ml-auto"
-          aria-label={`Remove ${label}`}
-          disabled={!canRemove}
-          onClick={onRemove}
-        >
-          <Trash2 aria-hidden />
-        </Button>
-      </div>
-      <div className="mt-3">
-        <VariantTargetPicker
-          playbookId={playbookId}
-          currentVersion={currentVersion}
-          target={variant.target}
-          onChange={(target) => onChange({ target })}
-          label={label}
-          invalid={Boolean(problems.target)}
-        />
-      </div>
-      {problems.key || problems.target ? (
-        <p className="mt-2 text-xs font-medium text-danger">{[problems.key, problems.target].filter(Boolean).join(" ")}</p>
-      ) : null}
-    </li>
-  );
-}
-
 function GuardrailCheckbox({ metric, checked, onChange }: { metric: Guardrail; checked: boolean; onChange: (checked: boolean) => void }) {
   const id = useId();
   return (
@@ -491,88 +278,5 @@ function GuardrailCheckbox({ metric, checked, onChange }: { metric: Guardrail; c
       <Checkbox id={id} checked={checked} onChange={(event) => onChange(event.target.checked)} />
       {METRIC_META[metric].label} <span className="text-ink-faint">({METRIC_META[metric].unit})</span>
     </label>
-  );
-}
-
-/**
- * The calculator: a baseline success rate and the smallest change worth detecting give the units
- * each variant needs (the server's sample-size formula, α two-sided and power as the results use).
- */
-function SampleSizeSection({
-  draft,
-  problems,
-  onChange,
-}: {
-  draft: ExperimentDraft;
-  problems: { baseline?: string; mde?: string; planned?: string };
-  onChange: (next: Partial<ExperimentDraft>) => void;
-}) {
-  const trpc = useTRPC();
-  const baseline = parseBaseline(draft.baseline);
-  const mde = parseMde(draft.mde);
-  const beyondOne = baseline !== null && mde !== null && baseline + mde > 1;
-  const ready = baseline !== null && mde !== null && !beyondOne;
-  const size = useQuery({
-    ...trpc.experiments.sampleSize.queryOptions({ baseline: baseline ?? 0.5, mde: mde ?? 0.05 }),
-    enabled: ready,
-    staleTime: Infinity,
-  });
-  const units = ready ? (size.data?.unitsPerVariant ?? null) : null;
-  const variants = draft.variants.length;
-
-  return (
-    <FormSection
-      title="Sample size"
-      description={`Fixed-horizon design: results are read once every variant reaches the planned units (α = ${ALPHA} two-sided, power ${POWER * 100} %).`}
-    >
-      <div className="grid gap-4 sm:grid-cols-3">
-        <TextField
-          label="Baseline success rate (%)"
-          value={draft.baseline}
-          error={problems.baseline}
-          inputMode="decimal"
-          placeholder="e.g. 40"
-          hint="The control's success rate today."
-          onChange={(text) => onChange({ baseline: text })}
-        />
-        <TextField
-          label="Minimum detectable effect (points)"
-          value={draft.mde}
-          error={problems.mde ?? (beyondOne ? "The baseline plus the MDE must stay at most 100 %." : undefined)}
-          inputMode="decimal"
-          hint="The smallest absolute change worth detecting: 5 = 5 percentage points."
-          onChange={(text) => onChange({ mde: text })}
-        />
-        <TextField
-          label="Planned units per variant"
-          optional
-          value={draft.planned}
-          error={problems.planned}
-          inputMode="numeric"
-          hint="Without a plan the results are never called early."
-          onChange={(text) => onChange({ planned: text })}
-        />
-      </div>
-      <div role="status" aria-live="polite" className="flex flex-wrap items-center gap-3 rounded-lg bg-subtle/60 px-3 py-2.5 text-[13px]">
-        <Calculator aria-hidden className="size-4 shrink-0 text-ink-faint" />
-        {!ready ? (
-          <span className="text-ink-muted">Enter a baseline and an MDE to see the units each variant needs.</span>
-        ) : size.isError ? (
-          <span className="text-danger">{errorMessage(size.error)}</span>
-        ) : units === null ? (
-          <span className="text-ink-muted">Calculating…</span>
-        ) : (
-          <>
-            <span className="text-ink">
-              <span className="font-semibold tabular-nums">{formatNumber(units)}</span> units per variant ({formatNumber(units * variants)}{" "}
-              in all) to detect {formatRate(baseline)} → {formatRate((baseline ?? 0) + (mde ?? 0))}.
-            </span>
-            <Button size="sm" variant="secondary" className="ml-auto" onClick={() => onChange({ planned: String(units) })}>
-              Use as the planned sample
-            </Button>
-          </>
-        )}
-      </div>
-    </FormSection>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 // A playbook's latest runs and traces on its Runs tab, each with a link to all of them.
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, type UseQueryResult } from "@tanstack/react-query";
 import { ArrowRight } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
@@ -23,6 +23,53 @@ function ListHeaderLink({ href, children }: { href: string; children: ReactNode 
   );
 }
 
+/** One of the two lists: its heading and link, then loading, the error, the empty note or the table. */
+function RecentList<T>({
+  id,
+  heading,
+  link,
+  query,
+  what,
+  empty,
+  table,
+}: {
+  id: string;
+  heading: ReactNode;
+  link: { href: string; label: string } | null;
+  query: UseQueryResult<{ items: T[] }, { message: string }>;
+  what: string;
+  empty: string;
+  table: (items: T[]) => ReactNode;
+}) {
+  return (
+    <section aria-labelledby={id} className="flex flex-col gap-3">
+      <div className="flex items-center gap-3">
+        <h3 id={id} className="text-sm font-semibold text-ink">
+          {heading}
+        </h3>
+        {link ? (
+          <div className="ml-auto">
+            <ListHeaderLink href={link.href}>{link.label}</ListHeaderLink>
+          </div>
+        ) : null}
+      </div>
+      {query.isPending ? (
+        <TableSkeleton label={`Loading ${what}…`} rows={3} />
+      ) : query.isError ? (
+        <Notice tone="danger" compact>
+          The {what} could not be loaded. {query.error.message}
+        </Notice>
+      ) : query.data.items.length === 0 ? (
+        <p className="rounded-card border border-dashed border-line-strong bg-surface px-5 py-6 text-center text-sm text-ink-muted">
+          {empty}
+        </p>
+      ) : (
+        table(query.data.items)
+      )}
+    </section>
+  );
+}
+
 export function RecentRuns({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();
   const query = useQuery({
@@ -31,31 +78,17 @@ export function RecentRuns({ playbookId }: { playbookId: string }) {
   });
   const total = query.data?.total ?? 0;
   return (
-    <section aria-labelledby="recent-runs" className="flex flex-col gap-3">
-      <div className="flex items-center gap-3">
-        <h3 id="recent-runs" className="text-sm font-semibold text-ink">
-          Latest runs {query.data ? <span className="font-normal tabular-nums text-ink-faint">({formatNumber(total)})</span> : null}
-        </h3>
-        {total > 0 ? (
-          <div className="ml-auto">
-            <ListHeaderLink href={runsHref({ playbookId })}>All runs of this playbook</ListHeaderLink>
-          </div>
-        ) : null}
-      </div>
-      {query.isPending ? (
-        <TableSkeleton label="Loading runs…" rows={3} />
-      ) : query.isError ? (
-        <Notice tone="danger" compact>
-          The runs could not be loaded. {query.error.message}
-        </Notice>
-      ) : query.data.items.length === 0 ? (
-        <p className="rounded-card border border-dashed border-line-strong bg-surface px-5 py-6 text-center text-sm text-ink-muted">
-          No runs yet. A reflector run starts for every trace an agent reports; connect one below.
-        </p>
-      ) : (
-        <RunsTable items={query.data.items} showPlaybook={false} virtual={false} />
-      )}
-    </section>
+    <RecentList
+      id="recent-runs"
+      heading={
+        <>Latest runs {query.data ? <span className="font-normal tabular-nums text-ink-faint">({formatNumber(total)})</span> : null}</>
+      }
+      link={total > 0 ? { href: runsHref({ playbookId }), label: "All runs of this playbook" } : null}
+      query={query}
+      what="runs"
+      empty="No runs yet. A reflector run starts for every trace an agent reports; connect one below."
+      table={(items) => <RunsTable items={items} showPlaybook={false} virtual={false} />}
+    />
   );
 }
 
@@ -63,30 +96,14 @@ export function RecentTraces({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();
   const query = useQuery(trpc.traces.list.queryOptions(playbookRunsInputs(playbookId).traces));
   return (
-    <section aria-labelledby="recent-traces" className="flex flex-col gap-3">
-      <div className="flex items-center gap-3">
-        <h3 id="recent-traces" className="text-sm font-semibold text-ink">
-          Latest traces
-        </h3>
-        {query.data && query.data.items.length > 0 ? (
-          <div className="ml-auto">
-            <ListHeaderLink href={tracesHref({ playbookId })}>All traces of this playbook</ListHeaderLink>
-          </div>
-        ) : null}
-      </div>
-      {query.isPending ? (
-        <TableSkeleton label="Loading traces…" rows={3} />
-      ) : query.isError ? (
-        <Notice tone="danger" compact>
-          The traces could not be loaded. {query.error.message}
-        </Notice>
-      ) : query.data.items.length === 0 ? (
-        <p className="rounded-card border border-dashed border-line-strong bg-surface px-5 py-6 text-center text-sm text-ink-muted">
-          No traces yet. An agent sends one after each task; the request is below.
-        </p>
-      ) : (
-        <TracesTable items={query.data.items} showPlaybook={false} virtual={false} />
-      )}
-    </section>
+    <RecentList
+      id="recent-traces"
+      heading="Latest traces"
+      link={query.data && query.data.items.length > 0 ? { href: tracesHref({ playbookId }), label: "All traces of this playbook" } : null}
+      query={query}
+      what="traces"
+      empty="No traces yet. An agent sends one after each task; the request is below."
+      table={(items) => <TracesTable items={items} showPlaybook={false} virtual={false} />}
+    />
   );
 }

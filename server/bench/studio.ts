@@ -10,7 +10,7 @@ import { assignUnit } from "@/server/experiments/assignment";
 import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { seedExperiment, type ExperimentSeed } from "./experiments";
-import { closedLoop, type LoadPlan } from "./http-load";
+import { closedLoop, type LoadPlan, type LoadRequest } from "./http-load";
 import { measure, withTimeout, type RunPlan } from "./measure";
 import { seedMetricsPlaybook, seedMetricsRuns, type MetricsSeed } from "./metrics";
 import { ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
@@ -49,6 +49,22 @@ const ENGINE_LABEL = (engine: BenchEngine) => `${engine.name} (next start)`;
 
 // ---- Assignment ---------------------------------------------------------------------------------
 
+/** A closed loop against the server, with its throughput and the server's CPU time per request (warm-up included). */
+async function loadWithCpu(
+  server: Server,
+  plan: LoadPlan,
+  request: () => LoadRequest,
+  check: (status: number, body: string) => void,
+  benchmark: string,
+  unit: string,
+) {
+  const cpuBefore = server.cpuMs();
+  const result = await withTimeout(closedLoop(server.origin, plan, request, check), 300_000, benchmark);
+  const cpuAfter = server.cpuMs();
+  const cpuPerCall = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (plan.warmup + plan.requests);
+  return { result, cpuPerCall, throughput: { perSecond: (result.latencies.length * 1000) / result.elapsedMs, unit } };
+}
+
 async function assignmentRows(
   server: Server,
   engine: BenchEngine,
@@ -79,12 +95,7 @@ async function assignmentRows(
   for (const { label, plan, target } of variants) {
     const benchmark = `Assignment over HTTP, ${label}`;
     await guarded(record, benchmark, engineLabel, async () => {
-      const cpuBefore = server.cpuMs();
-      const result = await withTimeout(closedLoop(server.origin, plan, request, checkAnswer), 300_000, benchmark);
-      const cpuAfter = server.cpuMs();
-      // Warm-up included: the counter covers the whole run.
-      const cpuPerCall = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (plan.warmup + plan.requests);
-      const throughput = { perSecond: (result.latencies.length * 1000) / result.elapsedMs, unit: "assignments/s" };
+      const { result, cpuPerCall, throughput } = await loadWithCpu(server, plan, request, checkAnswer, benchmark, "assignments/s");
       record({
         kind: "measured",
         benchmark,
@@ -125,11 +136,7 @@ async function floorRows(server: Server, engine: BenchEngine, key: string, plans
   for (const plan of [plans.assignSerial, plans.assignConcurrent]) {
     const benchmark = `· Floor: a 415 from the same route, ${plan.concurrency === 1 ? "one client" : `${plan.concurrency} clients`}`;
     await guarded(record, benchmark, engineLabel, async () => {
-      const cpuBefore = server.cpuMs();
-      const result = await withTimeout(closedLoop(server.origin, plan, request, checkAnswer), 300_000, benchmark);
-      const cpuAfter = server.cpuMs();
-      const cpuPerCall = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / (plan.warmup + plan.requests);
-      const throughput = { perSecond: (result.latencies.length * 1000) / result.elapsedMs, unit: "requests/s" };
+      const { result, cpuPerCall, throughput } = await loadWithCpu(server, plan, request, checkAnswer, benchmark, "requests/s");
       record({
         kind: "measured",
         benchmark,

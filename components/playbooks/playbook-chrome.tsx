@@ -11,6 +11,7 @@ import { formatNumber } from "@/components/ui/format";
 import { useTRPC } from "@/components/trpc/client";
 import { pendingCountInput } from "@/components/shared/review-url";
 import { PlaybookHeader } from "./playbook-header";
+import { DetailHeadingSkeleton } from "@/components/ui/detail-parts";
 
 /** `experiments`: the running experiments under the header, given by the layout (it owns that domain's part). */
 export function PlaybookChrome({ playbookId, experiments }: { playbookId: string; experiments: ReactNode }) {
@@ -99,11 +100,7 @@ export function PlaybookChromeSkeleton() {
   return (
     <div>
       <div className="flex flex-col gap-4 pb-5 pt-6 md:flex-row md:items-start md:justify-between">
-        <div>
-          <Skeleton className="mb-2 h-3 w-32" />
-          <Skeleton className="h-8 w-72 max-w-full" />
-          <Skeleton className="mt-2.5 h-4 w-96 max-w-full" />
-        </div>
+        <DetailHeadingSkeleton crumbWidth="w-32" titleWidth="w-72" />
         <div className="flex gap-2">
           <Skeleton className="h-9 w-52" />
           <Skeleton className="h-9 w-28" />

@@ -16,7 +16,7 @@ import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { STATE_META } from "@/components/shared/delta-labels";
 import { reviewHref } from "@/components/shared/review-url";
 import { CopyButton } from "@/components/ui/copy-button";
-import { Breadcrumb, DetailSection, Fact, Facts } from "@/components/ui/detail-parts";
+import { Breadcrumb, DetailHeadingSkeleton, DetailSection, Fact, Facts } from "@/components/ui/detail-parts";
 import { taskTitle } from "@/components/shared/trace-labels";
 import { OutcomeBadge } from "@/components/shared/trace-badges";
 import { useTRPC } from "@/components/trpc/client";
@@ -373,9 +373,7 @@ export function RunDetailSkeleton() {
     <div role="status" className="pb-16">
       <span className="sr-only">Loading the run…</span>
       <div className="pb-5 pt-6">
-        <Skeleton className="mb-2 h-3 w-48" />
-        <Skeleton className="h-8 w-72" />
-        <Skeleton className="mt-2.5 h-4 w-96 max-w-full" />
+        <DetailHeadingSkeleton crumbWidth="w-48" titleWidth="w-72" />
       </div>
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-8">
         {Array.from({ length: 8 }, (_, i) => (

@@ -4,6 +4,7 @@ import { ChevronRight } from "lucide-react";
 import Link from "next/link";
 import { useId, type ReactNode } from "react";
 import { cn } from "@/components/ui/cn";
+import { Skeleton } from "@/components/ui/skeleton";
 
 export function DetailSection({
   title,
@@ -78,4 +79,23 @@ export function jsonText(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/** A detail page's breadcrumb, title and the line under it while it loads (the widths are the page's). */
+export function DetailHeadingSkeleton({
+  crumbWidth,
+  titleWidth,
+  lineWidth = "w-96",
+}: {
+  crumbWidth: string;
+  titleWidth: string;
+  lineWidth?: string;
+}) {
+  return (
+    <div>
+      <Skeleton className={cn("mb-2 h-3", crumbWidth)} />
+      <Skeleton className={cn("h-8 max-w-full", titleWidth)} />
+      <Skeleton className={cn("mt-2.5 h-4 max-w-full", lineWidth)} />
+    </div>
+  );
 }

@@ -1,24 +1,5 @@
-import { TableSkeleton } from "@/components/ui/data-table";
-import { Skeleton } from "@/components/ui/skeleton";
+import { ListPageSkeleton } from "@/components/ui/page-header";
 
 export default function Loading() {
-  return (
-    <div>
-      <div className="flex flex-col gap-4 pb-5 pt-8 sm:flex-row sm:items-end sm:justify-between">
-        <div>
-          <Skeleton className="h-8 w-24" />
-          <Skeleton className="mt-2 h-4 w-[32rem] max-w-full" />
-        </div>
-        <Skeleton className="h-9 w-36" />
-      </div>
-      <div className="flex gap-2 border-b border-line py-3">
-        <Skeleton className="h-9 w-64" />
-        <Skeleton className="h-9 w-44" />
-        <Skeleton className="h-9 w-44" />
-      </div>
-      <div className="pt-4">
-        <TableSkeleton label="Loading runs…" />
-      </div>
-    </div>
-  );
+  return <ListPageSkeleton label="Loading runs…" titleWidth="w-24" actionWidth="w-36" filterWidths={["w-64", "w-44", "w-44"]} />;
 }

@@ -7,7 +7,6 @@ import { Plus, Trash2 } from "lucide-react";
 import { useId, useState } from "react";
 import { toast } from "sonner";
 import { usePermission } from "@/components/auth/session-context";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { errorMessage } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
@@ -19,6 +18,7 @@ import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { MAX_CUSTOM_PATTERNS, type RedactionSettings } from "@/server/playbooks/schemas";
 import { customPatternsProblem } from "./redaction-fields";
 import { summarizeRedactions } from "@/components/shared/redaction-summary";
+import { RedactionBadges } from "@/components/shared/redaction-badges";
 
 const KINDS = [
   {
@@ -180,15 +180,7 @@ function RedactionSettingsBody({ playbookId, saved }: { playbookId: string; save
                   Of the {plural(preview.data.scanned, "newest trace")}, {plural(preview.data.tracesMatched, "trace")} would have something
                   replaced (after what was redacted when they arrived).
                 </p>
-                {summary && summary.rows.length > 0 ? (
-                  <ul className="flex flex-wrap gap-1.5">
-                    {summary.rows.map((row) => (
-                      <li key={row.kind}>
-                        <Badge tone="amber">{row.label}</Badge>
-                      </li>
-                    ))}
-                  </ul>
-                ) : null}
+                {summary ? <RedactionBadges rows={summary.rows} /> : null}
                 {preview.data.examples.length > 0 ? (
                   <ul className="flex flex-col gap-1">
                     {preview.data.examples.map((example, index) => (

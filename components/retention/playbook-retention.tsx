@@ -8,12 +8,9 @@ import { toast } from "sonner";
 import { usePermission } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
-import { Button } from "@/components/ui/button";
-import { errorMessage } from "@/components/ui/errors";
-import { Notice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import type { RetentionSettings } from "@/server/retention/schemas";
-import { describeRemoved, draftOf, parseDraft, RetentionFields, type RetentionDraft } from "./retention-fields";
+import { describeRemoved, draftOf, parseDraft, RetentionFields, RetentionFormFooter, type RetentionDraft } from "./retention-fields";
 
 export function PlaybookRetentionCard({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();
@@ -104,27 +101,14 @@ function PlaybookRetentionBody({ playbookId, saved, own }: { playbookId: string;
             </div>
           ) : null}
         </fieldset>
-        {ownDays && parsed.problem ? (
-          <p role="alert" className="text-[13px] text-rose-700">
-            {parsed.problem}
-          </p>
-        ) : null}
-        {save.isError ? (
-          <Notice tone="danger" title="Retention was not saved">
-            {errorMessage(save.error)}
-          </Notice>
-        ) : null}
-        <div className="flex flex-wrap items-center gap-2">
-          <Button
-            type="submit"
-            variant="primary"
-            size="sm"
-            disabled={!permission.allowed || !dirty || (ownDays && parsed.problem !== null) || save.isPending}
-          >
-            {save.isPending ? "Saving…" : "Save retention"}
-          </Button>
-          {!permission.allowed ? <span className="text-[13px] text-ink-muted">{permission.reason}</span> : null}
-        </div>
+        <RetentionFormFooter
+          problem={ownDays ? parsed.problem : null}
+          saveError={save.isError ? save.error : null}
+          saving={save.isPending}
+          canSave={permission.allowed && dirty && !(ownDays && parsed.problem !== null)}
+          permission={permission}
+          label="Save retention"
+        />
       </form>
       <div className="flex flex-col gap-1 border-t border-line px-4 py-3 text-[13px] text-ink-muted sm:px-5">
         <p>

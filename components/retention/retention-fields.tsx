@@ -1,8 +1,12 @@
 "use client";
 // The three retention fields (traces, rejected deltas, failed runs, in days), checked in the browser
-// with the server's own schema so a 0 is refused here with the same words.
+// with the server's own schema so a 0 is refused here with the same words, and the footer of the
+// two forms that hold them (the studio default and a playbook's own).
 import { useId } from "react";
+import { Button } from "@/components/ui/button";
+import { errorMessage } from "@/components/ui/errors";
 import { Input } from "@/components/ui/input";
+import { Notice } from "@/components/ui/notice";
 import { RETENTION_KINDS, retentionSettingsSchema, type RetentionKind, type RetentionSettings } from "@/server/retention/schemas";
 
 /** The fields as typed: text, so an empty or half-typed value is shown as typed and refused, not replaced. */
@@ -76,4 +80,43 @@ export function describeRemoved(counts: { traces: number; rejectedDeltas: number
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, one, many]) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`);
   return said.length === 0 ? "nothing" : said.join(" · ");
+}
+
+/** Under a retention form: what is wrong with the days typed, why saving failed, and Save. */
+export function RetentionFormFooter({
+  problem,
+  saveError,
+  saving,
+  canSave,
+  permission,
+  label,
+}: {
+  problem: string | null;
+  saveError: unknown;
+  saving: boolean;
+  /** Changed, valid and allowed: Save is enabled. */
+  canSave: boolean;
+  permission: { allowed: boolean; reason: string | null };
+  label: string;
+}) {
+  return (
+    <>
+      {problem ? (
+        <p role="alert" className="text-[13px] text-rose-700">
+          {problem}
+        </p>
+      ) : null}
+      {saveError ? (
+        <Notice tone="danger" title="Retention was not saved">
+          {errorMessage(saveError)}
+        </Notice>
+      ) : null}
+      <div className="flex flex-wrap items-center gap-2">
+        <Button type="submit" variant="primary" size="sm" disabled={!canSave || saving}>
+          {saving ? "Saving…" : label}
+        </Button>
+        {!permission.allowed ? <span className="text-[13px] text-ink-muted">{permission.reason}</span> : null}
+      </div>
+    </>
+  );
 }

@@ -11,13 +11,12 @@ import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { errorMessage } from "@/components/ui/errors";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { RetentionSettings, RetentionStatus } from "@/server/retention/schemas";
-import { describeRemoved, draftOf, parseDraft, RetentionFields, type RetentionDraft } from "./retention-fields";
+import { describeRemoved, draftOf, parseDraft, RetentionFields, RetentionFormFooter, type RetentionDraft } from "./retention-fields";
 
 const card = "overflow-hidden rounded-card border border-line bg-surface shadow-card";
 
@@ -79,27 +78,14 @@ function StudioDefaultCard({ saved }: { saved: RetentionSettings }) {
         <fieldset disabled={!permission.allowed} className="min-w-0">
           <RetentionFields draft={draft} onChange={setDraft} />
         </fieldset>
-        {parsed.problem ? (
-          <p role="alert" className="text-[13px] text-rose-700">
-            {parsed.problem}
-          </p>
-        ) : null}
-        {save.isError ? (
-          <Notice tone="danger" title="Retention was not saved">
-            {errorMessage(save.error)}
-          </Notice>
-        ) : null}
-        <div className="flex flex-wrap items-center gap-2">
-          <Button
-            type="submit"
-            variant="primary"
-            size="sm"
-            disabled={!permission.allowed || !dirty || parsed.problem !== null || save.isPending}
-          >
-            {save.isPending ? "Saving…" : "Save studio default"}
-          </Button>
-          {!permission.allowed ? <span className="text-[13px] text-ink-muted">{permission.reason}</span> : null}
-        </div>
+        <RetentionFormFooter
+          problem={parsed.problem}
+          saveError={save.isError ? save.error : null}
+          saving={save.isPending}
+          canSave={permission.allowed && dirty && parsed.problem === null}
+          permission={permission}
+          label="Save studio default"
+        />
       </form>
     </section>
   );

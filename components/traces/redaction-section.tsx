@@ -1,11 +1,11 @@
 // The trace page's account of redaction at ingestion: what kinds were replaced, how many, and in
 // which fields. The originals were never stored, so this is all there is to show.
 import { ShieldCheck } from "lucide-react";
-import { Badge } from "@/components/ui/badge";
 import { DetailSection } from "@/components/ui/detail-parts";
 import { plural } from "@/components/ui/format";
 import type { TraceDetail } from "@/server/traces/schemas";
 import { summarizeRedactions } from "@/components/shared/redaction-summary";
+import { RedactionBadges } from "@/components/shared/redaction-badges";
 
 export function RedactionSection({ trace }: { trace: Pick<TraceDetail, "redactions"> }) {
   const summary = summarizeRedactions(trace.redactions);
@@ -21,15 +21,7 @@ export function RedactionSection({ trace }: { trace: Pick<TraceDetail, "redactio
               : "Nothing in the text was replaced."}
           </span>
         </p>
-        {summary.rows.length > 0 ? (
-          <ul className="flex flex-wrap gap-1.5">
-            {summary.rows.map((row) => (
-              <li key={row.kind}>
-                <Badge tone="amber">{row.label}</Badge>
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        <RedactionBadges rows={summary.rows} />
         {summary.fields.length > 0 ? (
           <div>
             <p className="text-xs font-medium text-ink-faint">In {summary.fields.length === 1 ? "field" : "fields"}</p>

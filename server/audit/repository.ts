@@ -50,21 +50,8 @@ function whereOf(filters: AuditFilters): Prisma.AuditEntryWhereInput {
   };
 }
 
-type Row = {
-  id: string;
-  createdAt: Date;
-  actorKind: AuditActorKind;
-  actorId: string | null;
-  actorName: string;
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  targetLabel: string | null;
-  playbookId: string | null;
-  summary: Prisma.JsonValue;
-  requestId: string | null;
-  ip: string | null;
-};
+/** A stored entry as entryFields selects it: what was inserted, with its id, time and summary as read back. */
+type Row = Omit<NewAuditEntry, "summary"> & { id: string; createdAt: Date; summary: Prisma.JsonValue };
 
 function toView({ summary, ...row }: Row): AuditEntryView {
   const parts = summary && typeof summary === "object" && !Array.isArray(summary) ? summary : {};

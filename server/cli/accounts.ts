@@ -17,6 +17,7 @@ import { AppError } from "@/server/errors/app-error";
 import type { PlaybookListItem } from "@/server/playbooks/schemas";
 import { contextFor, type Context } from "@/server/trpc/init";
 import { createCaller, type AppRouter } from "@/server/trpc/root";
+import { printTable } from "./table";
 
 export const ACCOUNTS_USAGE = `Accounts and API keys:
   npm run ace -- user create --email <e> (--admin | --role viewer|curator|admin) [--name <n>]
@@ -279,15 +280,7 @@ async function apikeyList(backend: AccountsBackend): Promise<void> {
     key.status,
     key.lastUsedAt ? key.lastUsedAt.toISOString() : "never",
   ]);
-  const header = ["ID", "NAME", "KEY", "SCOPES", "PLAYBOOKS", "STATUS", "LAST USED"];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  for (const row of [header, ...rows])
-    console.log(
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    );
+  printTable(["ID", "NAME", "KEY", "SCOPES", "PLAYBOOKS", "STATUS", "LAST USED"], rows);
 }
 
 async function apikeyRevoke(backend: AccountsBackend, target: string | undefined): Promise<void> {

@@ -20,6 +20,7 @@ import { decodeUtf8, InvalidUtf8Error } from "@/server/ace/text/utf8";
 import { instantParameter } from "@/server/http/query";
 import type { TraceDeletionResult, TraceExportPage, TraceSelection, TraceSelectionSummary } from "@/server/traces/schemas";
 import { cliActor, cliContext, cliServerHeaders, isAccountsCommand, runAccountsCommand } from "./accounts";
+import { printTable } from "./table";
 import {
   AGENT_FORMATS,
   EXPORT_FORMATS,
@@ -182,15 +183,7 @@ async function runList(backend: Backend): Promise<void> {
     `v${p.version}`,
     p.updatedAt.toISOString(),
   ]);
-  const header = ["NAME", "AGENT", "BULLETS", "SECTIONS", "FORMAT", "VERSION", "UPDATED"];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  for (const row of [header, ...rows])
-    console.log(
-      row
-        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-        .join("  ")
-        .trimEnd(),
-    );
+  printTable(["NAME", "AGENT", "BULLETS", "SECTIONS", "FORMAT", "VERSION", "UPDATED"], rows);
 }
 
 type ImportOptions = { playbook?: string; format?: string; merge?: boolean; replace?: boolean; propose?: boolean; base?: string };

@@ -67,21 +67,15 @@ export async function editPlaybook(db: Db, author: WhoOrName, input: z.output<ty
       recordDelta: async (tx, version) => {
         await repo.insertDelta(
           tx,
-          {
+          repo.appliedByPerson({
             id: deltaId,
             playbookId: input.playbookId,
-            status: "applied",
             origin: "person",
-            author: actor,
+            actor,
             rationale: input.reason,
-            confidence: null,
             baseVersion,
             appliedVersion: version,
-            evidence: evidenceSchema.parse({}),
-            reviewNote: null,
-            decidedBy: actor,
-            decided: true,
-          },
+          }),
           ops.map((op, index) => ({
             id: randomUUID(),
             position: index,

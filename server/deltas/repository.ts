@@ -6,7 +6,15 @@ import { countBulletTokens } from "@/server/ace/tokens";
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
-import type { DeltaFlags, DeltaListItem, DeltaOrigin, DeltaStatus, listDeltasInput, OperationCounts } from "./schemas";
+import {
+  evidenceSchema,
+  type DeltaFlags,
+  type DeltaListItem,
+  type DeltaOrigin,
+  type DeltaStatus,
+  type listDeltasInput,
+  type OperationCounts,
+} from "./schemas";
 
 // ---- Playbook state ----------------------------------------------------------------------
 
@@ -163,6 +171,26 @@ export interface NewDeltaRow {
   decidedBy: string | null;
   /** Decided at insertion (a direct edit, an auto-apply, a rollback): decidedAt is the database's now. */
   decided: boolean;
+}
+
+/** A delta that a person's own action applied at once (an edit, an undo, a rollback): decided by them at insertion, no evidence. */
+export function appliedByPerson({
+  actor,
+  ...fields
+}: Pick<NewDeltaRow, "id" | "playbookId" | "origin" | "rationale" | "baseVersion"> & {
+  actor: string;
+  appliedVersion: number;
+}): NewDeltaRow {
+  return {
+    ...fields,
+    status: "applied",
+    author: actor,
+    confidence: null,
+    evidence: evidenceSchema.parse({}),
+    reviewNote: null,
+    decidedBy: actor,
+    decided: true,
+  };
 }
 
 export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOperationRow[]) {

@@ -15,7 +15,7 @@ import { freshSnapshot } from "./engine-state";
 import { requireDelta } from "./queries";
 import * as repo from "./repository";
 import { rejectedOnItsOwn } from "./review";
-import { evidenceSchema, type DeltaStatus, type UndoResult } from "./schemas";
+import type { DeltaStatus, UndoResult } from "./schemas";
 
 function alreadyChanged(): AppError {
   return new AppError("CONFLICT", "This decision was undone or changed by someone else a moment ago. Reload the queue.");
@@ -133,21 +133,15 @@ async function undoApplied(db: Db, { actor, audit }: Who, delta: repo.DeltaRecor
       recordDelta: async (tx, version) => {
         await repo.insertDelta(
           tx,
-          {
+          repo.appliedByPerson({
             id: undoDeltaId,
             playbookId: delta.playbookId,
-            status: "applied",
             origin: "rollback",
-            author: actor,
+            actor,
             rationale: reason.slice(0, 10_000),
-            confidence: null,
             baseVersion: current,
             appliedVersion: version,
-            evidence: evidenceSchema.parse({}),
-            reviewNote: null,
-            decidedBy: actor,
-            decided: true,
-          },
+          }),
           [],
         );
         if (!isRollback) {

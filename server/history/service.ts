@@ -18,7 +18,7 @@ import { changeSummaries } from "@/server/deltas/audit";
 import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
-import { evidenceSchema, type DeltaStatus } from "@/server/deltas/schemas";
+import type { DeltaStatus } from "@/server/deltas/schemas";
 import { readStoredOperation } from "@/server/deltas/stored";
 import * as repo from "./repository";
 import { CITING_TASK_LENGTH, CITING_TRACES_SHOWN } from "./schemas";
@@ -270,21 +270,15 @@ export async function rollback(db: Db, author: WhoOrName, input: z.output<typeof
       recordDelta: async (tx, version) => {
         await deltaRepo.insertDelta(
           tx,
-          {
+          deltaRepo.appliedByPerson({
             id: deltaId,
             playbookId: input.playbookId,
-            status: "applied",
             origin: "rollback",
-            author: actor,
+            actor,
             rationale: reason,
-            confidence: null,
             baseVersion: current,
             appliedVersion: version,
-            evidence: evidenceSchema.parse({}),
-            reviewNote: null,
-            decidedBy: actor,
-            decided: true,
-          },
+          }),
           [],
         );
         return deltaId;

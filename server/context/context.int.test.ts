@@ -1,15 +1,15 @@
 // The compiled context through GET /api/v1/playbooks/{name}/context and the tRPC preview, against
 // embedded PGlite and PostgreSQL. The route's getDb() is pointed at the test database.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import { setContextClock } from "@/server/context/publication";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { openTestDatabase, testEngines } from "@/server/testing/db";
+import { playbookSuite } from "@/server/testing/playbook-suite";
+import { expectAppError } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const { GET } = await import("@/app/api/v1/playbooks/[name]/context/route");
@@ -38,23 +38,7 @@ function get(name: string, query = "", headers: Record<string, string> = {}) {
 }
 
 describe.each(testEngines())("compiled context on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine, { serve: true });
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({
-      content: SMALL_PLAYBOOK,
-      format: "ace",
-      target: { kind: "new", name: "support agent" },
-    }));
-  });
+  const suite = playbookSuite(engine, { name: "support agent", as: ["admin", "tester"] });
 
   it("answers the whole playbook ranked by score, with the default budget, an ETag and no-cache", async () => {
     const response = await get("support agent");
@@ -104,8 +88,8 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     expect((await get("support agent", "format=text")).headers.get("etag")).not.toBe(etag);
     expect((await get("support agent", "budget=50")).headers.get("etag")).not.toBe(etag);
 
-    await caller.delta.edit({
-      playbookId,
+    await suite.caller.delta.edit({
+      playbookId: suite.playbookId,
       reason: "A new lesson",
       operations: [{ type: "add", section: "strategies_and_insights", content: "Log every refund with its reason." }],
     });
@@ -131,7 +115,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
   });
 
   it("takes its default budget from the playbook's settings", async () => {
-    await caller.playbook.updateSettings({ playbookId, settings: { tokenBudget: 100 } });
+    await suite.caller.playbook.updateSettings({ playbookId: suite.playbookId, settings: { tokenBudget: 100 } });
     const body = (await (await get("support agent")).json()) as ContextBody;
     expect(body.budget).toBe(100);
     expect(body.tokens).toBeLessThanOrEqual(100);
@@ -186,23 +170,23 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
 
   it("the studio's tRPC preview gives the same answer as the HTTP endpoint", async () => {
     const http = (await (await get("support agent", "budget=70&counters=false")).json()) as ContextBody;
-    const preview = await caller.context.get({ playbookId, budget: 70, counters: false });
+    const preview = await suite.caller.context.get({ playbookId: suite.playbookId, budget: 70, counters: false });
     expect(preview).toEqual(http);
-    await expectAppError(caller.context.get({ playbookId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /playbook/);
-    await expectAppError(caller.context.get({ playbookId, budget: -5 }), "BAD_REQUEST", /budget/);
-    await expectAppError(caller.context.get({ playbookId: "support agent" }), "BAD_REQUEST", /playbookId/);
+    await expectAppError(suite.caller.context.get({ playbookId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /playbook/);
+    await expectAppError(suite.caller.context.get({ playbookId: suite.playbookId, budget: -5 }), "BAD_REQUEST", /budget/);
+    await expectAppError(suite.caller.context.get({ playbookId: "support agent" }), "BAD_REQUEST", /playbookId/);
   });
 
   it("bullets whose token count was never stored are counted and cut like the others", async () => {
-    await database.db.bullet.updateMany({ where: { playbookId }, data: { tokenCount: -1 } });
+    await suite.database.db.bullet.updateMany({ where: { playbookId: suite.playbookId }, data: { tokenCount: -1 } });
     const body = (await (await get("support agent")).json()) as ContextBody;
     expect(body).toMatchObject({ bulletCount: 4, includedBullets: 4 });
     expect(body.tokens).toBe(countTokens(body.context));
   });
 
   it("archived bullets are not part of the context", async () => {
-    await database.db.bullet.update({
-      where: { playbookId_externalId: { playbookId, externalId: "str-00001" } },
+    await suite.database.db.bullet.update({
+      where: { playbookId_externalId: { playbookId: suite.playbookId, externalId: "str-00001" } },
       data: { status: "archived" },
     });
     const body = (await (await get("support agent")).json()) as ContextBody;
@@ -212,7 +196,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
 
   /** What compileContext makes of the playbook's active rows as the database holds them now. */
   async function compiledFromRows(name: string, tokenBudget: number, includeCounters: boolean) {
-    const rows = await database.db.bullet.findMany({
+    const rows = await suite.database.db.bullet.findMany({
       where: { playbook: { name }, status: "active" },
       orderBy: [{ section: { position: "asc" } }, { position: "asc" }, { externalId: "asc" }],
       select: {
@@ -248,9 +232,9 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
   }
 
   it("is what the compiler makes of the stored bullets, at any budget, with counters of every width", async () => {
-    await caller.playbook.import({ content: APPWORLD, target: { kind: "new", name: "appworld" } });
+    await suite.caller.playbook.import({ content: APPWORLD, target: { kind: "new", name: "appworld" } });
     // Counters of every width (up to 4 digits, which take two tokens), and token counts to be made again.
-    await database.db.$executeRaw`
+    await suite.database.db.$executeRaw`
       UPDATE "Bullet" SET helpful = abs(hashtext("externalId")) % 1500, harmful = abs(hashtext(content)) % 40,
         "countersKnown" = abs(hashtext("externalId")) % 5 > 0, "tokenCount" = -1
       WHERE "playbookId" IN (SELECT id FROM "Playbook" WHERE name = 'appworld')`;
@@ -271,8 +255,11 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     // (Opening it empties the database, so it comes first.)
     const other = engine === "postgres" ? await openTestDatabase(engine) : undefined;
     try {
-      const { playbookId: appworldId } = await caller.playbook.import({ content: APPWORLD, target: { kind: "new", name: "appworld" } });
-      const writer = callerAs(other?.db ?? database.db, "admin", "other server");
+      const { playbookId: appworldId } = await suite.caller.playbook.import({
+        content: APPWORLD,
+        target: { kind: "new", name: "appworld" },
+      });
+      const writer = callerAs(other?.db ?? suite.database.db, "admin", "other server");
       const edit = (reason: string, operations: Parameters<typeof writer.delta.edit>[0]["operations"]) =>
         writer.delta.edit({ playbookId: appworldId, reason, operations });
       const whole = await expectCompiledFromRows("appworld", 1_000_000, true);

@@ -2,12 +2,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { testEngines } from "@/server/testing/db";
+import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 import { countBullets } from "./repository";
 import { listBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
@@ -47,23 +46,15 @@ function countersPlaybook(): string {
 }
 
 describe.each(testEngines())("playbook procedures on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => database.reset());
+  const suite = databaseSuite(engine, { as: ["admin", "tester"] });
 
   async function importText(content: string, name: string, format: "auto" | "ace" | "ace-plain" | "kayba" | "json" = "auto") {
-    return caller.playbook.import({ content, format, target: { kind: "new", name } });
+    return suite.caller.playbook.import({ content, format, target: { kind: "new", name } });
   }
 
   it("creating a playbook gives it the ACE default sections at version 1", async () => {
-    const created = await caller.playbook.create({ name: "support agent", agentLabel: "support" });
-    const detail = await caller.playbook.get({ playbookId: created.id });
+    const created = await suite.caller.playbook.create({ name: "support agent", agentLabel: "support" });
+    const detail = await suite.caller.playbook.get({ playbookId: created.id });
     expect(detail.version).toBe(1);
     expect(detail.sections.map((s) => `${s.name}/${s.slug}`)).toEqual([
       "strategies_and_insights/str",
@@ -74,14 +65,14 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
       "context_clues_and_indicators/ctx",
       "others/oth",
     ]);
-    await expectAppError(caller.playbook.create({ name: "support agent" }), "CONFLICT", /already exists/);
+    await expectAppError(suite.caller.playbook.create({ name: "support agent" }), "CONFLICT", /already exists/);
   });
 
   it("importing the 318-bullet AppWorld playbook keeps 8 sections in order and exports the same bytes", async () => {
     const text = fixture(APPWORLD_TRAINED);
     const result = await importText(text, "appworld");
     expect(result).toMatchObject({ format: "ace-plain", bulletCount: 318, sectionCount: 8, version: 1 });
-    const detail = await caller.playbook.get({ playbookId: result.playbookId });
+    const detail = await suite.caller.playbook.get({ playbookId: result.playbookId });
     expect(detail.sections.map((s) => s.name)).toEqual([
       "STRATEGIES AND HARD RULES",
       "APIs TO USE FOR SPECIFIC INFORMATION",
@@ -94,7 +85,7 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     ]);
     expect(detail.summary.signals.untracked).toBe(318);
     expect(detail.summary.estimatedTokens).toBeGreaterThan(10_000);
-    const exported = await caller.playbook.export({ playbookId: result.playbookId });
+    const exported = await suite.caller.playbook.export({ playbookId: result.playbookId });
     expect(exported.format).toBe("ace-plain");
     expect(exported.content).toBe(text);
   });
@@ -104,8 +95,8 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     expect(files.length).toBeGreaterThanOrEqual(3);
     for (const file of files) {
       const text = fixture(file);
-      const imported = await caller.playbook.import({ content: text, fileName: file, target: { kind: "new", name: file } });
-      const exported = await caller.playbook.export({ playbookId: imported.playbookId });
+      const imported = await suite.caller.playbook.import({ content: text, fileName: file, target: { kind: "new", name: file } });
+      const exported = await suite.caller.playbook.export({ playbookId: imported.playbookId });
       expect(exported.content, file).toBe(text);
     }
   });
@@ -123,37 +114,37 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
   it("a malformed file is rejected with the line and the problem, and nothing is written", async () => {
     const broken = "## strategies\n[str-00001] helpful=1 harmful=0 :: fine\n[str-00002] helpful=x harmful=0 :: broken\n";
     await expectAppError(importText(broken, "broken", "ace"), "BAD_REQUEST", /Line 3/);
-    expect(await caller.playbook.list()).toEqual([]);
+    expect(await suite.caller.playbook.list()).toEqual([]);
   });
 
   it("bullets are found by text and by id, filtered by section and signal, and sorted by score", async () => {
     const { playbookId } = await importText(countersPlaybook(), "counters");
-    const detail = await caller.playbook.get({ playbookId });
+    const detail = await suite.caller.playbook.get({ playbookId });
     const bySignal = detail.summary.signals;
     expect(bySignal).toEqual({ high_performing: 1, problematic: 3, unused: 1, in_use: 2, untracked: 0 });
 
-    const byText = await caller.playbook.bullets({ playbookId, search: "TIMEZONE" });
+    const byText = await suite.caller.playbook.bullets({ playbookId, search: "TIMEZONE" });
     expect(byText.items.map((b) => b.externalId)).toEqual(["mis-00005"]);
-    const byId = await caller.playbook.bullets({ playbookId, search: "[str-00003]" });
+    const byId = await suite.caller.playbook.bullets({ playbookId, search: "[str-00003]" });
     expect(byId.items.map((b) => b.externalId)).toEqual(["str-00003"]);
-    const wildcard = await caller.playbook.bullets({ playbookId, search: "100%_" });
+    const wildcard = await suite.caller.playbook.bullets({ playbookId, search: "100%_" });
     expect(wildcard.total).toBe(0);
 
     const mistakes = detail.sections.find((s) => s.slug === "mis");
-    const inSection = await caller.playbook.bullets({ playbookId, sectionIds: [mistakes?.id ?? ""] });
+    const inSection = await suite.caller.playbook.bullets({ playbookId, sectionIds: [mistakes?.id ?? ""] });
     expect(inSection.items.map((b) => b.externalId)).toEqual(["mis-00005", "mis-00006", "mis-00007"]);
 
-    const byScore = await caller.playbook.bullets({ playbookId, sort: "score" });
+    const byScore = await suite.caller.playbook.bullets({ playbookId, sort: "score" });
     expect(byScore.items.map((b) => b.helpful - b.harmful)).toEqual([8, 4, 2, 0, 0, -1, -4]);
-    const problematic = await caller.playbook.bullets({ playbookId, signals: ["problematic"] });
+    const problematic = await suite.caller.playbook.bullets({ playbookId, signals: ["problematic"] });
     expect(problematic.items.map((b) => b.externalId).sort()).toEqual(["mis-00006", "mis-00007", "str-00003"]);
   });
 
   it("the SQL signal filter agrees with classifyBullet for every bullet", async () => {
     const { playbookId } = await importText(countersPlaybook(), "counters");
-    const all = await caller.playbook.bullets({ playbookId, limit: 500 });
+    const all = await suite.caller.playbook.bullets({ playbookId, limit: 500 });
     for (const signal of ["high_performing", "problematic", "unused", "in_use", "untracked"] as BulletSignal[]) {
-      const filtered = await caller.playbook.bullets({ playbookId, signals: [signal], limit: 500 });
+      const filtered = await suite.caller.playbook.bullets({ playbookId, signals: [signal], limit: 500 });
       const expected = all.items.filter((bullet) => classifyBullet(bullet) === signal).map((b) => b.externalId);
       expect(filtered.items.map((b) => b.externalId).sort(), signal).toEqual(expected.sort());
       expect(filtered.items.every((bullet) => bullet.signal === signal)).toBe(true);
@@ -162,12 +153,12 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
 
   it("a page's total is what the filter matches, whether the version's tally or the query counts it", async () => {
     const { playbookId } = await importText(countersPlaybook(), "counters");
-    await caller.delta.edit({
+    await suite.caller.delta.edit({
       playbookId,
       reason: "Archive one",
       operations: [{ type: "remove", bulletId: "str-00003", reason: "Risky" }],
     });
-    const detail = await caller.playbook.get({ playbookId }); // the page opens with this: it tallies the version
+    const detail = await suite.caller.playbook.get({ playbookId }); // the page opens with this: it tallies the version
     const [str, mis] = detail.sections.map((section) => section.id);
     const combinations = [];
     for (const status of ["active", "archived", "all"] as const)
@@ -176,8 +167,8 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
           for (const search of [undefined, "a"])
             for (const cursor of [0, 2, 9]) combinations.push({ playbookId, status, signals, sectionIds, search, cursor, limit: 2 });
     for (const input of combinations) {
-      const page = await caller.playbook.bullets(input);
-      const counted = await countBullets(database.db, listBulletsInput.parse(input));
+      const page = await suite.caller.playbook.bullets(input);
+      const counted = await countBullets(suite.database.db, listBulletsInput.parse(input));
       expect(page.total, JSON.stringify(input)).toBe(counted);
       expect(page.items.length, JSON.stringify(input)).toBe(Math.max(0, Math.min(2, counted - input.cursor)));
     }
@@ -188,7 +179,11 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     const seen: string[] = [];
     let cursor: number | null = 0;
     while (cursor !== null) {
-      const page: Awaited<ReturnType<typeof caller.playbook.bullets>> = await caller.playbook.bullets({ playbookId, cursor, limit: 50 });
+      const page: Awaited<ReturnType<typeof suite.caller.playbook.bullets>> = await suite.caller.playbook.bullets({
+        playbookId,
+        cursor,
+        limit: 50,
+      });
       expect(page.total).toBe(318);
       seen.push(...page.items.map((b) => b.externalId));
       cursor = page.nextCursor;
@@ -196,15 +191,15 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     expect(new Set(seen).size).toBe(318);
     expect(seen[0]).toBe("shr-00001");
     // Reading order is the file's order: sections by position, then bullets by position.
-    const exported = await caller.playbook.export({ playbookId });
+    const exported = await suite.caller.playbook.export({ playbookId });
     expect(seen).toEqual([...exported.content.matchAll(/^\[([^\]]+)\]/gm)].map((match) => match[1]));
-    const past = await caller.playbook.bullets({ playbookId, cursor: 400 });
+    const past = await suite.caller.playbook.bullets({ playbookId, cursor: 400 });
     expect(past).toEqual({ items: [], total: 318, nextCursor: null });
   });
 
   it("a bullet's detail shows its section, counters and provenance", async () => {
     const { playbookId } = await importText(fixture("kayba__skillbook_20260318_150822.json"), "kayba");
-    const bullet = await caller.playbook.bullet({ playbookId, externalId: "customer_service_opening-00002" });
+    const bullet = await suite.caller.playbook.bullet({ playbookId, externalId: "customer_service_opening-00002" });
     expect(bullet).toMatchObject({
       sectionName: "customer_service_opening",
       helpful: 1,
@@ -215,7 +210,7 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     });
     expect(bullet.justification).toMatch(/Measurable threshold/);
     expect(bullet.evidence).toMatch(/70 char opening/);
-    await expectAppError(caller.playbook.bullet({ playbookId, externalId: "nope-00001" }), "NOT_FOUND", /nope-00001/);
+    await expectAppError(suite.caller.playbook.bullet({ playbookId, externalId: "nope-00001" }), "NOT_FOUND", /nope-00001/);
   });
 
   it("merging a file adds new ids and updates known ones as a new version; replace archives the rest", async () => {
@@ -224,41 +219,41 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     const edited = `${initial
       .replace("[shr-00001] Make sure", "[shr-00001] Always make sure")
       .replace(/\[psw-00007\][^\n]*\n/, "")}[misc-00009] A new lesson.\n`;
-    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 0 });
-    const merged = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "merge" } });
+    expect((await suite.caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 0 });
+    const merged = await suite.caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "merge" } });
     expect(merged).toMatchObject({ version: 2, bulletCount: 9 });
     // The summary is kept per version: a new version is counted again.
-    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 9, archived: 0 });
-    const updated = await caller.playbook.bullet({ playbookId, externalId: "shr-00001" });
+    expect((await suite.caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 9, archived: 0 });
+    const updated = await suite.caller.playbook.bullet({ playbookId, externalId: "shr-00001" });
     expect(updated.content).toMatch(/^Always make sure/);
-    expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("active");
+    expect((await suite.caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("active");
 
-    const replaced = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
+    const replaced = await suite.caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
     expect(replaced).toMatchObject({ version: 3, bulletCount: 8 });
-    expect((await caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 1 });
-    expect((await caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("archived");
-    const again = await caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
+    expect((await suite.caller.playbook.get({ playbookId })).summary).toMatchObject({ active: 8, archived: 1 });
+    expect((await suite.caller.playbook.bullet({ playbookId, externalId: "psw-00007" })).status).toBe("archived");
+    const again = await suite.caller.playbook.import({ content: edited, target: { kind: "existing", playbookId, mode: "replace" } });
     expect(again.version).toBe(3);
-    const exported = await caller.playbook.export({ playbookId });
+    const exported = await suite.caller.playbook.export({ playbookId });
     expect(exported.content).toBe(edited);
   });
 
   it("an unknown playbook is reported as not found", async () => {
     const missing = "00000000-0000-4000-8000-000000000000";
-    await expectAppError(caller.playbook.get({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
-    await expectAppError(caller.playbook.bullets({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
+    await expectAppError(suite.caller.playbook.get({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
+    await expectAppError(suite.caller.playbook.bullets({ playbookId: missing }), "NOT_FOUND", /playbook was not found/);
     await expectAppError(
-      caller.playbook.import({ content: "## a\n[a-00001] x\n", target: { kind: "existing", playbookId: missing, mode: "merge" } }),
+      suite.caller.playbook.import({ content: "## a\n[a-00001] x\n", target: { kind: "existing", playbookId: missing, mode: "merge" } }),
       "NOT_FOUND",
       /playbook was not found/,
     );
   });
 
   it("first-run seeding imports the demo playbooks once and never over existing data", async () => {
-    const seeded = await seedDemoPlaybooks(database.db, path.join(repoRoot, "prisma", "seed"));
+    const seeded = await seedDemoPlaybooks(suite.database.db, path.join(repoRoot, "prisma", "seed"));
     expect(seeded).toEqual(["Customer service (demo)", "AppWorld initial (demo)"]);
-    expect(await seedDemoPlaybooks(database.db, path.join(repoRoot, "prisma", "seed"))).toEqual([]);
-    const list = await caller.playbook.list();
+    expect(await seedDemoPlaybooks(suite.database.db, path.join(repoRoot, "prisma", "seed"))).toEqual([]);
+    const list = await suite.caller.playbook.list();
     expect(list.map((p) => [p.name, p.bulletCount]).sort()).toEqual([
       ["AppWorld initial (demo)", 8],
       ["Customer service (demo)", 6],

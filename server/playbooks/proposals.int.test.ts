@@ -1,11 +1,10 @@
 // Proposals from external ACE loops: an evolved playbook file, compared with the version the loop
 // started from, becomes one pending delta. Through the import procedure (mode propose) and
 // POST /api/v1/playbooks/{name}/proposals, against embedded PGlite and PostgreSQL.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { testEngines } from "@/server/testing/db";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
-import type { createCaller } from "@/server/trpc/root";
 
 const { POST } = await import("@/app/api/v1/playbooks/[name]/proposals/route");
 
@@ -46,42 +45,26 @@ async function post<T = ProposalBody>(name: string, body: unknown): Promise<{ st
 }
 
 describe.each(testEngines())("proposals from external ACE loops on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine, { serve: true });
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => {
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({
-      content: SMALL_PLAYBOOK,
-      format: "ace",
-      target: { kind: "new", name: "support agent" },
-    }));
-  });
+  const suite = playbookSuite(engine, { name: "support agent", as: ["admin", "tester"] });
 
   const propose = (content: string, extra: { baseVersion?: number; format?: "auto" | "ace" | "ace-plain" | "kayba" | "json" } = {}) =>
-    caller.playbook.import({
+    suite.caller.playbook.import({
       content,
       format: extra.format ?? "auto",
       fileName: "loop-playbook.txt",
       target: {
         kind: "existing",
-        playbookId,
+        playbookId: suite.playbookId,
         mode: "propose",
         ...(extra.baseVersion === undefined ? {} : { baseVersion: extra.baseVersion }),
       },
     });
 
-  const bullet = (externalId: string) => caller.playbook.bullet({ playbookId, externalId });
+  const bullet = (externalId: string) => suite.caller.playbook.bullet({ playbookId: suite.playbookId, externalId });
 
   /** ACE Studio's own change after version 1: a person's edit, applied at once (version 2). */
-  async function editInStudio(operations: Parameters<typeof caller.delta.edit>[0]["operations"]) {
-    await caller.delta.edit({ playbookId, reason: "Edited in ACE Studio", operations });
+  async function editInStudio(operations: Parameters<typeof suite.caller.delta.edit>[0]["operations"]) {
+    await suite.caller.delta.edit({ playbookId: suite.playbookId, reason: "Edited in ACE Studio", operations });
   }
 
   it("turns a file evolved from version 1 into exactly its changes, pending, while ACE Studio's edits since are kept", async () => {
@@ -91,7 +74,7 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
     ]);
 
     const result = await propose(EVOLVED, { baseVersion: 1 });
-    expect(result).toMatchObject({ playbookId, version: 2, bulletCount: 4 });
+    expect(result).toMatchObject({ playbookId: suite.playbookId, version: 2, bulletCount: 4 });
     expect(result.proposal).toMatchObject({
       operations: 4,
       baseVersion: 1,
@@ -105,7 +88,7 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
         "(1 bullet added, 1 bullet updated, 1 bullet removed, 1 counter change).",
     );
 
-    const delta = await caller.delta.get({ deltaId });
+    const delta = await suite.caller.delta.get({ deltaId });
     expect(delta).toMatchObject({ status: "pending", origin: "import", baseVersion: 1, author: "tester", flags: { stale: false } });
     expect(delta.rationale).toMatch(/^Proposed from loop-playbook\.txt \(ace\), evolved from version 1: /);
     expect(delta.operations.map((op) => op.payload)).toEqual([
@@ -115,10 +98,10 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       { type: "remove", bulletId: "mis-00004", reason: "Not in loop-playbook.txt: the external loop removed it." },
     ]);
     // Nothing changed yet: the proposal waits.
-    expect((await caller.playbook.get({ playbookId })).version).toBe(2);
+    expect((await suite.caller.playbook.get({ playbookId: suite.playbookId })).version).toBe(2);
     expect((await bullet("str-00001")).helpful).toBe(3);
 
-    const approved = await caller.delta.approve({ deltaId });
+    const approved = await suite.caller.delta.approve({ deltaId });
     expect(approved).toMatchObject({ status: "applied", appliedVersion: 3, addedIds: ["mis-00005"] });
     expect(await bullet("str-00002")).toMatchObject({ content: "Retry failed API calls with exponential backoff.", harmful: 5 });
     expect(await bullet("str-00001")).toMatchObject({ helpful: 5, harmful: 0 });
@@ -145,7 +128,7 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       },
     ]);
     const deltaId = proposal?.deltaId as string;
-    const delta = await caller.delta.get({ deltaId });
+    const delta = await suite.caller.delta.get({ deltaId });
     expect(delta.flags.stale).toBe(true);
     expect(delta.staleReasons).toEqual(["[str-00001] changed in version 2, after version 1 this delta was proposed against."]);
     expect(delta.operations[0]?.rationale).toContain("Conflict: ACE Studio changed this bullet too after version 1 (content).");
@@ -153,9 +136,9 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
     expect(delta.operations[1]?.conflicts).toEqual([]);
 
     // The other operation can be approved alone; the conflicting one only after a re-base.
-    await expectAppError(caller.delta.approve({ deltaId }), "CONFLICT", /stale/);
-    await caller.delta.rebase({ deltaId });
-    await caller.delta.approve({ deltaId });
+    await expectAppError(suite.caller.delta.approve({ deltaId }), "CONFLICT", /stale/);
+    await suite.caller.delta.rebase({ deltaId });
+    await suite.caller.delta.approve({ deltaId });
     expect((await bullet("str-00001")).content).toBe("Check data types before processing numeric fields.");
     expect((await bullet("str-00003")).content).toBe("Paginate until a page comes back empty.");
   });
@@ -169,19 +152,19 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       message: "Nothing to propose: loop-playbook.txt has no change since version 1.",
     });
     // Without a base version the file is compared with the current version.
-    const current = await caller.playbook.export({ playbookId, format: "ace" });
+    const current = await suite.caller.playbook.export({ playbookId: suite.playbookId, format: "ace" });
     expect((await propose(current.content)).proposal).toMatchObject({ deltaId: null, baseVersion: 2 });
-    expect((await caller.delta.list({ playbookId, status: "pending" })).total).toBe(0);
+    expect((await suite.caller.delta.list({ playbookId: suite.playbookId, status: "pending" })).total).toBe(0);
   });
 
   it("reads back the compiled context an external loop starts from: unchanged proposes nothing, one tag proposes one tag", async () => {
     // The context ranks bullets by score (str-00002 last): order is not a change.
-    const { context, version } = await caller.context.get({ playbookId, budget: 2_000_000 });
+    const { context, version } = await suite.caller.context.get({ playbookId: suite.playbookId, budget: 2_000_000 });
     expect(context.indexOf("[str-00002]")).toBeGreaterThan(context.indexOf("[str-00003]"));
     expect((await propose(context, { baseVersion: version })).proposal).toMatchObject({ deltaId: null, operations: 0 });
     const tagged = context.replace("[str-00003] helpful=0 harmful=0", "[str-00003] helpful=1 harmful=0");
     const { proposal } = await propose(tagged, { baseVersion: version });
-    const delta = await caller.delta.get({ deltaId: proposal?.deltaId as string });
+    const delta = await suite.caller.delta.get({ deltaId: proposal?.deltaId as string });
     expect(delta.operations.map((op) => op.payload)).toEqual([{ type: "tag", bulletId: "str-00003", helpful: 1 }]);
   });
 
@@ -196,11 +179,11 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       "",
     ].join("\n");
     const fromPlain = await propose(plain, { baseVersion: 1, format: "ace-plain" });
-    const plainDelta = await caller.delta.get({ deltaId: fromPlain.proposal?.deltaId as string });
+    const plainDelta = await suite.caller.delta.get({ deltaId: fromPlain.proposal?.deltaId as string });
     expect(plainDelta.operations.map((op) => op.payload)).toEqual([
       { type: "update", bulletId: "str-00002", content: "Retry failed API calls with exponential backoff." },
     ]);
-    await caller.delta.reject({ deltaId: plainDelta.id, reason: "Tested" });
+    await suite.caller.delta.reject({ deltaId: plainDelta.id, reason: "Tested" });
 
     const skill = (id: string, section: string, content: string) => ({ id, section, content });
     const skillbook = JSON.stringify({
@@ -215,20 +198,20 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       next_id: 7,
     });
     const fromKayba = await propose(skillbook, { baseVersion: 1 });
-    const kaybaDelta = await caller.delta.get({ deltaId: fromKayba.proposal?.deltaId as string });
+    const kaybaDelta = await suite.caller.delta.get({ deltaId: fromKayba.proposal?.deltaId as string });
     expect(kaybaDelta.operations.map((op) => op.payload)).toEqual([
       { type: "add", section: "common_mistakes_to_avoid", content: "Assuming every date is in UTC." },
     ]);
-    await caller.delta.approve({ deltaId: kaybaDelta.id });
+    await suite.caller.delta.approve({ deltaId: kaybaDelta.id });
     expect(await bullet("str-00002")).toMatchObject({ helpful: 1, harmful: 4 });
   });
 
   it("shares the rule with merge: a merge of ACE text keeps the neutral counter, which ACE text cannot carry", async () => {
     await editInStudio([{ type: "tag", bulletId: "str-00001", neutral: 4 }]);
-    await caller.playbook.import({
+    await suite.caller.playbook.import({
       content: SMALL_PLAYBOOK.replace(LINE.one, LINE.one.replace("helpful=3", "helpful=6")),
       format: "ace",
-      target: { kind: "existing", playbookId, mode: "merge" },
+      target: { kind: "existing", playbookId: suite.playbookId, mode: "merge" },
     });
     expect(await bullet("str-00001")).toMatchObject({ helpful: 6, harmful: 0, neutral: 4 });
   });
@@ -237,7 +220,10 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
     await expectAppError(propose(EVOLVED, { baseVersion: 2 }), "CONFLICT", /Version 2 is in the future: "support agent" is at version 1/);
     await expectAppError(propose(EVOLVED, { baseVersion: 0 }), "CONFLICT", /Version 0 does not exist/);
     await expectAppError(
-      caller.playbook.import({ content: EVOLVED, target: { kind: "existing", playbookId, mode: "merge", baseVersion: 1 } }),
+      suite.caller.playbook.import({
+        content: EVOLVED,
+        target: { kind: "existing", playbookId: suite.playbookId, mode: "merge", baseVersion: 1 },
+      }),
       "BAD_REQUEST",
       /baseVersion and rationale go with mode propose only/,
     );
@@ -253,7 +239,7 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       });
       expect(status).toBe(201);
       expect(body).toMatchObject({ playbook: "support agent", operations: 4, baseVersion: 1, stale: false, conflicts: [] });
-      const delta = await caller.delta.get({ deltaId: body.deltaId as string });
+      const delta = await suite.caller.delta.get({ deltaId: body.deltaId as string });
       expect(delta).toMatchObject({ origin: "import", rationale: "Nightly run 42", status: "pending" });
     });
 
@@ -296,7 +282,7 @@ describe.each(testEngines())("proposals from external ACE loops on %s", (engine)
       const none = await post<ErrorBody>("support agent", { content: EVOLVED, baseVersion: -1 });
       expect(none.status).toBe(409);
       expect(none.body.error.message).toMatch(/Version -1 does not exist/);
-      expect((await caller.delta.list({ playbookId, status: "pending" })).total).toBe(0);
+      expect((await suite.caller.delta.list({ playbookId: suite.playbookId, status: "pending" })).total).toBe(0);
     });
   });
 });

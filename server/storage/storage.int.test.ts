@@ -1,28 +1,20 @@
 // The storage report (issue 16 §4) on embedded PGlite and PostgreSQL: exact rows per table and per
 // playbook, sizes from the catalog, admins only.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { describe, expect, it, vi } from "vitest";
+import { testEngines } from "@/server/testing/db";
+import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 
 vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested: async () => undefined }));
 
 describe.each(testEngines())("the storage report on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => database.reset());
+  const suite = databaseSuite(engine, { as: ["admin", "tester"] });
 
   it("counts every table's rows and each playbook's, with their sizes, largest first", async () => {
-    const big = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "big" } });
-    await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "small" } });
-    await caller.traces.ingest({
+    const big = await suite.caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "big" } });
+    await suite.caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "small" } });
+    await suite.caller.traces.ingest({
       traces: Array.from({ length: 30 }, (_, index) => ({
         playbook: "big",
         task: `Task ${index} `.repeat(50),
@@ -30,7 +22,7 @@ describe.each(testEngines())("the storage report on %s", (engine) => {
       })),
     });
 
-    const report = await caller.storage.report();
+    const report = await suite.caller.storage.report();
     const table = (name: string) => report.tables.find((row) => row.table === name);
     expect(table("Trace")).toMatchObject({ rows: 30 });
     expect(table("Bullet")).toMatchObject({ rows: 8 });
@@ -54,6 +46,6 @@ describe.each(testEngines())("the storage report on %s", (engine) => {
   });
 
   it("is for admins only", async () => {
-    await expectAppError(callerAs(database.db, "curator", "cora").storage.report(), "FORBIDDEN", /.+/);
+    await expectAppError(callerAs(suite.database.db, "curator", "cora").storage.report(), "FORBIDDEN", /.+/);
   });
 });

@@ -1,16 +1,19 @@
-// The hooks shared by the integration tests that work on one imported playbook through tRPC and the
-// route handlers: a database for the suite that the routes use too, and before each test that
-// database emptied with SMALL_PLAYBOOK imported again as a new playbook.
+// The hooks shared by the integration tests: a database for the suite (served to the route handlers
+// when asked), emptied before each test, with a tRPC caller; and for the tests that work on one
+// imported playbook, SMALL_PLAYBOOK imported again before each test as a new playbook.
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { callerAs, type Acting } from "@/server/trpc/callers";
 import { openTestDatabase, type TestDatabase, type TestEngine } from "./db";
 import { SMALL_PLAYBOOK } from "./fixtures";
 
-export interface PlaybookSuite {
-  /** The suite's database, served to the route handlers (serveDb) until the suite ends. */
+export interface DatabaseSuite {
+  /** The suite's database; with `serve`, served to the route handlers (serveDb) until the suite ends. */
   readonly database: TestDatabase;
-  /** A tRPC caller acting as the suite's `as`; it imported the playbook. */
+  /** A tRPC caller acting as the suite's `as`. */
   readonly caller: ReturnType<typeof callerAs>;
+}
+
+export interface PlaybookSuite extends DatabaseSuite {
   /** The playbook imported before the running test. */
   readonly playbookId: string;
 }
@@ -20,13 +23,12 @@ export interface PlaybookSuite {
  * results, to be read inside tests and hooks (reading one earlier throws).
  * `as`: who the caller acts as, callerAs's arguments, e.g. ["admin", "ada"] or ["local"].
  */
-export function playbookSuite(engine: TestEngine, { name, as }: { name: string; as: [Acting, string?] }): PlaybookSuite {
+export function databaseSuite(engine: TestEngine, { as, serve = false }: { as: [Acting, string?]; serve?: boolean }): DatabaseSuite {
   let database: TestDatabase | undefined;
-  let caller: PlaybookSuite["caller"] | undefined;
-  let playbookId: string | undefined;
+  let caller: DatabaseSuite["caller"] | undefined;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine, { serve: true });
+    database = await openTestDatabase(engine, { serve });
     caller = callerAs(database.db, ...as);
   });
   afterAll(async () => {
@@ -34,11 +36,6 @@ export function playbookSuite(engine: TestEngine, { name, as }: { name: string; 
   });
   beforeEach(async () => {
     await ready(database, "database").reset();
-    ({ playbookId } = await ready(caller, "caller").playbook.import({
-      content: SMALL_PLAYBOOK,
-      format: "ace",
-      target: { kind: "new", name },
-    }));
   });
 
   return {
@@ -48,6 +45,29 @@ export function playbookSuite(engine: TestEngine, { name, as }: { name: string; 
     get caller() {
       return ready(caller, "caller");
     },
+  };
+}
+
+/** databaseSuite served to the routes, with SMALL_PLAYBOOK imported as `name` before each test. */
+export function playbookSuite(engine: TestEngine, { name, as }: { name: string; as: [Acting, string?] }): PlaybookSuite {
+  const suite = databaseSuite(engine, { as, serve: true });
+  let playbookId: string | undefined;
+
+  beforeEach(async () => {
+    ({ playbookId } = await suite.caller.playbook.import({
+      content: SMALL_PLAYBOOK,
+      format: "ace",
+      target: { kind: "new", name },
+    }));
+  });
+
+  return {
+    get database() {
+      return suite.database;
+    },
+    get caller() {
+      return suite.caller;
+    },
     get playbookId() {
       return ready(playbookId, "playbookId");
     },
@@ -55,6 +75,6 @@ export function playbookSuite(engine: TestEngine, { name, as }: { name: string; 
 }
 
 function ready<T>(value: T | undefined, field: keyof PlaybookSuite): T {
-  if (value === undefined) throw new Error(`playbookSuite: ${field} is set by its hooks; read it inside a test or a hook`);
+  if (value === undefined) throw new Error(`${field} is set by the suite's hooks; read it inside a test or a hook`);
   return value;
 }

@@ -2,11 +2,10 @@
 // PGlite and PostgreSQL. The route reaches its database through getDb(), which serveDb() points at
 // the test database. The after-ingest
 // trigger (the runs domain's) is replaced by a spy: these tests are about what ingest hands it.
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { testEngines } from "@/server/testing/db";
+import { playbookSuite } from "@/server/testing/playbook-suite";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { callerAs } from "@/server/trpc/callers";
-import { createCaller } from "@/server/trpc/root";
 import { groupCommitStats, ingestTracesGrouped } from "./group-commit";
 import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES, parseTraceBody } from "./schemas";
@@ -43,22 +42,12 @@ async function post<T = IngestBody>(body: unknown): Promise<{ status: number; bo
 const trace = (extra: Record<string, unknown> = {}) => ({ playbook: "support", task: "Refund order 1182", ...extra });
 
 describe.each(testEngines())("traces on %s", (engine) => {
-  let database: TestDatabase;
-  let caller: ReturnType<typeof createCaller>;
-  let playbookId: string;
-
-  beforeAll(async () => {
-    database = await openTestDatabase(engine, { serve: true });
-    caller = callerAs(database.db, "admin", "tester");
-  });
-  afterAll(async () => database?.close());
-  beforeEach(async () => {
+  const suite = playbookSuite(engine, { name: "support", as: ["admin", "tester"] });
+  beforeEach(() => {
     afterTracesIngested.mockClear();
-    await database.reset();
-    ({ playbookId } = await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "support" } }));
   });
 
-  const storedCount = () => database.db.trace.count();
+  const storedCount = () => suite.database.db.trace.count();
 
   it("a batch is stored with every field and listed newest first, last sent first", async () => {
     const full = trace({
@@ -83,13 +72,13 @@ describe.each(testEngines())("traces on %s", (engine) => {
       [null, "support", "created"],
     ]);
 
-    const page = await caller.traces.list({ playbookId });
+    const page = await suite.caller.traces.list({ playbookId: suite.playbookId });
     expect(page.items.map((t) => t.taskPreview)).toEqual(["third", "second", "Refund order 1182"]);
     expect(page.nextCursor).toBeNull();
 
-    const stored = await caller.traces.get({ traceId: body.traces[0]!.id });
+    const stored = await suite.caller.traces.get({ traceId: body.traces[0]!.id });
     expect(stored).toMatchObject({
-      playbookId,
+      playbookId: suite.playbookId,
       playbookName: "support",
       externalId: "run-1",
       task: "Refund order 1182",
@@ -106,7 +95,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
       metadata: { user: "u-7", tags: ["billing"] },
       reflectedAt: null,
     });
-    const bare = await caller.traces.get({ traceId: body.traces[2]!.id });
+    const bare = await suite.caller.traces.get({ traceId: body.traces[2]!.id });
     expect(bare).toMatchObject({
       outcome: "unknown",
       reasoning: "",
@@ -144,7 +133,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(retry.body.traces[0]!.id).toBe(b!.id);
 
     expect(await storedCount()).toBe(3);
-    expect((await caller.traces.get({ traceId: a!.id })).task).toBe("Refund order 1182");
+    expect((await suite.caller.traces.get({ traceId: a!.id })).task).toBe("Refund order 1182");
   });
 
   it("two requests racing with the same externalId store it once and both answer its id", async () => {
@@ -179,24 +168,24 @@ describe.each(testEngines())("traces on %s", (engine) => {
 
   it("a post finding nothing being written is written alone at once; those arriving meanwhile wait and go as one group", async () => {
     const items = (body: unknown) => parseTraceBody(body);
-    const before = groupCommitStats(database.db, "api");
+    const before = groupCommitStats(suite.database.db, "api");
     // Called in one tick: the first starts writing, the other four wait for it.
     const results = await Promise.allSettled([
-      ingestTracesGrouped(database.db, items(trace({ externalId: "first" })), { source: "api" }),
-      ingestTracesGrouped(database.db, items(trace({ externalId: "kept-1" })), { source: "api" }),
+      ingestTracesGrouped(suite.database.db, items(trace({ externalId: "first" })), { source: "api" }),
+      ingestTracesGrouped(suite.database.db, items(trace({ externalId: "kept-1" })), { source: "api" }),
       ingestTracesGrouped(
-        database.db,
+        suite.database.db,
         items({ traces: [trace({ externalId: "lost-1" }), trace({ playbook: "nope", externalId: "lost-2" })] }),
         {
           source: "api",
         },
       ),
-      ingestTracesGrouped(database.db, items({ traces: [trace({ externalId: "kept-2" }), trace({ externalId: "kept-1" })] }), {
+      ingestTracesGrouped(suite.database.db, items({ traces: [trace({ externalId: "kept-2" }), trace({ externalId: "kept-1" })] }), {
         source: "api",
       }),
-      ingestTracesGrouped(database.db, items(trace({ externalId: "kept-3" })), { source: "api" }),
+      ingestTracesGrouped(suite.database.db, items(trace({ externalId: "kept-3" })), { source: "api" }),
     ]);
-    const after = groupCommitStats(database.db, "api");
+    const after = groupCommitStats(suite.database.db, "api");
     expect(after.posts - before.posts).toBe(5);
     expect(after.groups - before.groups).toBe(2);
     // The group was refused for the unknown playbook: each of its posts was written again alone.
@@ -205,12 +194,12 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/No playbook named "nope" \(trace 1\)/);
     const fourth = (results[3] as PromiseFulfilledResult<{ traces: { status: string }[]; created: number }>).value;
     expect(fourth.traces.map((stored) => stored.status)).toEqual(["created", "duplicate"]);
-    const stored = await database.db.trace.findMany({ select: { externalId: true }, orderBy: { externalId: "asc" } });
+    const stored = await suite.database.db.trace.findMany({ select: { externalId: true }, orderBy: { externalId: "asc" } });
     expect(stored.map((row) => row.externalId)).toEqual(["first", "kept-1", "kept-2", "kept-3"]);
   });
 
   it("the same externalId in two playbooks is two traces", async () => {
-    await caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
+    await suite.caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "other" } });
     const { body } = await post({ traces: [trace({ externalId: "x" }), trace({ externalId: "x", playbook: "other" })] });
     expect(body).toMatchObject({ created: 2, duplicates: 0 });
   });
@@ -226,7 +215,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
         trace({ reasoning: "[str-00001]", citedBulletIds: ["mis-00004", "mis-00004"] }),
       ],
     });
-    const cited = await Promise.all(body.traces.map(async (t) => (await caller.traces.get({ traceId: t.id })).citedBulletIds));
+    const cited = await Promise.all(body.traces.map(async (t) => (await suite.caller.traces.get({ traceId: t.id })).citedBulletIds));
     expect(cited).toEqual([["str-00001", "mis-00004", "str-00003", "str-00002"], [], ["mis-00004"]]);
   });
 
@@ -269,7 +258,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
         trace({ externalId: "now", usage: { costUsd: 0 } }),
       ],
     });
-    const past = await caller.traces.get({ traceId: body.traces[0]!.id });
+    const past = await suite.caller.traces.get({ traceId: body.traces[0]!.id });
     expect(past).toMatchObject({
       model: "gpt-4.1-mini",
       inputTokens: 1500,
@@ -282,14 +271,20 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(past.timestamp.toISOString()).toBe("2026-01-16T01:30:00.250Z");
     expect(past.createdAt.getTime()).toBeGreaterThan(Date.now() - 60_000);
 
-    const now = await caller.traces.get({ traceId: body.traces[1]!.id });
+    const now = await suite.caller.traces.get({ traceId: body.traces[1]!.id });
     expect(now).toMatchObject({ model: null, costUsd: 0, experiment: null });
     expect(now.timestamp.toISOString()).toBe(now.createdAt.toISOString());
 
     // The explorer's date range is on when the agent ran.
-    const january = await caller.traces.list({ playbookId, from: new Date("2026-01-16T00:00:00Z"), to: new Date("2026-01-17T00:00:00Z") });
+    const january = await suite.caller.traces.list({
+      playbookId: suite.playbookId,
+      from: new Date("2026-01-16T00:00:00Z"),
+      to: new Date("2026-01-17T00:00:00Z"),
+    });
     expect(january.items.map((t) => [t.externalId, t.timestamp.toISOString()])).toEqual([["past", "2026-01-16T01:30:00.250Z"]]);
-    expect((await caller.traces.list({ playbookId, experiment: "tone" })).items.map((t) => t.externalId)).toEqual(["past"]);
+    expect((await suite.caller.traces.list({ playbookId: suite.playbookId, experiment: "tone" })).items.map((t) => t.externalId)).toEqual([
+      "past",
+    ]);
   });
 
   it("a timestamp without a zone, in the future or before 2000, and a negative cost are 400s naming the field", async () => {
@@ -334,7 +329,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(body.error.message).toMatch(/"suport" \(trace 1\), "Support" \(trace 2\)/);
     expect(body.error.details).toEqual({ playbooks: ["suport", "Support"] });
     expect(await storedCount()).toBe(0);
-    await expectAppError(caller.traces.ingest({ traces: [trace({ playbook: "nope" })] }), "NOT_FOUND", /"nope"/);
+    await expectAppError(suite.caller.traces.ingest({ traces: [trace({ playbook: "nope" })] }), "NOT_FOUND", /"nope"/);
   });
 
   it("a body over the size limit is refused with 413, by its declared length or while it is read", async () => {
@@ -371,7 +366,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
 
   it("NUL characters, which PostgreSQL cannot store, arrive as U+FFFD", async () => {
     const { body } = await post(trace({ externalId: "nul", output: "a\u0000b \\u0000 literal", metadata: { "k\u0000": "v\u0000" } }));
-    const stored = await caller.traces.get({ traceId: body.traces[0]!.id });
+    const stored = await suite.caller.traces.get({ traceId: body.traces[0]!.id });
     expect(stored.output).toBe("a\ufffdb \\u0000 literal");
     expect(stored.metadata).toEqual({ "k\ufffd": "v\ufffd" });
   });
@@ -386,8 +381,8 @@ describe.each(testEngines())("traces on %s", (engine) => {
         trace({ externalId: "t5", outcome: "success", variant: "B", task: "Change seat" }),
       ],
     });
-    const ids = async (input: Omit<Parameters<typeof caller.traces.list>[0], "playbookId">) => {
-      const page = await caller.traces.list({ playbookId, ...input });
+    const ids = async (input: Omit<Parameters<typeof suite.caller.traces.list>[0], "playbookId">) => {
+      const page = await suite.caller.traces.list({ playbookId: suite.playbookId, ...input });
       expect(page.total, JSON.stringify(input)).toBe(page.items.length); // every filter's matches fit one page here
       return page.items.map((t) => t.externalId);
     };
@@ -399,8 +394,8 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(await ids({ search: "100%_" })).toEqual([]);
     expect(await ids({ search: "100% of order_" })).toEqual(["t3"]);
 
-    const t2 = await database.db.trace.findFirstOrThrow({ where: { externalId: "t2" }, select: { id: true } });
-    await database.db.trace.update({ where: { id: t2.id }, data: { reflectedAt: new Date() } });
+    const t2 = await suite.database.db.trace.findFirstOrThrow({ where: { externalId: "t2" }, select: { id: true } });
+    await suite.database.db.trace.update({ where: { id: t2.id }, data: { reflectedAt: new Date() } });
     expect(await ids({ reflected: true })).toEqual(["t2"]);
     expect(await ids({ reflected: false })).toEqual(["t5", "t4", "t3", "t1"]);
 
@@ -413,7 +408,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
     const totals: (number | null)[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<typeof caller.traces.list>> = await caller.traces.list({ playbookId, limit: 2, cursor });
+      const page: Awaited<ReturnType<typeof suite.caller.traces.list>> = await suite.caller.traces.list({
+        playbookId: suite.playbookId,
+        limit: 2,
+        cursor,
+      });
       seen.push(...page.items.map((t) => t.externalId));
       totals.push(page.total);
       cursor = page.nextCursor;
@@ -421,26 +420,42 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(seen).toEqual(["t5", "t4", "t3", "t2", "t1"]);
     expect(totals).toEqual([5, null, null]); // counted once, with the first page
     // Counting stops past its cap: 5 traces against a cap of 2 read as "more than 2".
-    expect(await countTraces(database.db, { playbookId }, 2)).toBe(3);
-    expect(await countTraces(database.db, { playbookId, outcome: "failure" }, 2)).toBe(2);
+    expect(await countTraces(suite.database.db, { playbookId: suite.playbookId }, 2)).toBe(3);
+    expect(await countTraces(suite.database.db, { playbookId: suite.playbookId, outcome: "failure" }, 2)).toBe(2);
 
-    expect((await caller.traces.list({})).items).toHaveLength(5);
-    await expectAppError(caller.traces.list({ cursor: "not-a-cursor" }), "BAD_REQUEST", /cursor/);
+    expect((await suite.caller.traces.list({})).items).toHaveLength(5);
+    await expectAppError(suite.caller.traces.list({ cursor: "not-a-cursor" }), "BAD_REQUEST", /cursor/);
   });
 
   it("a trace's detail resolves its cited bullets and lists the runs that read it", async () => {
     const { body } = await post(trace({ citedBulletIds: ["mis-00004", "str-00002", "zzz-99999"] }));
     const traceId = body.traces[0]!.id;
     const other = (await post(trace({ task: "other" }))).body.traces[0]!.id;
-    const reflector = await database.db.run.create({
-      data: { playbookId, role: "reflector", status: "succeeded", provider: "offline", model: "scripted", traceIds: [traceId] },
+    const reflector = await suite.database.db.run.create({
+      data: {
+        playbookId: suite.playbookId,
+        role: "reflector",
+        status: "succeeded",
+        provider: "offline",
+        model: "scripted",
+        traceIds: [traceId],
+      },
     });
-    const curator = await database.db.run.create({
-      data: { playbookId, role: "curator", status: "queued", provider: "openai", model: "gpt-x", traceIds: [other, traceId] },
+    const curator = await suite.database.db.run.create({
+      data: {
+        playbookId: suite.playbookId,
+        role: "curator",
+        status: "queued",
+        provider: "openai",
+        model: "gpt-x",
+        traceIds: [other, traceId],
+      },
     });
-    await database.db.run.create({ data: { playbookId, role: "reflector", provider: "offline", model: "scripted", traceIds: [other] } });
+    await suite.database.db.run.create({
+      data: { playbookId: suite.playbookId, role: "reflector", provider: "offline", model: "scripted", traceIds: [other] },
+    });
 
-    const detail = await caller.traces.get({ traceId });
+    const detail = await suite.caller.traces.get({ traceId });
     expect(detail.citedBullets).toEqual([
       {
         externalId: "mis-00004",
@@ -466,11 +481,11 @@ describe.each(testEngines())("traces on %s", (engine) => {
       createdAt: expect.any(Date),
     });
 
-    await expectAppError(caller.traces.get({ traceId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /trace/);
+    await expectAppError(suite.caller.traces.get({ traceId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /trace/);
   });
 
   it("the after-ingest trigger gets the new traces of each playbook, once committed, and never the duplicates", async () => {
-    const { playbookId: otherId } = await caller.playbook.import({
+    const { playbookId: otherId } = await suite.caller.playbook.import({
       content: SMALL_PLAYBOOK,
       format: "ace",
       target: { kind: "new", name: "other" },
@@ -480,9 +495,9 @@ describe.each(testEngines())("traces on %s", (engine) => {
     const { body } = await post({ traces: [trace({ externalId: "old" }), trace({ externalId: "new" }), trace({ playbook: "other" })] });
     expect(afterTracesIngested).toHaveBeenCalledTimes(1);
     const [db, batches] = afterTracesIngested.mock.calls[0]!;
-    expect(db).toBe(database.db);
+    expect(db).toBe(suite.database.db);
     expect(batches).toEqual([
-      { playbookId, traceIds: [body.traces[1]!.id] },
+      { playbookId: suite.playbookId, traceIds: [body.traces[1]!.id] },
       { playbookId: otherId, traceIds: [body.traces[2]!.id] },
     ]);
 
@@ -505,33 +520,33 @@ describe.each(testEngines())("traces on %s", (engine) => {
   });
 
   it("the tRPC ingest stores a batch like the HTTP API", async () => {
-    const result = await caller.traces.ingest({ traces: [trace({ externalId: "s1" }), trace({ externalId: "s1" })] });
+    const result = await suite.caller.traces.ingest({ traces: [trace({ externalId: "s1" }), trace({ externalId: "s1" })] });
     expect(result).toMatchObject({ created: 1, duplicates: 1 });
     expect(await storedCount()).toBe(1);
   });
 
   it("the tRPC ingest refuses an unknown playbook or a wrong field, and stores nothing of the batch", async () => {
     await expectAppError(
-      caller.traces.ingest({ traces: [trace({ externalId: "a" }), trace({ externalId: "b", playbook: "Support" })] }),
+      suite.caller.traces.ingest({ traces: [trace({ externalId: "a" }), trace({ externalId: "b", playbook: "Support" })] }),
       "NOT_FOUND",
       /No playbook named "Support" \(trace 1\)\. Names are case-sensitive.*Nothing was stored/,
     );
-    await expectAppError(caller.traces.ingest({ traces: [trace({ externalId: "c", durationMs: -1 })] }), "BAD_REQUEST", /durationMs/);
-    await expectAppError(caller.traces.ingest({ traces: [] }), "BAD_REQUEST", /traces/);
+    await expectAppError(suite.caller.traces.ingest({ traces: [trace({ externalId: "c", durationMs: -1 })] }), "BAD_REQUEST", /durationMs/);
+    await expectAppError(suite.caller.traces.ingest({ traces: [] }), "BAD_REQUEST", /traces/);
     expect(await storedCount()).toBe(0);
     expect(afterTracesIngested).not.toHaveBeenCalled();
   });
 
   it("the list refuses a cursor it did not hand out and a page size out of range; a trace id must be a UUID", async () => {
-    await caller.traces.ingest({ traces: [trace({ externalId: "x" })] });
+    await suite.caller.traces.ingest({ traces: [trace({ externalId: "x" })] });
     await expectAppError(
-      caller.traces.list({ playbookId, cursor: "page-2" }),
+      suite.caller.traces.list({ playbookId: suite.playbookId, cursor: "page-2" }),
       "BAD_REQUEST",
       /The page cursor is not one this list returned/,
     );
-    await expectAppError(caller.traces.list({ playbookId, limit: 0 }), "BAD_REQUEST", /limit/);
-    await expectAppError(caller.traces.get({ traceId: "x" }), "BAD_REQUEST", /traceId/);
-    expect((await caller.traces.list({ playbookId })).items).toHaveLength(1);
+    await expectAppError(suite.caller.traces.list({ playbookId: suite.playbookId, limit: 0 }), "BAD_REQUEST", /limit/);
+    await expectAppError(suite.caller.traces.get({ traceId: "x" }), "BAD_REQUEST", /traceId/);
+    expect((await suite.caller.traces.list({ playbookId: suite.playbookId })).items).toHaveLength(1);
   });
 
   it("a batch of 1,000 traces is stored in one request", async () => {

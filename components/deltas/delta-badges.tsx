@@ -1,18 +1,11 @@
 // Small badges the list and the detail share: where a delta came from and where it stands.
 import { Zap } from "lucide-react";
-import { Badge } from "@/components/ui/badge";
+import { Badge, IconBadge } from "@/components/ui/badge";
 import type { DeltaListItem, DeltaOrigin } from "@/server/deltas/schemas";
 import { deltaState, ORIGIN_META, STATE_META } from "@/components/shared/delta-labels";
 
 export function OriginBadge({ origin }: { origin: DeltaOrigin }) {
-  const meta = ORIGIN_META[origin];
-  const Icon = meta.icon;
-  return (
-    <Badge tone={meta.tone}>
-      <Icon aria-hidden />
-      {meta.label}
-    </Badge>
-  );
+  return <IconBadge meta={ORIGIN_META[origin]} />;
 }
 
 export function StateBadge({ delta }: { delta: Pick<DeltaListItem, "status" | "flags"> }) {

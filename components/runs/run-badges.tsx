@@ -1,17 +1,17 @@
 // A run's state and role as badges: text first, colour and icon as second cues.
-import { Badge } from "@/components/ui/badge";
+import { Badge, IconBadge } from "@/components/ui/badge";
 import { cn } from "@/components/ui/cn";
 import type { RunListItem, RunRole } from "@/server/runs/schemas";
 import { ROLE_META, RUN_STATE_META, runState } from "@/components/shared/run-labels";
 
 export function RunStateBadge({ run }: { run: Pick<RunListItem, "status" | "error"> }) {
   const meta = RUN_STATE_META[runState(run)];
-  const Icon = meta.icon;
   return (
-    <Badge tone={meta.tone} title={run.status === "queued" && run.error ? run.error : undefined}>
-      <Icon aria-hidden className={cn(meta.spin && "animate-spin motion-reduce:animate-none")} />
-      {meta.label}
-    </Badge>
+    <IconBadge
+      meta={meta}
+      iconClassName={cn(meta.spin && "animate-spin motion-reduce:animate-none")}
+      title={run.status === "queued" && run.error ? run.error : undefined}
+    />
   );
 }
 

@@ -1,17 +1,10 @@
 import { Check, Clock } from "lucide-react";
-import { Badge } from "@/components/ui/badge";
+import { Badge, IconBadge } from "@/components/ui/badge";
 import type { TraceOutcome } from "@/server/traces/schemas";
 import { OUTCOME_META } from "./trace-labels";
 
 export function OutcomeBadge({ outcome }: { outcome: TraceOutcome }) {
-  const meta = OUTCOME_META[outcome];
-  const Icon = meta.icon;
-  return (
-    <Badge tone={meta.tone}>
-      <Icon aria-hidden />
-      {meta.label}
-    </Badge>
-  );
+  return <IconBadge meta={OUTCOME_META[outcome]} />;
 }
 
 /** Whether the reflector has read the trace yet. */

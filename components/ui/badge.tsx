@@ -1,3 +1,4 @@
+import type { LucideIcon } from "lucide-react";
 import type { HTMLAttributes } from "react";
 import { cn } from "./cn";
 
@@ -25,5 +26,24 @@ export function Badge({ tone = "neutral", className, ...props }: HTMLAttributes<
       )}
       {...props}
     />
+  );
+}
+
+/** A badge from a label table's entry (outcome, origin, run state): its tone, then its icon and label. */
+export function IconBadge({
+  meta,
+  iconClassName,
+  title,
+}: {
+  meta: { tone: BadgeTone; icon: LucideIcon; label: string };
+  iconClassName?: string;
+  title?: string;
+}) {
+  const Icon = meta.icon;
+  return (
+    <Badge tone={meta.tone} title={title}>
+      <Icon aria-hidden className={iconClassName} />
+      {meta.label}
+    </Badge>
   );
 }

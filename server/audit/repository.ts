@@ -2,21 +2,10 @@
 // rule needs (IP addresses cleared after ACE_AUDIT_IP_DAYS); a trigger refuses any other.
 import type { Prisma } from "@/server/db/client";
 import type { DbOrTx } from "@/server/db/client";
-import type { AuditActorKind, AuditEntryView, AuditFilters } from "./schemas";
+import type { AuditEntryView, AuditFilters } from "./schemas";
 
-export interface NewAuditEntry {
-  actorKind: AuditActorKind;
-  actorId: string | null;
-  actorName: string;
-  action: string;
-  targetType: string | null;
-  targetId: string | null;
-  targetLabel: string | null;
-  playbookId: string | null;
-  summary: Prisma.InputJsonValue;
-  requestId: string | null;
-  ip: string | null;
-}
+/** An entry as written: the columns a reader sees, less the id and time the database gives it, with before and after in one summary. */
+export type NewAuditEntry = Omit<AuditEntryView, "id" | "createdAt" | "before" | "after"> & { summary: Prisma.InputJsonValue };
 
 export async function insertAuditEntry(tx: DbOrTx, entry: NewAuditEntry): Promise<void> {
   await tx.auditEntry.create({ data: entry, select: { id: true } });

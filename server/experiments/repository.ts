@@ -137,19 +137,21 @@ export interface NewVariantRow {
   targetPlaybookId: string | null;
 }
 
-export interface NewExperimentRow {
-  key: string;
-  name: string;
-  hypothesis: string;
-  playbookId: string;
-  coverage: number;
-  seed: string;
-  primaryMetric: string;
-  guardrails: string[];
-  minimumDetectableEffect: number | null;
-  plannedUnitsPerVariant: number | null;
-  createdBy: string;
-}
+/** What creating an experiment writes: insertExperiment adds the variants and the status (draft); the rest starts empty. */
+export type NewExperimentRow = Pick<
+  ExperimentRow,
+  | "key"
+  | "name"
+  | "hypothesis"
+  | "playbookId"
+  | "coverage"
+  | "seed"
+  | "primaryMetric"
+  | "guardrails"
+  | "minimumDetectableEffect"
+  | "plannedUnitsPerVariant"
+  | "createdBy"
+>;
 
 export async function insertExperiment(tx: Tx, row: NewExperimentRow, variants: NewVariantRow[]): Promise<string> {
   const created = await tx.experiment.create({

@@ -57,10 +57,18 @@ export async function openPlaybook(page: Page, playbookId: string): Promise<void
   await waitForApp(page);
 }
 
-/** The page is loaded and React has hydrated it (see components/trpc/client.tsx). */
+/**
+ * The page is loaded and React has hydrated all of it. The root sets data-hydrated when it mounts
+ * (components/trpc/client.tsx), but the page's Suspense boundaries (the playbook header, the part
+ * under each loading.tsx) hydrate after it, in scheduler tasks of their own, and a click on one not
+ * hydrated yet is lost: in a CI trace the click on a bullet went nowhere, and the header's tab links
+ * hydrated (and prefetched) 1.2 s after data-hydrated, just after that click. The browser is idle
+ * only once React has no such task left.
+ */
 export async function waitForApp(page: Page): Promise<void> {
   await page.waitForLoadState("networkidle");
   await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
+  await page.evaluate(() => new Promise<void>((resolve) => requestIdleCallback(() => requestIdleCallback(() => resolve()))));
 }
 
 /** Four bullets in two sections, with counters: small enough to see every change in a test. */

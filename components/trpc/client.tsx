@@ -29,7 +29,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
       links: [httpBatchLink({ url: "/api/trpc", transformer: superjson, maxItems: MAX_TRPC_BATCH })],
     }),
   );
-  // A marker end-to-end tests wait for: clicks before hydration would be lost to React.
+  // A marker end-to-end tests wait for: set when the root hydrates, before the Suspense boundaries
+  // below it do (e2e/support.ts waitForApp also waits for the browser to be idle).
   useEffect(() => {
     document.documentElement.dataset.hydrated = "true";
   }, []);

@@ -23,7 +23,8 @@ export type TestDatabase = {
 
 /**
  * The engines to run against: pglite always, postgres when the run's global setup made a database.
- * Without PostgreSQL it registers a skipped suite, so the report shows why.
+ * Without PostgreSQL (outside CI only: with CI=true global-setup.ts fails the run instead) it
+ * registers a skipped suite titled with global-setup's reason, so the report shows why.
  */
 export function testEngines(): TestEngine[] {
   if (inject("testPostgresUrl")) return ["pglite", "postgres"];

@@ -128,13 +128,24 @@ test("the tab is in the playbook's tabs, and every chart renders", async ({ page
   for (const name of ["Outcomes", "Size", "Counters", "Top movers", "Score distribution", "Churn", "Review", "LLM cost"]) {
     await expect(chart(page, name)).toBeVisible();
   }
-  // Charts with data draw an SVG surface; none shows its empty state.
+  // Charts with data draw an SVG surface; none shows its empty state. Those below the first screen
+  // draw when scrolled to (a placeholder of their height holds their place until then).
   for (const name of ["Outcomes", "Size", "Counters", "Score distribution", "Churn", "LLM cost"]) {
+    await chart(page, name).scrollIntoViewIfNeeded();
     await expect(chart(page, name).locator("svg.recharts-surface").first()).toBeVisible();
   }
+  await expect(page.locator("[data-chart-placeholder]")).toHaveCount(0);
   // The reflector tagged str-00001 on every success and str-00002 on every failure.
   await expect(chart(page, "Top movers").getByRole("list", { name: "Rose most" })).toContainText("[str-00001]");
   await expect(chart(page, "Top movers").getByRole("list", { name: "Fell most" })).toContainText("[str-00002]");
+});
+
+test("the page's HTML carries the metrics answer once, not again in the playbook header's hydration state", async ({ request }) => {
+  const html = await (await request.get(`/playbooks/${playbookId}/evolution`)).text();
+  // A dehydrated query names its hash once. The header's boundary lists its own queries; without the
+  // list it shipped the page's metrics a second time whenever they had settled first.
+  const hashes = (name: string) => html.split(`queryHash\\":\\"[[\\\\\\"${name}\\\\\\"`).length - 1;
+  expect(hashes("metrics")).toBe(1);
 });
 
 test("Show data lists each day's traces, outcomes, rate and Wilson interval, per variant too", async ({ page }) => {

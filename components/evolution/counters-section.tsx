@@ -18,6 +18,7 @@ import { compactTick } from "./format";
 import { CHART_COLORS } from "@/components/shared/chart-palette";
 import { counterRows, counterTable, moverTable, topMovers, type CounterRow } from "./prepare/counters";
 import { scoreBins, scoreTable, type ScoreBin } from "./prepare/scores";
+import { WhenVisible } from "@/components/ui/when-visible";
 
 export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => counterRows(result), [result]);
@@ -38,36 +39,45 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
     >
       {known ? (
         <div>
-          <LineChart data={rows} syncId={syncId} syncMethod="value" responsive style={{ width: "100%", height: 240 }} margin={CHART_MARGIN}>
-            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis {...timeAxisProps(bucket, timeZone)} />
-            <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
-            {series.map((entry) => (
-              <Line
-                key={entry.key}
-                type="stepAfter"
-                dataKey={entry.key}
-                name={entry.label}
-                stroke={entry.color}
-                strokeWidth={2}
-                dot={false}
+          <WhenVisible height={240}>
+            <LineChart
+              data={rows}
+              syncId={syncId}
+              syncMethod="value"
+              responsive
+              style={{ width: "100%", height: 240 }}
+              margin={CHART_MARGIN}
+            >
+              <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+              <XAxis {...timeAxisProps(bucket, timeZone)} />
+              <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
+              {series.map((entry) => (
+                <Line
+                  key={entry.key}
+                  type="stepAfter"
+                  dataKey={entry.key}
+                  name={entry.label}
+                  stroke={entry.color}
+                  strokeWidth={2}
+                  dot={false}
+                  isAnimationActive={false}
+                />
+              ))}
+              <Tooltip
                 isAnimationActive={false}
+                content={bucketTooltip<CounterRow>({
+                  bucket,
+                  timeZone,
+                  lines: (row) =>
+                    versionLines(row.version, () => [
+                      { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
+                      { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
+                      { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
+                    ]),
+                })}
               />
-            ))}
-            <Tooltip
-              isAnimationActive={false}
-              content={bucketTooltip<CounterRow>({
-                bucket,
-                timeZone,
-                lines: (row) =>
-                  versionLines(row.version, () => [
-                    { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
-                    { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
-                    { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
-                  ]),
-              })}
-            />
-          </LineChart>
+            </LineChart>
+          </WhenVisible>
           <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />
         </div>
       ) : (
@@ -216,28 +226,30 @@ export function ScoresSection({
           not counted.
         </ChartEmpty>
       ) : (
-        <BarChart data={bins} responsive style={{ width: "100%", height: 220 }} margin={CHART_MARGIN}>
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis dataKey="label" tick={{ fontSize: 11, fill: CHART_COLORS.axis }} tickLine={false} minTickGap={8} />
-          <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
-          <Bar dataKey="bullets" name="Bullets" fill={CHART_COLORS.score} isAnimationActive={false} />
-          <Tooltip
-            isAnimationActive={false}
-            cursor={{ fill: "#f2f2f5" }}
-            content={(props) => {
-              const bin = props.payload?.[0]?.payload as ScoreBin | undefined;
-              if (!props.active || !bin) return null;
-              return (
-                <div className="rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
-                  <p className="font-medium text-ink">Score {bin.label}</p>
-                  <p className="text-ink-muted">
-                    {formatNumber(bin.bullets)} {bin.bullets === 1 ? "bullet" : "bullets"} at v{shown?.version}
-                  </p>
-                </div>
-              );
-            }}
-          />
-        </BarChart>
+        <WhenVisible height={220}>
+          <BarChart data={bins} responsive style={{ width: "100%", height: 220 }} margin={CHART_MARGIN}>
+            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+            <XAxis dataKey="label" tick={{ fontSize: 11, fill: CHART_COLORS.axis }} tickLine={false} minTickGap={8} />
+            <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
+            <Bar dataKey="bullets" name="Bullets" fill={CHART_COLORS.score} isAnimationActive={false} />
+            <Tooltip
+              isAnimationActive={false}
+              cursor={{ fill: "#f2f2f5" }}
+              content={(props) => {
+                const bin = props.payload?.[0]?.payload as ScoreBin | undefined;
+                if (!props.active || !bin) return null;
+                return (
+                  <div className="rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
+                    <p className="font-medium text-ink">Score {bin.label}</p>
+                    <p className="text-ink-muted">
+                      {formatNumber(bin.bullets)} {bin.bullets === 1 ? "bullet" : "bullets"} at v{shown?.version}
+                    </p>
+                  </div>
+                );
+              }}
+            />
+          </BarChart>
+        </WhenVisible>
       )}
     </ChartCard>
   );

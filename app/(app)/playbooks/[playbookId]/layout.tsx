@@ -28,13 +28,15 @@ async function Chrome({ params }: { params: Promise<{ playbookId: string }> }) {
   // The pending count and the running experiments too: anything that pops in after hydration would
   // push the tabs aside.
   const queryClient = getQueryClient();
-  await Promise.all([
-    loadPlaybook(playbookId),
-    queryClient.prefetchQuery(trpc.delta.list.queryOptions(pendingCountInput(playbookId))),
-    queryClient.prefetchQuery(trpc.experiments.list.queryOptions(runningExperimentsInput(playbookId))),
-  ]);
+  // The header's own queries, and only those in its hydration state: the page's boundary carries the page's.
+  const own = {
+    playbook: trpc.playbook.get.queryOptions({ playbookId }),
+    pending: trpc.delta.list.queryOptions(pendingCountInput(playbookId)),
+    running: trpc.experiments.list.queryOptions(runningExperimentsInput(playbookId)),
+  };
+  await Promise.all([loadPlaybook(playbookId), queryClient.prefetchQuery(own.pending), queryClient.prefetchQuery(own.running)]);
   return (
-    <HydrateClient>
+    <HydrateClient only={Object.values(own)}>
       <PlaybookChrome playbookId={playbookId} experiments={<PlaybookExperiments playbookId={playbookId} />} />
     </HydrateClient>
   );

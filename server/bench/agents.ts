@@ -12,12 +12,11 @@ import { systemWho } from "@/server/audit/record";
 import { createApiKey } from "@/server/apikeys/service";
 import { createExperimentInput } from "@/server/experiments/schemas";
 import { createExperiment } from "@/server/experiments/service";
-import { ACTOR, check, guarded, importAppWorld, type RecordResult } from "./database";
+import { ACTOR, check, guarded, importAppWorld, recordSamples, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { closedLoop, type LoadPlan } from "./http-load";
 import { ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
 import { formatMs, type Target } from "./report";
-import { summarize } from "./stats";
 
 const PORT = 3450;
 const PLAYBOOK = "Agents under load";
@@ -311,11 +310,7 @@ export async function agentsBenchmarks(
             ? [{ text: `RSS growth ≤ ${MAX_RSS_GROWTH_MB} MB`, met: growth <= MAX_RSS_GROWTH_MB * 1024 * 1024 }]
             : []),
         ];
-        record({
-          kind: "measured",
-          benchmark: `${load}: ${name}`,
-          engine: engineLabel,
-          summary: summarize(stream.latencies),
+        recordSamples(record, `${load}: ${name}`, engineLabel, stream.latencies, {
           ...(stream === result.assign ? {} : { target }),
           extra,
           note:
@@ -348,11 +343,7 @@ export async function agentsBenchmarks(
       const cpuAfter = server.cpuMs();
       const perSecond = (polls.latencies.length * 1000) / polls.elapsedMs;
       const requests = plan.cachedPolls.warmup + plan.cachedPolls.requests;
-      record({
-        kind: "measured",
-        benchmark: "Cached context polls (304), closed loop",
-        engine: engineLabel,
-        summary: summarize(polls.latencies),
+      recordSamples(record, "Cached context polls (304), closed loop", engineLabel, polls.latencies, {
         throughput: { perSecond, unit: "polls/s", target: { minPerSecond: CACHED_POLLS_PER_SECOND } },
         note:
           `GET /api/v1/playbooks/{name}/context with If-None-Match and a Bearer key, ${plan.cachedPolls.concurrency} clients in a closed loop ` +

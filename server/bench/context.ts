@@ -12,11 +12,10 @@ import { editPlaybook } from "@/server/deltas/edit";
 import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { matchesIfNoneMatch } from "@/server/http/etag";
 import { getPlaybook } from "@/server/playbooks/browse";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type SyntheticBenchmark } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, recordSamples, type SyntheticBenchmark } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
-import { summarize } from "./stats";
 
 export const CONTEXT_TARGET: Target = { maxMs: 50 };
 
@@ -49,7 +48,7 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
     forgetCompiledContexts();
     forgetEngineStates(engine.db);
     const ms = await timeOnce(() => serveContext(engine, name, "", null), CALL_TIMEOUT_MS, cold);
-    record({ kind: "measured", benchmark: cold, engine: engine.name, summary: summarize([ms]) });
+    recordSamples(record, cold, engine.name, [ms]);
   });
   if (!ready) return;
 
@@ -82,11 +81,7 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
         CALL_TIMEOUT_MS,
         benchmark,
       );
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engine.name,
-        summary: summarize(samples),
+      recordSamples(record, benchmark, engine.name, samples, {
         target: CONTEXT_TARGET,
         note:
           `${result.includedBullets.toLocaleString("en")} bullets in ${result.tokens.toLocaleString("en")} tokens ` +
@@ -136,11 +131,7 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
         CALL_TIMEOUT_MS,
         afterTags,
       );
-      record({
-        kind: "measured",
-        benchmark: afterTags,
-        engine: engine.name,
-        summary: summarize(samples),
+      recordSamples(record, afterTags, engine.name, samples, {
         target: CONTEXT_TARGET,
         note:
           "Default options. Before each call, untimed: a tag delta adds 1 helpful to three bullets (as a reflection does), a new " +
@@ -155,11 +146,7 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
   await guarded(record, cached, engine.name, async () => {
     await serveContext(engine, name, "", null);
     const samples = await measure(() => serveContext(engine, name, "", null), plan, CALL_TIMEOUT_MS, cached);
-    record({
-      kind: "measured",
-      benchmark: cached,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, cached, engine.name, samples, {
       target: CONTEXT_TARGET,
       note: "Default options, 200 with the body: resolveContextTarget, then the context compiled for this ETag before (kept in the process).",
     });
@@ -171,11 +158,7 @@ export const contextBenchmarks: SyntheticBenchmark = async (engine, synthetic, p
     const first = await serveContext(engine, name, "", etag);
     check(first.status === 304, "an If-None-Match with the current ETag did not get a 304");
     const samples = await measure(() => serveContext(engine, name, "", etag), plan, CALL_TIMEOUT_MS, notModified);
-    record({
-      kind: "measured",
-      benchmark: notModified,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, notModified, engine.name, samples, {
       target: CONTEXT_TARGET,
       note: "resolveContextTarget alone: the playbook's name, version and settings, and the ETag; no bullet is read.",
     });

@@ -26,11 +26,11 @@ import {
   type CurationCorpus,
   type NewBullet,
 } from "./curation-data";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, recordSamples, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
-import { percentile, summarize } from "./stats";
+import { percentile } from "./stats";
 
 export const CURATION_TARGETS = {
   apply: { maxMs: 100, aim: "aim 30 ms" },
@@ -94,11 +94,7 @@ export async function curationBenchmarks(
   const cold = `${APPLY}: first delta.edit after opening, once`;
   const warmed = await guarded(record, cold, engine.name, async () => {
     const ms = await timeOnce(edit, CALL_TIMEOUT_MS, cold);
-    record({
-      kind: "measured",
-      benchmark: cold,
-      engine: engine.name,
-      summary: summarize([ms]),
+    recordSamples(record, cold, engine.name, [ms], {
       note:
         "Loads the 10,000 bullets, builds the near-duplicate index and counts the active bullets' tokens (for the " +
         "token budget) before it applies; every later apply finds all three in the service's cache.",
@@ -129,11 +125,7 @@ export async function curationBenchmarks(
       CALL_TIMEOUT_MS,
       approve,
     );
-    record({
-      kind: "measured",
-      benchmark: approve,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, approve, engine.name, samples, {
       target: CURATION_TARGETS.apply,
       note: "Each run approves a curator delta proposed just before it; the proposal is not timed.",
     });
@@ -145,7 +137,7 @@ export async function curationBenchmarks(
     const { summary } = await getPlaybook(db, playbookId);
     const active = corpus.bullets.length + applied * (DELTA_MIX.add - DELTA_MIX.remove - DELTA_MIX.merge);
     check(summary.active === active, `expected ${active} active bullets after ${applied} deltas, found ${summary.active}`);
-    record({ kind: "measured", benchmark: direct, engine: engine.name, summary: summarize(samples), target: CURATION_TARGETS.apply });
+    recordSamples(record, direct, engine.name, samples, { target: CURATION_TARGETS.apply });
   });
 
   const diffName = `history.diff, 10k bullets: the first ${DIFF_SPAN} curation deltas`;
@@ -155,11 +147,7 @@ export async function curationBenchmarks(
     const first = await historyService.diffVersions(db, input);
     checkDiff(first, DIFF_SPAN);
     const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, diffName);
-    record({
-      kind: "measured",
-      benchmark: diffName,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, diffName, engine.name, samples, {
       target: CURATION_TARGETS.diff,
       note:
         `Version ${start} → ${start + DIFF_SPAN}, ${changedBullets(first).toLocaleString("en")} bullet changes. The playbook is at ` +
@@ -174,7 +162,7 @@ export async function curationBenchmarks(
     const input = diffVersionsInput.parse({ playbookId, from: version - DIFF_SPAN, to: version });
     checkDiff(await historyService.diffVersions(db, input), DIFF_SPAN);
     const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, latest);
-    record({ kind: "measured", benchmark: latest, engine: engine.name, summary: summarize(samples) });
+    recordSamples(record, latest, engine.name, samples);
   });
 }
 
@@ -200,7 +188,7 @@ async function duplicateCheckBenchmark(corpus: CurationCorpus, record: RecordRes
   let index: SimilarityIndex | undefined;
   await guarded(record, build, IN_PROCESS, async () => {
     const ms = await timeOnce(async () => (index = buildSimilarityIndex(corpus.state.bullets.values())), CALL_TIMEOUT_MS, build);
-    record({ kind: "measured", benchmark: build, engine: IN_PROCESS, summary: summarize([ms]) });
+    recordSamples(record, build, IN_PROCESS, [ms]);
   });
   if (!index) return null;
   const built = index;
@@ -216,11 +204,7 @@ async function duplicateCheckBenchmark(corpus: CurationCorpus, record: RecordRes
       const kept = ms.filter((_, i) => keep(bullets[i] as NewBullet));
       return kept.length ? formatMs(percentile(kept, 95)) : "—";
     };
-    record({
-      kind: "measured",
-      benchmark: name,
-      engine: IN_PROCESS,
-      summary: summarize(ms),
+    recordSamples(record, name, IN_PROCESS, ms, {
       target: CURATION_TARGETS.duplicateCheck,
       note:
         `${runs} different bullets, each timed alone: ${rewordings} reword a bullet of the playbook (${found} found it, p95 ` +
@@ -259,7 +243,7 @@ export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: 
     later = to;
     checkDiff(diffStates(corpus.state, to), DIFF_SPAN);
     const samples = await measure(async () => diffStates(corpus.state, to), plan, CALL_TIMEOUT_MS, diffName);
-    record({ kind: "measured", benchmark: diffName, engine: IN_PROCESS, summary: summarize(samples), target: CURATION_TARGETS.diff });
+    recordSamples(record, diffName, IN_PROCESS, samples, { target: CURATION_TARGETS.diff });
   });
   if (!later) return;
 
@@ -280,11 +264,7 @@ export async function inProcessCurationBenchmarks(corpus: CurationCorpus, plan: 
       newSectionId: randomUUID,
     };
     const samples = await measure(async () => (state = applyDeltas(state, options, deltas.next, 1)), plan, CALL_TIMEOUT_MS, engineName);
-    record({
-      kind: "measured",
-      benchmark: engineName,
-      engine: IN_PROCESS,
-      summary: summarize(samples),
+    recordSamples(record, engineName, IN_PROCESS, samples, {
       note:
         "The engine's part of delta.edit: validation with the near-duplicate search and the token budget, and the new " +
         "state; no database.",

@@ -15,7 +15,7 @@ import { CURATOR_PLAYBOOK_TOKENS } from "@/server/runs/curate";
 import { startMockOpenAi } from "@/server/testing/mock-openai";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { ingestTraces } from "@/server/traces/service";
-import { ACTOR, check, guarded, importAppWorld, type RecordResult } from "./database";
+import { ACTOR, check, guarded, importAppWorld, recordSamples, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { formatTokens, type TokenTarget } from "./report";
 import { summarize } from "./stats";
@@ -147,11 +147,7 @@ export async function cycleBenchmark(engine: BenchEngine, plan: CyclePlan, recor
       target: CYCLE_TARGET,
       note: `One figure per round of ${n} traces: all its runs' tokens divided by the traces reflected.`,
     });
-    record({
-      kind: "measured",
-      benchmark: `· Round of ${n} reflector runs + 1 curator run, drained (mock answers at once)`,
-      engine: engine.name,
-      summary: summarize(drainMs),
+    recordSamples(record, `· Round of ${n} reflector runs + 1 curator run, drained (mock answers at once)`, engine.name, drainMs, {
       note: "Wall time of JobWorker.drain (concurrency 2) for one round: the server's own work per cycle, with an LLM that takes no time.",
     });
   } finally {

@@ -39,6 +39,20 @@ export interface DatabasePlans {
 
 export type RecordResult = (result: BenchResult) => void;
 
+/** What a measured row adds to its samples: a target, a throughput, further checks, a note. */
+type MeasuredDetails = Omit<Extract<BenchResult, { kind: "measured" }>, "kind" | "benchmark" | "engine" | "summary">;
+
+/** Records the timed samples of `benchmark` on `engine` as a measured row. */
+export function recordSamples(
+  record: RecordResult,
+  benchmark: string,
+  engine: string,
+  samples: readonly number[],
+  details: MeasuredDetails = {},
+): void {
+  record({ kind: "measured", benchmark, engine, summary: summarize(samples), ...details });
+}
+
 /** A row (or rows) timed on the synthetic 10,000-bullet playbook, imported once as `playbookId`. */
 export type SyntheticBenchmark = (
   engine: BenchEngine,
@@ -81,7 +95,7 @@ export async function seedOnce<T>(
       timeoutMs,
       benchmark,
     );
-    record({ kind: "measured", benchmark, engine, summary: summarize([ms]), note: `Setup, not a target: ${note}` });
+    recordSamples(record, benchmark, engine, [ms], { note: `Setup, not a target: ${note}` });
   });
   return seeded.value;
 }
@@ -118,7 +132,7 @@ export async function importFixtureBenchmark(engine: BenchEngine, plan: RunPlan,
       CALL_TIMEOUT_MS,
       benchmark,
     );
-    record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples), target: TARGETS.import });
+    recordSamples(record, benchmark, engine.name, samples, { target: TARGETS.import });
   });
 }
 
@@ -142,11 +156,7 @@ export async function importSynthetic(engine: BenchEngine, synthetic: SyntheticP
       benchmark,
     );
     check(imported === synthetic.bulletCount, `expected ${synthetic.bulletCount} bullets imported, got ${imported}`);
-    record({
-      kind: "measured",
-      benchmark,
-      engine: engine.name,
-      summary: summarize([ms]),
+    recordSamples(record, benchmark, engine.name, [ms], {
       note: `${(synthetic.text.length / 1e6).toFixed(1)} MB of text, 12 sections, one transaction.`,
     });
   });
@@ -168,11 +178,7 @@ export const pageBenchmarks: SyntheticBenchmark = async (engine, synthetic, play
   // is keyed by version); every page view after an edit pays this once.
   await guarded(record, "getPlaybook, first call after the import", engine.name, async () => {
     const ms = await timeOnce(() => getPlaybook(engine.db, playbookId), CALL_TIMEOUT_MS, "getPlaybook");
-    record({
-      kind: "measured",
-      benchmark: "getPlaybook, first call after the import",
-      engine: engine.name,
-      summary: summarize([ms]),
+    recordSamples(record, "getPlaybook, first call after the import", engine.name, [ms], {
       note: "Includes compiling the 10,000 bullets to ACE text and counting its tokens (cached per version afterwards).",
     });
   });
@@ -225,11 +231,7 @@ export const pageBenchmarks: SyntheticBenchmark = async (engine, synthetic, play
       const [, first] = await openPage(engine, playbookId, variant.query);
       variant.verify(first);
       const samples = await measure(() => openPage(engine, playbookId, variant.query), plan, CALL_TIMEOUT_MS, benchmark);
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engine.name,
-        summary: summarize(samples),
+      recordSamples(record, benchmark, engine.name, samples, {
         target: TARGETS.page,
         ...(variant.query.search ? { note: `${first.total} bullets match the filter.` } : {}),
       });
@@ -239,14 +241,14 @@ export const pageBenchmarks: SyntheticBenchmark = async (engine, synthetic, play
   // The parts alone, to tell which one costs what when the page misses its target.
   await guarded(record, "· getPlaybook alone", engine.name, async () => {
     const samples = await measure(() => getPlaybook(engine.db, playbookId), plan, CALL_TIMEOUT_MS, "getPlaybook");
-    record({ kind: "measured", benchmark: "· getPlaybook alone", engine: engine.name, summary: summarize(samples) });
+    recordSamples(record, "· getPlaybook alone", engine.name, samples);
   });
   for (const variant of variants) {
     const benchmark = `· listBullets alone: ${variant.label}`;
     await guarded(record, benchmark, engine.name, async () => {
       const input = listBulletsInput.parse({ playbookId, sort: "position", limit: 200, ...variant.query });
       const samples = await measure(() => listBullets(engine.db, input), plan, CALL_TIMEOUT_MS, benchmark);
-      record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples) });
+      recordSamples(record, benchmark, engine.name, samples);
     });
   }
 };
@@ -261,7 +263,7 @@ export const exportBenchmarks: SyntheticBenchmark = async (engine, synthetic, pl
       check(first.content.includes(synthetic.firstBulletId), `the ${format} export lacks bullet ${synthetic.firstBulletId}`);
       const samples = await measure(() => exportPlaybook(engine.db, input), plan, CALL_TIMEOUT_MS, name);
       const size = `${(Buffer.byteLength(first.content) / 1e6).toFixed(1)} MB`;
-      record({ kind: "measured", benchmark: `${name} (${size})`, engine: engine.name, summary: summarize(samples) });
+      recordSamples(record, `${name} (${size})`, engine.name, samples);
     });
   }
 };

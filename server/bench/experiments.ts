@@ -11,13 +11,12 @@ import { createExperimentInput, resultsInput, type ExperimentResults } from "@/s
 import { createExperiment, experimentResults, loadExperiment } from "@/server/experiments/service";
 import { currentPhase } from "@/server/experiments/views";
 import { loadSnapshot } from "@/server/deltas/engine-state";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, importAppWorld, seedOnce, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, importAppWorld, recordSamples, seedOnce, type RecordResult } from "./database";
 import type { BenchEngine, EngineName } from "./engines";
 import { experimentTraceColumns } from "./experiment-data";
 import { measure, type RunPlan } from "./measure";
 import * as seedRepo from "./repository";
 import { formatMs, type Target } from "./report";
-import { summarize } from "./stats";
 
 export const RESULTS_TARGETS: Record<EngineName, Target> = { PostgreSQL: { maxMs: 300 }, PGlite: { maxMs: 600 } };
 export const EXPERIMENT_SCALE = { units: 20_000, tracesPerUnit: 10, tasks: 2_000, days: 14 } as const;
@@ -120,11 +119,7 @@ export async function experimentBenchmarks(engine: BenchEngine, plan: RunPlan, r
     check(!first.srm.flagged, "the seeded split was flagged as a sample ratio mismatch");
     const samples = await measure(() => callResults(db, seeded.key), plan, CALL_TIMEOUT_MS, benchmark);
     const comparison = first.comparisons[0];
-    record({
-      kind: "measured",
-      benchmark,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, benchmark, engine.name, samples, {
       target: RESULTS_TARGETS[engine.name],
       note:
         `The answer: ${first.analysis} analysis, ${first.timeline.length} timeline days, ` +

@@ -10,7 +10,7 @@ import { POST } from "@/app/api/mcp/route";
 import { serveDb } from "@/server/db/client";
 import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { getPlaybook } from "@/server/playbooks/browse";
-import { CALL_TIMEOUT_MS, check, guarded, type SyntheticBenchmark } from "./database";
+import { CALL_TIMEOUT_MS, check, guarded, recordSamples, type SyntheticBenchmark } from "./database";
 import { measure, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
 import { summarize } from "./stats";
@@ -59,7 +59,7 @@ export const mcpBenchmarks: SyntheticBenchmark = async (engine, synthetic, playb
       client = await connect();
       forgetEngineStates(engine.db);
       const ms = await timeOnce(() => search(queries[0] as string), CALL_TIMEOUT_MS, cold);
-      record({ kind: "measured", benchmark: cold, engine: engine.name, summary: summarize([ms]) });
+      recordSamples(record, cold, engine.name, [ms]);
     });
     if (!ready) return;
 
@@ -82,11 +82,7 @@ export const mcpBenchmarks: SyntheticBenchmark = async (engine, synthetic, playb
         benchmark,
       );
       const cpuSummary = summarize(cpu);
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engine.name,
-        summary: summarize(samples),
+      recordSamples(record, benchmark, engine.name, samples, {
         target: MCP_SEARCH_TARGET,
         note: `CPU time of this process per call: p50 ${formatMs(cpuSummary.p50)}, p95 ${formatMs(cpuSummary.p95)}.`,
       });

@@ -8,14 +8,13 @@ import { backfillVersionFigures } from "@/server/metrics/figures";
 import { parseMetricsQuery, type MetricsResult } from "@/server/metrics/schemas";
 import { playbookMetrics } from "@/server/metrics/service";
 import type { Db } from "@/server/db/client";
-import { CALL_TIMEOUT_MS, check, guarded, importAppWorld, seedOnce, type RecordResult } from "./database";
+import { CALL_TIMEOUT_MS, check, guarded, importAppWorld, recordSamples, seedOnce, type RecordResult } from "./database";
 import type { BenchEngine, EngineName } from "./engines";
 import { generateHistory } from "./history-data";
 import { measure, type RunPlan } from "./measure";
 import { metricsTraceColumns } from "./metrics-data";
 import * as seedRepo from "./repository";
 import { formatMs, type Target } from "./report";
-import { summarize } from "./stats";
 
 export const METRICS_TARGETS: Record<EngineName, Target> = { PostgreSQL: { maxMs: 150 }, PGlite: { maxMs: 300 } };
 export const METRICS_SCALE = { traces: 100_000, versions: 1_000, days: 90, reflections: 95_000, curations: 5_000 } as const;
@@ -129,7 +128,7 @@ export async function metricsBenchmarks(engine: BenchEngine, plan: RunPlan, reco
     check(first.totals.traces === METRICS_SCALE.traces, `the metrics count ${first.totals.traces} traces`);
     check(first.outcomes.length >= METRICS_SCALE.days, `expected ${METRICS_SCALE.days}+ daily buckets, got ${first.outcomes.length}`);
     const samples = await measure(() => callMetrics(db, seeded), plan, CALL_TIMEOUT_MS, benchmark);
-    record({ kind: "measured", benchmark, engine: engine.name, summary: summarize(samples), target, note: describeAnswer(first) });
+    recordSamples(record, benchmark, engine.name, samples, { target, note: describeAnswer(first) });
   });
 
   const withRuns = `Metrics, 90 days by day: ${scale}, 100k runs`;
@@ -139,11 +138,7 @@ export async function metricsBenchmarks(engine: BenchEngine, plan: RunPlan, reco
     const runs = first.llm.byRole.filter((role) => role.role !== "agent").reduce((sum, role) => sum + role.runs, 0);
     check(runs === METRICS_SCALE.reflections + METRICS_SCALE.curations, `the metrics count ${runs} runs`);
     const samples = await measure(() => callMetrics(db, seeded), plan, CALL_TIMEOUT_MS, withRuns);
-    record({
-      kind: "measured",
-      benchmark: withRuns,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, withRuns, engine.name, samples, {
       target,
       note: `${describeAnswer(first)} Runs (95,000 reflector, one per trace; 5,000 curator) inserted untimed before the first call.`,
     });

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from "@playwright/test";
 import { systemWho } from "@/server/audit/record";
 import { createApiKey } from "@/server/apikeys/service";
 import { assignUnit } from "@/server/experiments/assignment";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, recordSamples, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { seedExperiment, type ExperimentSeed } from "./experiments";
 import { closedLoop, type LoadPlan, type LoadRequest } from "./http-load";
@@ -16,7 +16,7 @@ import { seedMetricsPlaybook, seedMetricsRuns, type MetricsSeed } from "./metric
 import { ensureBuild, portInUse, startServer, waitUntilServing, type Cleanups, type Server } from "./next-server";
 import { CHROMIUM, CHROMIUM_ARGS } from "@/server/testing/chromium";
 import { formatMs, formatRate, type RateTarget, type Target } from "./report";
-import { percentile, summarize } from "./stats";
+import { percentile } from "./stats";
 
 export const STUDIO_PORT = 3400;
 export const ASSIGN_TARGETS = { latency: { maxMs: 5 } satisfies Target, rate: { minPerSecond: 1_000 } satisfies RateTarget };
@@ -96,11 +96,7 @@ async function assignmentRows(
     const benchmark = `Assignment over HTTP, ${label}`;
     await guarded(record, benchmark, engineLabel, async () => {
       const { result, cpuPerCall, throughput } = await loadWithCpu(server, plan, request, checkAnswer, benchmark, "assignments/s");
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engineLabel,
-        summary: summarize(result.latencies),
+      recordSamples(record, benchmark, engineLabel, result.latencies, {
         ...(target === "latency" ? { target: ASSIGN_TARGETS.latency } : {}),
         throughput: target === "rate" ? { ...throughput, target: ASSIGN_TARGETS.rate } : throughput,
         note:
@@ -137,11 +133,7 @@ async function floorRows(server: Server, engine: BenchEngine, key: string, plans
     const benchmark = `· Floor: a 415 from the same route, ${plan.concurrency === 1 ? "one client" : `${plan.concurrency} clients`}`;
     await guarded(record, benchmark, engineLabel, async () => {
       const { result, cpuPerCall, throughput } = await loadWithCpu(server, plan, request, checkAnswer, benchmark, "requests/s");
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engineLabel,
-        summary: summarize(result.latencies),
+      recordSamples(record, benchmark, engineLabel, result.latencies, {
         throughput,
         note:
           `POST /api/v1/experiments/{key}/assign sent as text/plain, refused (415) by the route wrapper before it reads ` +
@@ -167,11 +159,7 @@ async function assignInProcessRow(engine: BenchEngine, key: string, plan: RunPla
       CALL_TIMEOUT_MS,
       benchmark,
     );
-    record({
-      kind: "measured",
-      benchmark,
-      engine: engine.name,
-      summary: summarize(samples),
+    recordSamples(record, benchmark, engine.name, samples, {
       note: "assignUnit (server/experiments/service.ts) called directly, a new unit each call: the experiment read and the first exposure written, as the route does after its checks.",
     });
   });
@@ -327,24 +315,22 @@ async function pageRows(
       loads.map((load) => load.responseStartMs),
       50,
     );
-    record({
-      kind: "measured",
+    recordSamples(
+      record,
       benchmark,
-      engine: engineLabel,
-      summary: summarize(loads.map((load) => load.paintedMs)),
-      target: PAGE_TARGET,
-      note:
-        `${describe}: from navigation start until all ${cold.charts} charts of the first screen (1440 × 900) are drawn ` +
-        `(recharts surfaces with something in them; ${cold.dataButtons} "Show data" buttons on the page), a fresh browser ` +
-        `context (empty cache) per load, the server warm; its response started after ${formatMs(ttfb)} (p50).` +
-        belowNote(loads) +
-        ` Chromium ${browser.version()}.`,
-    });
-    record({
-      kind: "measured",
-      benchmark: `${benchmark}: first view after the server started`,
-      engine: engineLabel,
-      summary: summarize([cold.paintedMs]),
+      engineLabel,
+      loads.map((load) => load.paintedMs),
+      {
+        target: PAGE_TARGET,
+        note:
+          `${describe}: from navigation start until all ${cold.charts} charts of the first screen (1440 × 900) are drawn ` +
+          `(recharts surfaces with something in them; ${cold.dataButtons} "Show data" buttons on the page), a fresh browser ` +
+          `context (empty cache) per load, the server warm; its response started after ${formatMs(ttfb)} (p50).` +
+          belowNote(loads) +
+          ` Chromium ${browser.version()}.`,
+      },
+    );
+    recordSamples(record, `${benchmark}: first view after the server started`, engineLabel, [cold.paintedMs], {
       target: PAGE_TARGET,
       note: `The first load of the page after next start, before any warm-up; the response started after ${formatMs(cold.responseStartMs)}.`,
     });

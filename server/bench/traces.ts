@@ -9,11 +9,11 @@ import { listRunsInput } from "@/server/runs/schemas";
 import { listRuns } from "@/server/runs/service";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { ingestTraces } from "@/server/traces/service";
-import { CALL_TIMEOUT_MS, check, guarded, importAppWorld, type RecordResult } from "./database";
+import { CALL_TIMEOUT_MS, check, guarded, importAppWorld, recordSamples, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { measurePrepared, type RunPlan } from "./measure";
 import { formatRate, type RateTarget, type Throughput } from "./report";
-import { percentile, summarize } from "./stats";
+import { percentile } from "./stats";
 import { bulletIdsOf, traceSource, type TraceBody } from "./trace-data";
 
 /** The target holds for batched ingestion on PostgreSQL, the production engine. */
@@ -80,11 +80,7 @@ export async function traceBenchmarks(engine: BenchEngine, plans: TracePlans, re
         samples.map((ms) => (size * 1000) / ms),
         50,
       );
-      record({
-        kind: "measured",
-        benchmark,
-        engine: engine.name,
-        summary: summarize(samples),
+      recordSamples(record, benchmark, engine.name, samples, {
         throughput,
         note:
           `Throughput ${formatRate(throughput)} is traces stored / time of the timed calls; the median call's rate was ` +
@@ -147,11 +143,7 @@ async function redactionBenchmark(
   const share = on.perSecond / off.perSecond;
   REDACTION_MODES.forEach(({ label }, mode) => {
     const isOn = mode === 1;
-    record({
-      kind: "measured",
-      benchmark: `Ingest traces, batches of 1,000, ${label}`,
-      engine: engine.name,
-      summary: summarize(samples[mode]!),
+    recordSamples(record, `Ingest traces, batches of 1,000, ${label}`, engine.name, samples[mode]!, {
       throughput: isOn ? on : off,
       ...(isOn
         ? {

@@ -1,49 +1,21 @@
 // `npm run ace -- user …` and `apikey …` as a person or a CI script runs them: child processes on a
 // real embedded database folder, then through a running server that requires sign-in (setup
 // token, admin API key).
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadAuthSettings, setAuthSettings } from "@/server/auth/config";
 import { installPeerStamp } from "@/server/auth/peer";
 import { addSetupToken } from "@/server/auth/service";
 import { openDatabase, serveDb, type DatabaseHandle } from "@/server/db/client";
-import { setLockUrl } from "@/server/db/lock";
+import { runCli, serveTrpcToCli } from "@/server/testing/cli";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 import { callerAs } from "@/server/trpc/callers";
 import { createTRPCContext } from "@/server/trpc/init";
-import { appRouter } from "@/server/trpc/root";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PASSWORD = "correct horse battery staple";
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["--import", "tsx", path.join(repoRoot, "server/cli/ace.ts"), ...args],
-      {
-        cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: "", ACE_API_KEY: "", ACE_ADMIN_PASSWORD: "", ACE_SETUP_TOKEN: "", ...env },
-        timeout: 120_000,
-      },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(input ?? "");
-  });
-}
 
 describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
   const dirs: string[] = [];
@@ -126,27 +98,7 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
       setAuthSettings(loadAuthSettings({ ACE_AUTH: "on" }));
       // The server as `npm start` runs it: requests stamped with their socket, contexts from the request.
       installPeerStamp();
-      server = createServer(async (req, res) => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-        const request = new Request(`http://127.0.0.1${req.url}`, {
-          method: req.method,
-          headers,
-          body: req.method === "GET" ? undefined : Buffer.concat(chunks),
-        });
-        const response = await fetchRequestHandler({
-          endpoint: "/api/trpc",
-          req: request,
-          router: appRouter,
-          createContext: ({ resHeaders }) => createTRPCContext({ headers: request.headers, resHeaders }),
-        });
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      setLockUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      server = await serveTrpcToCli(({ req, resHeaders }) => createTRPCContext({ headers: req.headers, resHeaders }));
     });
     afterAll(async () => {
       server?.close();

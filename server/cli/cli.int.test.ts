@@ -1,22 +1,16 @@
 // `npm run ace` as a user runs it: a child process on a real embedded database folder.
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/server/db/client";
-import { setLockUrl } from "@/server/db/lock";
 import { contextFor } from "@/server/trpc/init";
-import { appRouter } from "@/server/trpc/root";
+import { runCli, serveTrpcToCli } from "@/server/testing/cli";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 import { ingestTraces } from "@/server/traces/service";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const fixturesDir = PLAYBOOK_FIXTURES_DIR;
 const fixturePath = (name: string) => path.join(fixturesDir, name);
 
@@ -31,24 +25,6 @@ const WITH_COUNTERS = `## strategies_and_insights
 ## common_mistakes_to_avoid
 [mis-00001] helpful=6 harmful=0 :: Don't forget timezone conversions — 東京 is UTC+9
 `;
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ["--import", "tsx", path.join(repoRoot, "server/cli/ace.ts"), ...args],
-      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: "", ...env }, timeout: 120_000, maxBuffer: 20_000_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-    if (input !== undefined) child.stdin?.end(input);
-  });
-}
 
 // Each command is a new process (tsx start-up, database open, migration check): seconds each on a
 // busy machine, so these tests get minutes rather than the default minute.
@@ -262,27 +238,7 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     });
 
     it("goes through the holder's API when it serves one", async () => {
-      server = createServer(async (req, res) => {
-        const body = await new Promise<Buffer>((resolve) => {
-          const chunks: Buffer[] = [];
-          req.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => resolve(Buffer.concat(chunks)));
-        });
-        const request = new Request(`http://127.0.0.1${req.url}`, {
-          method: req.method,
-          headers: req.headers as Record<string, string>,
-          body: req.method === "GET" ? undefined : new Uint8Array(body),
-        });
-        const response = await fetchRequestHandler({
-          endpoint: "/api/trpc",
-          req: request,
-          router: appRouter,
-          createContext: () => contextFor(handle.db, { kind: "local", name: "cli test" }),
-        });
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      });
-      await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-      setLockUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      server = await serveTrpcToCli(() => contextFor(handle.db, { kind: "local", name: "cli test" }));
 
       const listed = await runCli(["list"], env);
       expect(listed.code, listed.stderr).toBe(0);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import { setContextClock } from "@/server/context/publication";
+import { BULLET_SELECT } from "@/server/playbooks/repository";
 import { openTestDatabase, testEngines } from "@/server/testing/db";
 import { playbookSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
@@ -199,15 +200,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const rows = await suite.database.db.bullet.findMany({
       where: { playbook: { name }, status: "active" },
       orderBy: [{ section: { position: "asc" } }, { position: "asc" }, { externalId: "asc" }],
-      select: {
-        externalId: true,
-        content: true,
-        helpful: true,
-        harmful: true,
-        neutral: true,
-        countersKnown: true,
-        section: { select: { name: true } },
-      },
+      select: BULLET_SELECT,
     });
     const sections: ContextSection[] = [];
     for (const { section, ...bullet } of rows) {

@@ -38,11 +38,16 @@ function sectionSummary(state: SectionState) {
 
 type Summary = Record<string, unknown> | null;
 
+export interface ChangeSummaries {
+  before: Record<string, Summary>;
+  after: Record<string, Summary>;
+}
+
 /**
  * The changes of a version as two summaries, keyed by bullet id or `section:<id>`: what each was
  * before (null: it did not exist) and after. Beyond SUMMARISED_CHANGES, only a count.
  */
-export function changeSummaries(changes: readonly VersionChange[]): { before: Record<string, Summary>; after: Record<string, Summary> } {
+export function changeSummaries(changes: readonly VersionChange[]): ChangeSummaries {
   const before: Record<string, Summary> = {};
   const after: Record<string, Summary> = {};
   for (const change of changes.slice(0, SUMMARISED_CHANGES)) {

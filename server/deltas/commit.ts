@@ -11,6 +11,7 @@ import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
 import * as playbookRepo from "@/server/playbooks/repository";
+import { changeSummaries, type ChangeSummaries } from "./audit";
 import { remember, tokenDelta, type Snapshot } from "./engine-state";
 import * as repo from "./repository";
 
@@ -34,8 +35,11 @@ export interface Commit {
   /** Writes the delta's rows inside the transaction and returns its id for the version record. */
   recordDelta: (tx: Tx, version: number) => Promise<string>;
   provenance: (bulletId: string) => repo.NewBulletProvenance;
-  /** The audit entry of the change, written in the same transaction: who, and what for the version written. */
-  audit: { source: AuditSource; record: (version: number) => AuditRecord };
+  /**
+   * The audit entry of the change, written in the same transaction: who, and what for the version
+   * written; `changed` summarises the commit's changes, for the entry's before and after.
+   */
+  audit: { source: AuditSource; record: (version: number, changed: ChangeSummaries) => AuditRecord };
 }
 
 /** One transaction: the version bump first (it serialises writers), then the rows, the version, the delta. */
@@ -58,7 +62,7 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
       deltaId,
       state: commit.next,
     });
-    await recordAudit(tx, commit.audit.source, commit.audit.record(version));
+    await recordAudit(tx, commit.audit.source, commit.audit.record(version, changeSummaries(commit.changes)));
   }, WRITE_TRANSACTION);
   // Committed: move the cached state forward instead of reloading it.
   if (!entry.retired) {

@@ -8,7 +8,7 @@ import { whoOf, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, staleTargets } from "./checks";
-import { changeSummaries, editAction, editTarget } from "./audit";
+import { editAction, editTarget } from "./audit";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry } from "./commit";
 import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, provenanceFor, targetColumns, type StaleTarget } from "./findings";
@@ -92,16 +92,13 @@ export async function editPlaybook(db: Db, author: WhoOrName, input: z.output<ty
       provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
       audit: {
         source: who.audit,
-        record: (version) => {
-          const changed = changeSummaries(result.changes);
-          return {
-            action: editAction(ops),
-            target: editTarget(ops, input.playbookId, result.addedIds),
-            playbookId: input.playbookId,
-            before: { version: head.version, ...changed.before },
-            after: { version, reason: input.reason, deltaId, ...changed.after },
-          };
-        },
+        record: (version, changed) => ({
+          action: editAction(ops),
+          target: editTarget(ops, input.playbookId, result.addedIds),
+          playbookId: input.playbookId,
+          before: { version: head.version, ...changed.before },
+          after: { version, reason: input.reason, deltaId, ...changed.after },
+        }),
       },
     });
     return {

@@ -193,6 +193,17 @@ export function provenanceFor(
   });
 }
 
+/** The provenance of a delta's new bullets: each add operation's own rationale, else the delta's. */
+export function deltaProvenance(
+  origin: DeltaOrigin,
+  evidence: DeltaEvidence,
+  rationale: string,
+  operations: readonly { op: DeltaOperation; rationale: string }[],
+  addedIds: readonly string[],
+): (bulletId: string) => NewBulletProvenance {
+  return provenanceFor(origin, evidence, rationale, addedRationales(operations, addedIds));
+}
+
 /** Which add operation produced which new id: addedIds are in delta order. */
 export function addedRationales(
   ops: readonly { op: DeltaOperation; rationale: string }[],

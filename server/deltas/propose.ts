@@ -17,10 +17,9 @@ import { AppError } from "@/server/errors/app-error";
 import { statesAt } from "@/server/history/service";
 import type { ImportProposal } from "@/server/playbooks/schemas";
 import { staleTargets, tryApply } from "./checks";
-import { changeSummaries } from "./audit";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
-import { addedRationales, hasReviewFlags, mergeTargets, operationTargets, provenanceFor } from "./findings";
+import { deltaProvenance, hasReviewFlags, mergeTargets, operationTargets } from "./findings";
 import * as repo from "./repository";
 import {
   evidenceSchema,
@@ -200,27 +199,22 @@ export async function proposeDelta(
         await repo.insertDelta(tx, deltaRow("auto_applied", version), operationRows("approved"));
         return deltaId;
       },
-      provenance: provenanceFor(
+      provenance: deltaProvenance(
         origin,
         input.evidence,
         input.rationale,
-        addedRationales(
-          input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })),
-          result.addedIds,
-        ),
+        input.operations.map((o) => ({ op: o.operation, rationale: o.rationale })),
+        result.addedIds,
       ),
       audit: {
         source: who.audit,
-        record: (version) => {
-          const changed = changeSummaries(result.changes);
-          return {
-            action: "delta.auto_apply",
-            target: deltaTarget,
-            playbookId: input.playbookId,
-            before: { version: head.version, ...changed.before },
-            after: { ...auditSummary("auto_applied"), version, addedIds: result.addedIds, ...changed.after },
-          };
-        },
+        record: (version, changed) => ({
+          action: "delta.auto_apply",
+          target: deltaTarget,
+          playbookId: input.playbookId,
+          before: { version: head.version, ...changed.before },
+          after: { ...auditSummary("auto_applied"), version, addedIds: result.addedIds, ...changed.after },
+        }),
       },
     });
     return {

@@ -8,20 +8,9 @@ import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/rec
 import type { Db, DbOrTx, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, revalidate, staleTargets } from "./checks";
-import { changeSummaries } from "./audit";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { freshSnapshot, type Snapshot } from "./engine-state";
-import {
-  addedRationales,
-  mergeTargets,
-  operationTargets,
-  payloadOf,
-  provenanceFor,
-  readEvidence,
-  renumber,
-  staleError,
-  targetColumns,
-} from "./findings";
+import { deltaProvenance, mergeTargets, operationTargets, payloadOf, readEvidence, renumber, staleError, targetColumns } from "./findings";
 import { requireDelta } from "./queries";
 import * as repo from "./repository";
 import type {
@@ -157,35 +146,30 @@ export async function approveDelta(db: Db, author: WhoOrName, input: z.output<ty
         await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
         return delta.id;
       },
-      provenance: provenanceFor(
+      provenance: deltaProvenance(
         origin,
         readEvidence(delta.evidence),
         delta.rationale,
-        addedRationales(
-          selected.map((record, index) => ({ op: ops[index] as DeltaOperation, rationale: record.rationale })),
-          result.addedIds,
-        ),
+        selected.map((record, index) => ({ op: ops[index] as DeltaOperation, rationale: record.rationale })),
+        result.addedIds,
       ),
       audit: {
         source: who.audit,
-        record: (version) => {
-          const changed = changeSummaries(result.changes);
-          return {
-            action: "delta.approve",
-            target: deltaTarget(delta),
-            playbookId: delta.playbookId,
-            before: { status: "pending", version: head.version, ...changed.before },
-            after: {
-              status: "applied",
-              version,
-              approved: selected.length,
-              rejected: rejectedIds.length,
-              edited: edits.size,
-              note,
-              ...changed.after,
-            },
-          };
-        },
+        record: (version, changed) => ({
+          action: "delta.approve",
+          target: deltaTarget(delta),
+          playbookId: delta.playbookId,
+          before: { status: "pending", version: head.version, ...changed.before },
+          after: {
+            status: "applied",
+            version,
+            approved: selected.length,
+            rejected: rejectedIds.length,
+            edited: edits.size,
+            note,
+            ...changed.after,
+          },
+        }),
       },
     });
     const partial = rejectedIds.length > 0 ? ` (${plural(selected.length, "operation")} approved, ${rejectedIds.length} rejected)` : "";

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { assignVariant } from "@/server/ace/experiments";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
+import { expectClose, expectPairClose } from "@/server/testing/reference-values";
 import { callerAs } from "@/server/trpc/callers";
 import { DEFINITION_TTL_MS } from "./definitions";
 import reference from "./reference/expected.json";
@@ -63,19 +64,6 @@ const context = (name: string, query: string, headers: Record<string, string> = 
     `/api/v1/playbooks/${encodeURIComponent(name)}/context?${query}`,
     { params: { name }, headers },
   );
-
-/** Relative 1e-9, with an absolute floor for values at or near 0: the reference tolerance of server/ace/stats. */
-function expectClose(actual: number | null | undefined, expected: number, what: string): void {
-  expect(actual, what).toBeTypeOf("number");
-  const error = Math.abs((actual as number) - expected);
-  expect(error <= Math.max(1e-9 * Math.abs(expected), 1e-14), `${what}: got ${actual}, SciPy ${expected}`).toBe(true);
-}
-
-function expectPairClose(actual: readonly number[] | null | undefined, expected: readonly number[], what: string): void {
-  expect(actual, what).not.toBeNull();
-  expectClose(actual?.[0], expected[0] as number, `${what} lower`);
-  expectClose(actual?.[1], expected[1] as number, `${what} upper`);
-}
 
 /** Runs the promises of `items` a few at a time, as several agents would. */
 async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>): Promise<void> {

@@ -14,7 +14,6 @@ import { redoChanges, undoChanges } from "@/server/ace/replay";
 import { whoOf, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
-import { changeSummaries } from "@/server/deltas/audit";
 import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
@@ -286,16 +285,13 @@ export async function rollback(db: Db, author: WhoOrName, input: z.output<typeof
       provenance: () => ({ origin: "manual", justification: reason, sourceTraceId: null, sourceRunId: null }),
       audit: {
         source: who.audit,
-        record: (version) => {
-          const changed = changeSummaries(changes);
-          return {
-            action: "playbook.rollback",
-            target: { type: "playbook", id: input.playbookId, label: snapshot.head.name },
-            playbookId: input.playbookId,
-            before: { version: current, ...changed.before },
-            after: { version, rolledBackTo: input.version, reason: input.reason, bulletsArchived: archived, ...changed.after },
-          };
-        },
+        record: (version, changed) => ({
+          action: "playbook.rollback",
+          target: { type: "playbook", id: input.playbookId, label: snapshot.head.name },
+          playbookId: input.playbookId,
+          before: { version: current, ...changed.before },
+          after: { version, rolledBackTo: input.version, reason: input.reason, bulletsArchived: archived, ...changed.after },
+        }),
       },
     });
     const bulletChanges = changes.filter((change) => change.entity === "bullet");

@@ -3,7 +3,7 @@
 // return for the expired days is the same after the run as before it.
 import { describe, expect, it, vi } from "vitest";
 import { testEngines } from "@/server/testing/db";
-import { expectAppError } from "@/server/testing/fixtures";
+import { expectAppError, twoVariants } from "@/server/testing/fixtures";
 import { playbookSuite } from "@/server/testing/playbook-suite";
 import { callerAs } from "@/server/trpc/callers";
 import type { Db } from "@/server/db/client";
@@ -284,15 +284,7 @@ describe.each(testEngines())("retention on %s", (engine) => {
   it("keeps the traces and exposures of an experiment until it is stopped and archived; its results stay the same", async () => {
     const db = suite.database.db;
     const { caller } = suite;
-    await caller.experiments.create({
-      key: "tone",
-      name: "Tone",
-      playbook: "support",
-      variants: [
-        { key: "A", weight: 0.5 },
-        { key: "B", weight: 0.5 },
-      ],
-    });
+    await caller.experiments.create(twoVariants());
     await caller.experiments.update({ key: "tone", status: "running" });
     await ingest(
       db,

@@ -1,10 +1,13 @@
 // The hooks shared by the integration tests: a database for the suite (served to the route handlers
-// when asked), emptied before each test, with a tRPC caller; and for the tests that work on one
-// imported playbook, SMALL_PLAYBOOK imported again before each test as a new playbook.
+// when asked), emptied before each test, with a tRPC caller; for the tests that work on one
+// imported playbook, SMALL_PLAYBOOK imported again before each test as a new playbook; and for the
+// tests of LLM calls, the project's mock OpenAI server, emptied before each test.
 import { afterAll, beforeAll, beforeEach } from "vitest";
+import { forgetStructuredOutputFallbacks } from "@/server/llm/openai-provider";
 import { callerAs, type Acting } from "@/server/trpc/callers";
 import { openTestDatabase, type TestDatabase, type TestEngine } from "./db";
 import { SMALL_PLAYBOOK } from "./fixtures";
+import { aceAnswer, NO_SCRIPTED_ANSWER, startMockOpenAi, type MockOpenAi, type MockOpenAiOptions } from "./mock-openai";
 
 export interface DatabaseSuite {
   /** The suite's database; with `serve`, served to the route handlers (serveDb) until the suite ends. */
@@ -74,7 +77,40 @@ export function playbookSuite(engine: TestEngine, { name, as }: { name: string; 
   };
 }
 
-function ready<T>(value: T | undefined, field: keyof PlaybookSuite): T {
+export interface MockOpenAiSuite {
+  /** The suite's mock server: before each test, no scripts or recorded requests and the mode's default answer. */
+  readonly mock: MockOpenAi;
+}
+
+/**
+ * The mock OpenAI server for the suite, started before it and closed after it. Before each test it
+ * forgets its scripts and requests, answers unscripted chat requests as `options.mode` says again
+ * (a test may have changed that), and the provider forgets which servers lacked structured outputs.
+ */
+export function mockOpenAiSuite(options: MockOpenAiOptions = {}): MockOpenAiSuite {
+  let mock: MockOpenAi | undefined;
+
+  beforeAll(async () => {
+    mock = await startMockOpenAi(options);
+  });
+  afterAll(async () => {
+    await mock?.close();
+  });
+  beforeEach(() => {
+    const server = ready(mock, "mock");
+    server.reset();
+    server.setDefault(options.mode === "ace" ? aceAnswer : NO_SCRIPTED_ANSWER);
+    forgetStructuredOutputFallbacks();
+  });
+
+  return {
+    get mock() {
+      return ready(mock, "mock");
+    },
+  };
+}
+
+function ready<T>(value: T | undefined, field: keyof PlaybookSuite | keyof MockOpenAiSuite): T {
   if (value === undefined) throw new Error(`${field} is set by the suite's hooks; read it inside a test or a hook`);
   return value;
 }

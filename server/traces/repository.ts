@@ -1,7 +1,7 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
-import type { TraceListItem, TraceOutcome, TraceRedactions } from "./schemas";
+import type { TraceExportRecord, TraceListItem, TraceOutcome, TraceRedactions } from "./schemas";
 
 /**
  * Playbooks by name, locked against deletion until the transaction ends (FOR KEY SHARE blocks a
@@ -284,32 +284,11 @@ export async function summarizeSelection(db: DbOrTx, selection: StoredSelection)
   return { ...(traces ?? { traces: 0, unreflected: 0, oldest: null, newest: null }), exposures: exposures?.exposures ?? 0 };
 }
 
-export interface ExportTraceRow {
-  id: string;
-  playbook: string;
-  externalId: string | null;
-  timestamp: Date;
-  createdAt: Date;
-  task: string;
-  reasoning: string;
-  output: string;
-  outcome: TraceOutcome;
-  citedBulletIds: string[];
-  feedback: unknown;
-  metadata: unknown;
-  durationMs: number | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  costUsd: number | null;
-  model: string | null;
-  playbookVersion: number | null;
-  experiment: string | null;
-  variant: string | null;
-  unitId: string | null;
-  taskId: string | null;
-  redactions: unknown;
-  reflectedAt: Date | null;
-}
+type ExportedTrace = Extract<TraceExportRecord, { record: "trace" }>;
+
+/** A trace as an export reads it: the exported trace's fields, with its times as dates and its usage as columns. */
+export type ExportTraceRow = Omit<ExportedTrace, "record" | "timestamp" | "receivedAt" | "usage" | "reflectedAt"> &
+  ExportedTrace["usage"] & { timestamp: Date; createdAt: Date; reflectedAt: Date | null };
 
 /** The selection's traces, oldest first, after the keyset (timestamp, id); limit + 1 rows to tell whether more follow. */
 export function findSelectionPage(

@@ -27,7 +27,7 @@ import { importPlaybookInput, updateSettingsInput } from "@/server/playbooks/sch
 import { ingestTraces } from "@/server/traces/service";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
 import { TRPCError } from "@trpc/server";
 import { contextAs } from "./callers";
 import { procedureAt, PUBLIC_PROCEDURES, procedureTable } from "./procedure-table";
@@ -122,20 +122,7 @@ class World {
   }
 
   async experiment(playbook = "support"): Promise<void> {
-    await createExperiment(
-      this.db,
-      SETUP,
-      createExperimentInput.parse({
-        key: "tone",
-        name: "Tone",
-        playbook,
-        status: "running",
-        variants: [
-          { key: "A", weight: 0.5 },
-          { key: "B", weight: 0.5 },
-        ],
-      }),
-    );
+    await createExperiment(this.db, SETUP, createExperimentInput.parse(twoVariants({ playbook, status: "running" })));
   }
 }
 
@@ -271,17 +258,7 @@ const FIXTURES: Record<string, Fixture> = {
     action: "experiment.create",
     prepare: async (w) => {
       await w.playbook();
-      return {
-        input: {
-          key: "tone",
-          name: "Tone",
-          playbook: "support",
-          variants: [
-            { key: "A", weight: 0.5 },
-            { key: "B", weight: 0.5 },
-          ],
-        },
-      };
+      return { input: twoVariants() };
     },
   },
   "experiments.archive": {

@@ -1,8 +1,7 @@
 // Every statistic against the reference values in reference/expected.json, which
 // reference/compute.py computes with SciPy (and, where SciPy has no function, with the published
-// formula written out, checked there against published worked examples). Tolerance: 1e-9
-// relative, with an absolute floor of 1e-14 for values at or near 0 (a bound of exactly 0, a
-// p-value of 1e-20 that 1 − CDF reports as 0).
+// formula written out, checked there against published worked examples), within the tolerance of
+// server/testing/reference-values.ts.
 import { describe, expect, it } from "vitest";
 import reference from "./reference/expected.json";
 import {
@@ -22,22 +21,7 @@ import {
   welchTTest,
   wilsonInterval,
 } from "./index";
-
-const RELATIVE = 1e-9;
-const ABSOLUTE = 1e-14;
-
-function expectClose(actual: number | null | undefined, expected: number, what: string): void {
-  expect(actual, what).toBeTypeOf("number");
-  const error = Math.abs((actual as number) - expected);
-  const allowed = Math.max(RELATIVE * Math.abs(expected), ABSOLUTE);
-  expect(error <= allowed, `${what}: got ${actual}, SciPy reference ${expected} (|Δ| = ${error})`).toBe(true);
-}
-
-function expectPairClose(actual: readonly number[] | null | undefined, expected: readonly number[], what: string): void {
-  expect(actual, what).not.toBeNull();
-  expectClose(actual?.[0], expected[0] as number, `${what} lower`);
-  expectClose(actual?.[1], expected[1] as number, `${what} upper`);
-}
+import { expectClose, expectPairClose } from "@/server/testing/reference-values";
 
 const counts = ([successes, trials]: readonly number[]) => ({ successes: successes as number, trials: trials as number });
 

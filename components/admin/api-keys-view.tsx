@@ -8,7 +8,7 @@ import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -320,9 +320,9 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
       </div>
       <ErrorNotice error={unshown} />
       <DialogFooter>
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create the key"}
-        </Button>
+        <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+          Create the key
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

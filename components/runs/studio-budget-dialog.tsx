@@ -6,7 +6,7 @@ import { Wallet } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { RoleGate } from "@/components/auth/role-gate";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
@@ -127,9 +127,9 @@ function BudgetFields({ budget, onDone }: { budget: StudioBudget; onDone: () => 
         />
       </Field>
       <DialogActions error={mutation.error} onCancel={onDone}>
-        <Button type="submit" variant="primary" disabled={mutation.isPending}>
-          {mutation.isPending ? "Saving…" : "Save budget"}
-        </Button>
+        <SubmitButton pending={mutation.isPending} pendingLabel="Saving…">
+          Save budget
+        </SubmitButton>
       </DialogActions>
     </form>
   );

@@ -8,7 +8,7 @@ import { useId } from "react";
 import Link from "next/link";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeletons } from "@/components/ui/skeleton";
 import { TextDiff } from "@/components/ui/text-diff";
 import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/components/ui/errors";
@@ -54,12 +54,9 @@ export function BulletLineage({
         History
       </h3>
       {query.isPending ? (
-        <div role="status" className="flex flex-col gap-3">
-          <span className="sr-only">Loading the history…</span>
-          {Array.from({ length: 2 }, (_, i) => (
-            <Skeleton key={i} className="h-16 w-full rounded-lg" />
-          ))}
-        </div>
+        <LoadingStatus label="Loading the history…" className="flex flex-col gap-3">
+          <Skeletons count={2} className="h-16 w-full rounded-lg" />
+        </LoadingStatus>
       ) : query.isError ? (
         <Notice tone="danger" compact>
           {errorMessage(query.error)}

@@ -8,11 +8,11 @@ import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { CopyButton } from "@/components/ui/copy-button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { Dialog, DialogContent, DialogFooter, DialogTrigger } from "@/components/ui/dialog";
+import { DialogButton, DialogFooter } from "@/components/ui/dialog";
 import { EmptyState } from "@/components/ui/empty-state";
 import { errorMessage, formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
@@ -137,27 +137,21 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
 }
 
 function CreateKeyButton() {
-  const [open, setOpen] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   return (
-    <Dialog
-      open={open}
-      onOpenChange={(next) => {
-        setOpen(next);
-        if (!next) setCreated(null);
-      }}
-    >
-      <DialogTrigger asChild>
+    <DialogButton
+      button={
         <Button variant="primary">
           <Plus aria-hidden /> Create a key
         </Button>
-      </DialogTrigger>
-      {open ? (
-        <DialogContent title={created ? `Key "${created.name}" created` : "Create an API key"}>
-          {created ? <CreatedKey created={created} onDone={() => setOpen(false)} /> : <CreateKeyForm onCreated={setCreated} />}
-        </DialogContent>
-      ) : null}
-    </Dialog>
+      }
+      title={created ? `Key "${created.name}" created` : "Create an API key"}
+      onOpenChange={(open) => {
+        if (!open) setCreated(null);
+      }}
+    >
+      {(close) => (created ? <CreatedKey created={created} onDone={close} /> : <CreateKeyForm onCreated={setCreated} />)}
+    </DialogButton>
   );
 }
 
@@ -320,9 +314,9 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedApiKey) => v
       </div>
       <ErrorNotice error={unshown} />
       <DialogFooter>
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create the key"}
-        </Button>
+        <SubmitButton pending={create.isPending} pendingLabel="Creating…">
+          Create the key
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

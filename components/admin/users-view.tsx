@@ -9,7 +9,7 @@ import { EmailField, NameField } from "@/components/auth/account-fields";
 import { useSession } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { DialogButton, DialogFooter } from "@/components/ui/dialog";
 import {
@@ -248,9 +248,9 @@ function InviteForm({ onDone }: { onDone: (link: InviteLink) => void }) {
       </Field>
       <ErrorNotice error={unshown} />
       <DialogFooter>
-        <Button type="submit" variant="primary" disabled={invite.isPending}>
-          {invite.isPending ? "Creating the link…" : "Create the invite link"}
-        </Button>
+        <SubmitButton pending={invite.isPending} pendingLabel="Creating the link…">
+          Create the invite link
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

@@ -6,7 +6,7 @@ import { useTRPC } from "@/components/trpc/client";
 import { Button } from "@/components/ui/button";
 import { errorMessage, formErrors } from "@/components/ui/errors";
 import { ErrorNotice, Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { NameField, NewPasswordFields, useNewPassword } from "./account-fields";
 import { reloadAt } from "./auth-card";
 
@@ -15,11 +15,10 @@ export function AcceptInviteForm({ token }: { token: string }) {
   const info = useQuery({ ...trpc.auth.inviteInfo.queryOptions({ token }), retry: false });
   if (info.isPending) {
     return (
-      <div role="status" className="flex flex-col gap-3">
-        <span className="sr-only">Checking the link…</span>
+      <LoadingStatus label="Checking the link…" className="flex flex-col gap-3">
         <Skeleton className="h-9" />
         <Skeleton className="h-9" />
-      </div>
+      </LoadingStatus>
     );
   }
   if (info.isError) return <Notice tone="danger">{errorMessage(info.error)}</Notice>;

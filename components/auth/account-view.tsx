@@ -7,7 +7,7 @@ import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
-import { Button, buttonClass } from "@/components/ui/button";
+import { Button, SubmitButton, buttonClass } from "@/components/ui/button";
 import { errorMessage, formErrors } from "@/components/ui/errors";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { LoadFailed } from "@/components/ui/load-failed";
@@ -108,9 +108,9 @@ function ChangePasswordForm() {
       <NewPasswordFields id={id} {...newPassword.fields} error={fields.newPassword} label="New password" />
       <ErrorNotice error={newPassword.problem ?? (currentError ? null : unshown)} />
       <div>
-        <Button type="submit" variant="primary" disabled={change.isPending}>
-          {change.isPending ? "Changing…" : "Change password"}
-        </Button>
+        <SubmitButton pending={change.isPending} pendingLabel="Changing…">
+          Change password
+        </SubmitButton>
       </div>
     </form>
   );

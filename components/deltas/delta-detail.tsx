@@ -11,7 +11,7 @@ import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton, Skeletons } from "@/components/ui/skeleton";
 import { useShortcuts } from "@/components/ui/use-shortcuts";
 import { errorMessage, isConflict, isNotFound } from "@/components/ui/errors";
 import { plural } from "@/components/ui/format";
@@ -357,17 +357,14 @@ function describeChosen(chosen: readonly OperationView[]): string {
 
 export function DeltaDetailSkeleton() {
   return (
-    <div role="status" className="rounded-card border border-line bg-surface p-5 shadow-card">
-      <span className="sr-only">Loading the delta…</span>
+    <LoadingStatus label="Loading the delta…" className="rounded-card border border-line bg-surface p-5 shadow-card">
       <Skeleton className="h-5 w-48" />
       <Skeleton className="mt-3 h-6 w-72 max-w-full" />
       <Skeleton className="mt-4 h-4 w-full" />
       <Skeleton className="mt-2 h-4 w-2/3" />
       <div className="mt-6 flex flex-col gap-3">
-        {Array.from({ length: 3 }, (_, i) => (
-          <Skeleton key={i} className="h-28 w-full rounded-lg" />
-        ))}
+        <Skeletons count={3} className="h-28 w-full rounded-lg" />
       </div>
-    </div>
+    </LoadingStatus>
   );
 }

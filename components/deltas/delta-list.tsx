@@ -5,7 +5,7 @@ import { Inbox } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, formatNumber, plural } from "@/components/ui/format";
 import type { DeltaListItem } from "@/server/deltas/schemas";
@@ -197,8 +197,7 @@ function DeltaListRow({
 
 export function DeltaListSkeleton() {
   return (
-    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      <span className="sr-only">Loading deltas…</span>
+    <LoadingStatus label="Loading deltas…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       <div className="h-12 border-b border-line bg-subtle/50" />
       {Array.from({ length: 6 }, (_, i) => (
         <div key={i} className="flex gap-3 border-b border-line px-4 py-3 last:border-0">
@@ -210,6 +209,6 @@ export function DeltaListSkeleton() {
           </div>
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

@@ -7,8 +7,8 @@ import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { formatConfidence, plural, shortId } from "@/components/ui/format";
 import { BreakableName } from "@/components/ui/breakable-name";
 import { Fact, Facts } from "@/components/ui/detail-parts";
-import { historyHref, runHref, traceHref } from "@/components/ui/routes";
-import { OutcomeBadge } from "@/components/shared/trace-badges";
+import { historyHref, runHref } from "@/components/ui/routes";
+import { TraceLine } from "@/components/shared/trace-badges";
 import { ROLE_META, RUN_STATUS_LABELS } from "@/components/shared/run-labels";
 import type { DeltaView } from "@/server/deltas/schemas";
 import { FlagBadges, OriginBadge, StateBadge } from "./delta-badges";
@@ -126,13 +126,7 @@ function Evidence({ delta }: { delta: DeltaView }) {
               {delta.evidenceTraces.length > 0 ? (
                 <ul aria-label="Evidence traces" className="flex flex-col gap-1.5">
                   {delta.evidenceTraces.map((trace) => (
-                    <li key={trace.id} className="flex min-w-0 items-start gap-2">
-                      <OutcomeBadge outcome={trace.outcome} />
-                      <Link href={traceHref(trace.id)} className="min-w-0 flex-1 text-ink hover:text-accent-ink hover:underline">
-                        <span className="line-clamp-2 break-words">{trace.task || "Untitled task"}</span>
-                      </Link>
-                      <RelativeTime date={trace.timestamp} className="shrink-0 text-xs text-ink-faint" />
-                    </li>
+                    <TraceLine key={trace.id} trace={trace} />
                   ))}
                 </ul>
               ) : null}

@@ -60,20 +60,24 @@ export function OperationForm({
 
   const sectionOptions = sections.map((name) => ({ value: name, label: name }));
   const field = (name: string) => `${id}-${name}`;
+  // Adding a bullet, renaming a section and moving one all start from the section it concerns.
+  const sectionField = (
+    <Field id={field("section")} label="Section">
+      <Select
+        id={field("section")}
+        value={draft.section}
+        onValueChange={(section) => set({ section })}
+        options={withCurrent(sectionOptions, draft.section)}
+        className="w-full"
+      />
+    </Field>
+  );
   let fields: ReactNode;
   switch (operation.type) {
     case "add":
       fields = (
         <>
-          <Field id={field("section")} label="Section">
-            <Select
-              id={field("section")}
-              value={draft.section}
-              onValueChange={(section) => set({ section })}
-              options={withCurrent(sectionOptions, draft.section)}
-              className="w-full"
-            />
-          </Field>
+          {sectionField}
           <ContentField id={field("content")} value={draft.content} onChange={(content) => set({ content })} autoFocus />
         </>
       );
@@ -161,15 +165,7 @@ export function OperationForm({
     case "rename_section":
       fields = (
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field id={field("section")} label="Section">
-            <Select
-              id={field("section")}
-              value={draft.section}
-              onValueChange={(section) => set({ section })}
-              options={withCurrent(sectionOptions, draft.section)}
-              className="w-full"
-            />
-          </Field>
+          {sectionField}
           <Field id={field("name")} label="New name">
             <Input id={field("name")} autoFocus value={draft.name} onChange={(e) => set({ name: e.target.value })} />
           </Field>
@@ -179,15 +175,7 @@ export function OperationForm({
     case "move_section":
       fields = (
         <div className="grid gap-3 sm:grid-cols-[minmax(0,1fr)_9rem]">
-          <Field id={field("section")} label="Section">
-            <Select
-              id={field("section")}
-              value={draft.section}
-              onValueChange={(section) => set({ section })}
-              options={withCurrent(sectionOptions, draft.section)}
-              className="w-full"
-            />
-          </Field>
+          {sectionField}
           <Field id={field("position")} label="Place" hint="1 = first">
             <Input
               id={field("position")}

@@ -1,4 +1,4 @@
-import { Skeleton } from "@/components/ui/skeleton";
+import { Skeletons } from "@/components/ui/skeleton";
 import { DeltaDetailSkeleton } from "./delta-detail";
 import { DeltaListSkeleton } from "./delta-list";
 
@@ -7,9 +7,7 @@ export function ReviewSkeleton() {
   return (
     <div>
       <div className="mb-4 flex gap-1.5">
-        {Array.from({ length: 6 }, (_, i) => (
-          <Skeleton key={i} className="h-8 w-20 rounded-full" />
-        ))}
+        <Skeletons count={6} className="h-8 w-20 rounded-full" />
       </div>
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,23rem)_minmax(0,1fr)]">
         <DeltaListSkeleton />

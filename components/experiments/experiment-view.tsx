@@ -17,7 +17,7 @@ import { Notice } from "@/components/ui/notice";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { historyHref } from "@/components/ui/routes";
 import { Select } from "@/components/ui/select";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { useTRPC } from "@/components/trpc/client";
 import type { ExperimentDefinition, ExperimentResults } from "@/server/experiments/schemas";
@@ -445,12 +445,11 @@ function Headline({
 
 function ResultsSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-5">
-      <span className="sr-only">Loading results…</span>
+    <LoadingStatus label="Loading results…" className="flex flex-col gap-5">
       <Skeleton className="h-20 w-full rounded-card" />
       <Skeleton className="h-72 w-full rounded-card" />
       <Skeleton className="h-64 w-full rounded-card" />
-    </div>
+    </LoadingStatus>
   );
 }
 

@@ -182,6 +182,11 @@ export type Headline =
   | { kind: "leading"; variant: string; difference: number }
   | { kind: "no-data" };
 
+function significant(kind: "winner" | "loser", comparison: ComparisonResult & { absoluteDiff: number }): Headline {
+  const { variant, absoluteDiff: difference, ci95, adjustedPValue } = comparison;
+  return { kind, variant, difference, ci95, adjustedPValue };
+}
+
 /**
  * One sentence's worth for the top of the page: the significant winner with the largest gain, else
  * a variant significantly worse than the control, else who leads so far (not significant).
@@ -191,23 +196,9 @@ export function headline(results: Pick<ExperimentResults, "comparisons">): Headl
   if (withDiff.length === 0) return { kind: "no-data" };
   const byGain = [...withDiff].sort((a, b) => b.absoluteDiff - a.absoluteDiff);
   const winner = byGain.find((c) => c.significant && c.absoluteDiff > 0);
-  if (winner)
-    return {
-      kind: "winner",
-      variant: winner.variant,
-      difference: winner.absoluteDiff,
-      ci95: winner.ci95,
-      adjustedPValue: winner.adjustedPValue,
-    };
+  if (winner) return significant("winner", winner);
   const loser = byGain.findLast((c) => c.significant && c.absoluteDiff < 0);
-  if (loser)
-    return {
-      kind: "loser",
-      variant: loser.variant,
-      difference: loser.absoluteDiff,
-      ci95: loser.ci95,
-      adjustedPValue: loser.adjustedPValue,
-    };
+  if (loser) return significant("loser", loser);
   return { kind: "leading", variant: byGain[0]!.variant, difference: byGain[0]!.absoluteDiff };
 }
 

@@ -8,14 +8,14 @@ import { useId } from "react";
 import Link from "next/link";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeletons } from "@/components/ui/skeleton";
 import { TextDiff } from "@/components/ui/text-diff";
 import { useTRPC } from "@/components/trpc/client";
 import { errorMessage } from "@/components/ui/errors";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { historyHref, traceHref } from "@/components/ui/routes";
+import { historyHref } from "@/components/ui/routes";
 import { formatNumber } from "@/components/ui/format";
-import { OutcomeBadge } from "@/components/shared/trace-badges";
+import { TraceLine } from "@/components/shared/trace-badges";
 import { OPERATION_LABELS, STATE_META } from "@/components/shared/delta-labels";
 import { reviewHref } from "@/components/shared/review-url";
 import type { BulletLineage as BulletLineageData, LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
@@ -54,12 +54,9 @@ export function BulletLineage({
         History
       </h3>
       {query.isPending ? (
-        <div role="status" className="flex flex-col gap-3">
-          <span className="sr-only">Loading the history…</span>
-          {Array.from({ length: 2 }, (_, i) => (
-            <Skeleton key={i} className="h-16 w-full rounded-lg" />
-          ))}
-        </div>
+        <LoadingStatus label="Loading the history…" className="flex flex-col gap-3">
+          <Skeletons count={2} className="h-16 w-full rounded-lg" />
+        </LoadingStatus>
       ) : query.isError ? (
         <Notice tone="danger" compact>
           {errorMessage(query.error)}
@@ -184,13 +181,7 @@ function CitingTraces({ citedBy }: { citedBy: BulletLineageData["citedBy"] }) {
       ) : (
         <ul aria-label="Traces that cited it" className="flex flex-col gap-1.5 rounded-lg border border-line bg-subtle/40 p-2.5">
           {traces.map((trace) => (
-            <li key={trace.id} className="flex min-w-0 items-start gap-2 text-[13px]">
-              <OutcomeBadge outcome={trace.outcome} />
-              <Link href={traceHref(trace.id)} className="min-w-0 flex-1 text-ink hover:text-accent-ink hover:underline">
-                <span className="line-clamp-2 break-words">{trace.task || "Untitled task"}</span>
-              </Link>
-              <RelativeTime date={trace.timestamp} className="shrink-0 text-xs text-ink-faint" />
-            </li>
+            <TraceLine key={trace.id} trace={trace} className="text-[13px]" />
           ))}
           {total > traces.length ? (
             <li className="text-xs text-ink-faint">

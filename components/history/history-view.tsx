@@ -10,7 +10,7 @@ import { buttonClass } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
 import { Select } from "@/components/ui/select";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/components/ui/errors";
 import { ExactTime } from "@/components/ui/relative-time";
 import { historyHref, versionHref } from "@/components/ui/routes";
@@ -187,11 +187,10 @@ function CompareResult({ playbookId, from, to }: { playbookId: string; from: num
   }
   if (query.isPending) {
     return (
-      <div role="status" className="mt-4 flex flex-col gap-3">
-        <span className="sr-only">Comparing…</span>
+      <LoadingStatus label="Comparing…" className="mt-4 flex flex-col gap-3">
         <Skeleton className="h-5 w-64" />
         <Skeleton className="h-32 w-full rounded-lg" />
-      </div>
+      </LoadingStatus>
     );
   }
   if (query.isError) {

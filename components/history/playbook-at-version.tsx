@@ -12,7 +12,7 @@ import { buttonClass } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { CounterBadges } from "@/components/ui/counter-badges";
 import { errorMessage } from "@/components/ui/errors";
@@ -184,8 +184,7 @@ function BulletStateRow({ bullet }: { bullet: BulletState }) {
 
 function RowsSkeleton() {
   return (
-    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      <span className="sr-only">Rebuilding the version…</span>
+    <LoadingStatus label="Rebuilding the version…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       {Array.from({ length: 8 }, (_, i) => (
         <div key={i} className="flex gap-4 border-b border-line px-5 py-4">
           <Skeleton className="h-3.5 w-20" />
@@ -195,7 +194,7 @@ function RowsSkeleton() {
           </div>
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }
 

@@ -6,7 +6,7 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { historyHref, versionHref } from "@/components/ui/routes";
 import { ORIGIN_META } from "@/components/shared/delta-labels";
@@ -129,8 +129,7 @@ function VersionRow({
 
 export function TimelineSkeleton() {
   return (
-    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      <span className="sr-only">Loading versions…</span>
+    <LoadingStatus label="Loading versions…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       {Array.from({ length: 6 }, (_, i) => (
         <div key={i} className="border-b border-line px-4 py-3 last:border-0">
           <Skeleton className="h-4 w-32" />
@@ -138,6 +137,6 @@ export function TimelineSkeleton() {
           <Skeleton className="mt-2 h-3 w-40" />
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

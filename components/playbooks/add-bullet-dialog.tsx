@@ -4,7 +4,7 @@
 // by itself a moment later covered the page the person was working on.
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
@@ -118,9 +118,9 @@ function AddBulletForm({
         <Button variant="secondary" onClick={onDone}>
           Cancel
         </Button>
-        <Button type="submit" variant="primary" disabled={edit.isPending}>
-          {edit.isPending ? "Adding…" : "Add bullet"}
-        </Button>
+        <SubmitButton pending={edit.isPending} pendingLabel="Adding…">
+          Add bullet
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

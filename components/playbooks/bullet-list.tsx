@@ -10,7 +10,7 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { NoMatches } from "@/components/ui/filter-bar";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import type { PlaybookDetail, SectionSummary } from "@/server/playbooks/schemas";
 import { BulletRowView, SectionHeaderRow } from "./bullet-row";
@@ -228,8 +228,7 @@ function LoadingMoreRow() {
 
 export function ListSkeleton() {
   return (
-    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      <span className="sr-only">Loading bullets…</span>
+    <LoadingStatus label="Loading bullets…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       {Array.from({ length: 8 }, (_, i) => (
         <div key={i} className="flex flex-col gap-2 border-b border-line px-5 py-4 sm:flex-row sm:gap-4">
           <Skeleton className="h-3.5 w-24" />
@@ -240,6 +239,6 @@ export function ListSkeleton() {
           <Skeleton className="h-5 w-40" />
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

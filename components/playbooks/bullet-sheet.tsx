@@ -7,7 +7,7 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Dialog, SheetContent } from "@/components/ui/dialog";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import { BulletLineage } from "@/components/history/bullet-lineage";
 import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
@@ -194,8 +194,7 @@ function Prose({ text }: { text: string }) {
 
 function DetailSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-6">
-      <span className="sr-only">Loading bullet…</span>
+    <LoadingStatus label="Loading bullet…" className="flex flex-col gap-6">
       <Skeleton className="h-28 w-full rounded-lg" />
       {Array.from({ length: 6 }, (_, i) => (
         <div key={i} className="grid grid-cols-[6.5rem_1fr] gap-4 sm:grid-cols-[8rem_1fr]">
@@ -203,6 +202,6 @@ function DetailSkeleton() {
           <Skeleton className="h-4 w-48" />
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

@@ -7,7 +7,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { RoleGate } from "@/components/auth/role-gate";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input, Textarea } from "@/components/ui/input";
 import { useTRPC } from "@/components/trpc/client";
@@ -82,9 +82,9 @@ function NewPlaybookForm({ onDone }: { onDone: () => void }) {
         />
       </Field>
       <DialogActions error={unshown} onCancel={onDone}>
-        <Button type="submit" variant="primary" disabled={mutation.isPending}>
-          {mutation.isPending ? "Creating…" : "Create playbook"}
-        </Button>
+        <SubmitButton pending={mutation.isPending} pendingLabel="Creating…">
+          Create playbook
+        </SubmitButton>
       </DialogActions>
     </form>
   );

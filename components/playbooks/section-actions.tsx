@@ -3,7 +3,7 @@
 // dialog that names a new section or renames one. Each change is a new version by the person.
 import { ArrowDown, ArrowUp, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import {
@@ -164,9 +164,9 @@ function SectionNameForm({ playbook, naming, onDone }: { playbook: PlaybookDetai
         <Button variant="secondary" onClick={onDone}>
           Cancel
         </Button>
-        <Button type="submit" variant="primary" disabled={edit.isPending}>
-          {edit.isPending ? "Saving…" : naming.kind === "add" ? "Add section" : "Rename"}
-        </Button>
+        <SubmitButton pending={edit.isPending} pendingLabel="Saving…">
+          {naming.kind === "add" ? "Add section" : "Rename"}
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

@@ -9,7 +9,7 @@ import { useId, useState, type FormEvent, type ReactNode } from "react";
 import { toast } from "sonner";
 import { RoleGate } from "@/components/auth/role-gate";
 import { usePermission } from "@/components/auth/session-context";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
@@ -165,9 +165,9 @@ function SettingsFormBody({ playbook }: { playbook: PlaybookDetail }) {
           >
             Discard
           </Button>
-          <Button type="submit" variant="primary" disabled={!dirty || mutation.isPending}>
-            {mutation.isPending ? "Saving…" : "Save changes"}
-          </Button>
+          <SubmitButton pending={mutation.isPending} pendingLabel="Saving…" disabled={!dirty}>
+            Save changes
+          </SubmitButton>
         </div>
       )}
     </form>

@@ -7,7 +7,7 @@ import { useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
 import { useCan } from "@/components/auth/session-context";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton, Skeletons } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import { useInvalidateCuration } from "@/components/trpc/invalidate";
 import { TableSkeleton } from "@/components/ui/data-table";
@@ -101,15 +101,12 @@ function BudgetSection({ playbookId, status }: { playbookId: string; status: Run
 
 export function PlaybookRunsSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-6 pb-16">
-      <span className="sr-only">Loading runs…</span>
+    <LoadingStatus label="Loading runs…" className="flex flex-col gap-6 pb-16">
       <div className="grid grid-cols-1 gap-4 md:grid-cols-2 xl:grid-cols-4">
-        {Array.from({ length: 4 }, (_, i) => (
-          <Skeleton key={i} className="h-44 rounded-card" />
-        ))}
+        <Skeletons count={4} className="h-44 rounded-card" />
       </div>
       <Skeleton className="h-40 rounded-card" />
       <TableSkeleton label="Loading runs…" rows={4} />
-    </div>
+    </LoadingStatus>
   );
 }

@@ -11,7 +11,7 @@ import { RoleGate } from "@/components/auth/role-gate";
 import { Button, buttonClass } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton, Skeletons } from "@/components/ui/skeleton";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { STATE_META } from "@/components/shared/delta-labels";
 import { reviewHref } from "@/components/shared/review-url";
@@ -370,15 +370,12 @@ function LinkedRunsSection({ run }: { run: RunDetail }) {
 
 export function RunDetailSkeleton() {
   return (
-    <div role="status" className="pb-16">
-      <span className="sr-only">Loading the run…</span>
+    <LoadingStatus label="Loading the run…" className="pb-16">
       <div className="pb-5 pt-6">
         <DetailHeadingSkeleton crumbWidth="w-48" titleWidth="w-72" />
       </div>
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 xl:grid-cols-8">
-        {Array.from({ length: 8 }, (_, i) => (
-          <Skeleton key={i} className="h-[58px] rounded-lg" />
-        ))}
+        <Skeletons count={8} className="h-[58px] rounded-lg" />
       </div>
       <div className="mt-6 grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="flex flex-col gap-6">
@@ -390,6 +387,6 @@ export function RunDetailSkeleton() {
           <Skeleton className="h-28 rounded-card" />
         </div>
       </div>
-    </div>
+    </LoadingStatus>
   );
 }

@@ -6,11 +6,11 @@ import { Wallet } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
 import { toast } from "sonner";
 import { RoleGate } from "@/components/auth/role-gate";
-import { Button } from "@/components/ui/button";
+import { Button, SubmitButton } from "@/components/ui/button";
 import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { Field, fieldAria, Input } from "@/components/ui/input";
 import { Notice } from "@/components/ui/notice";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { errorMessage } from "@/components/ui/errors";
 import { NUMBER_FIELDS, parseField } from "@/components/shared/settings-fields";
 import { useTRPC } from "@/components/trpc/client";
@@ -48,11 +48,10 @@ function StudioBudgetForm({ onDone }: { onDone: () => void }) {
   const query = useQuery(trpc.runs.studioBudget.queryOptions());
   if (query.isPending) {
     return (
-      <div role="status" className="flex flex-col gap-4">
-        <span className="sr-only">Loading the budget…</span>
+      <LoadingStatus label="Loading the budget…" className="flex flex-col gap-4">
         <Skeleton className="h-16" />
         <Skeleton className="h-16" />
-      </div>
+      </LoadingStatus>
     );
   }
   if (query.isError) return <Notice tone="danger">{errorMessage(query.error)}</Notice>;
@@ -127,9 +126,9 @@ function BudgetFields({ budget, onDone }: { budget: StudioBudget; onDone: () => 
         />
       </Field>
       <DialogActions error={mutation.error} onCancel={onDone}>
-        <Button type="submit" variant="primary" disabled={mutation.isPending}>
-          {mutation.isPending ? "Saving…" : "Save budget"}
-        </Button>
+        <SubmitButton pending={mutation.isPending} pendingLabel="Saving…">
+          Save budget
+        </SubmitButton>
       </DialogActions>
     </form>
   );

@@ -2,6 +2,7 @@
 // What the engine and the queue found about one operation: problems that block approval,
 // near-duplicates (with the bullet they resemble and a one-click merge), limits, conflicts, and
 // model-written content that reads like instructions to the agent (a possible prompt injection).
+import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { Copy, GitMerge, TriangleAlert, X } from "lucide-react";
 import Link from "next/link";
@@ -62,33 +63,31 @@ export function OperationFindings({
             pending={suggestionPending}
           />
         ) : finding.kind === "prompt_injection" ? (
-          <Notice key={index} tone="warning" compact announce={false} title="Possible prompt injection">
+          <FindingNotice key={index} title="Possible prompt injection">
             {findingText(finding.message)}
             <span className="mt-1 block text-xs text-amber-900">
               A model wrote this content, and it reads like instructions to the agent that would follow the playbook. Approve it only if it
               is meant as guidance; otherwise edit it or reject the operation.
             </span>
-          </Notice>
+          </FindingNotice>
         ) : (
-          <Notice
+          <FindingNotice
             key={index}
             tone={finding.severity === "error" ? "danger" : "warning"}
-            compact
-            announce={false}
             title={finding.severity === "error" ? "Problem" : "Warning"}
           >
             {findingText(finding.message)}
-          </Notice>
+          </FindingNotice>
         ),
       )}
       {conflicts.map((conflict, index) =>
         conflict.kind === "pending_elsewhere" ? (
-          <Notice key={`c${index}`} tone="warning" compact announce={false} title="Also changed by another pending delta">
+          <FindingNotice key={`c${index}`} title="Also changed by another pending delta">
             {conflict.message}{" "}
             <Link href={reviewHref(playbookId, { deltaId: conflict.deltaId })} className="font-medium underline underline-offset-2">
               Open the other delta
             </Link>
-          </Notice>
+          </FindingNotice>
         ) : (
           // The stale banner above explains what to do; here only which operation it concerns.
           <p key={`c${index}`} className="flex items-start gap-1.5 text-[13px] text-amber-900">
@@ -101,6 +100,40 @@ export function OperationFindings({
         ),
       )}
     </div>
+  );
+}
+
+/** A finding or conflict as a compact notice that does not interrupt a screen reader; with a fix, its button and what it does. */
+function FindingNotice({
+  tone = "warning",
+  title,
+  fix,
+  fixNote,
+  children,
+}: {
+  tone?: "warning" | "danger";
+  title: ReactNode;
+  fix?: ReactNode;
+  fixNote?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <Notice
+      tone={tone}
+      compact
+      announce={false}
+      title={title}
+      actions={
+        fix ? (
+          <>
+            {fix}
+            <span className="self-center text-xs text-amber-900">{fixNote}</span>
+          </>
+        ) : null
+      }
+    >
+      {children}
+    </Notice>
   );
 }
 
@@ -118,10 +151,7 @@ function DuplicateOperation({
 }) {
   const label = `operation #${related + 1}`;
   return (
-    <Notice
-      tone="warning"
-      compact
-      announce={false}
+    <FindingNotice
       title={
         <span className="inline-flex items-center gap-1.5">
           <Copy aria-hidden className="size-3.5" />
@@ -135,19 +165,17 @@ function DuplicateOperation({
           )}
         </span>
       }
-      actions={
+      fix={
         onDrop ? (
-          <>
-            <Button size="sm" variant="secondary" onClick={() => onDrop(`Duplicates ${label} of this delta.`)}>
-              <X aria-hidden /> Drop this operation
-            </Button>
-            <span className="self-center text-xs text-amber-900">Rejects only this operation; {label} stays.</span>
-          </>
+          <Button size="sm" variant="secondary" onClick={() => onDrop(`Duplicates ${label} of this delta.`)}>
+            <X aria-hidden /> Drop this operation
+          </Button>
         ) : null
       }
+      fixNote={<>Rejects only this operation; {label} stays.</>}
     >
       {findingText(finding.message)}
-    </Notice>
+    </FindingNotice>
   );
 }
 
@@ -169,10 +197,7 @@ function NearDuplicate({
   const matched = useQuery(trpc.playbook.bullet.queryOptions({ playbookId, externalId: matchedBulletId }));
   const percent = finding.similarity === undefined ? null : Math.floor(finding.similarity * 100);
   return (
-    <Notice
-      tone="warning"
-      compact
-      announce={false}
+    <FindingNotice
       title={
         <>
           Near-duplicate{percent === null ? "" : `: ${percent}% similar to`}{" "}
@@ -181,18 +206,14 @@ function NearDuplicate({
           </Link>
         </>
       }
-      actions={
+      fix={
         finding.suggestion && onUse ? (
-          <>
-            <Button size="sm" variant="secondary" disabled={pending} onClick={() => finding.suggestion && onUse(finding.suggestion)}>
-              <GitMerge aria-hidden /> {pending ? "Merging…" : "Use suggested merge"}
-            </Button>
-            <span className="self-center text-xs text-amber-900">
-              Folds this wording into [{finding.suggestion.into}], which keeps its id and counters.
-            </span>
-          </>
+          <Button size="sm" variant="secondary" disabled={pending} onClick={() => finding.suggestion && onUse(finding.suggestion)}>
+            <GitMerge aria-hidden /> {pending ? "Merging…" : "Use suggested merge"}
+          </Button>
         ) : null
       }
+      fixNote={<>Folds this wording into [{finding.suggestion?.into}], which keeps its id and counters.</>}
     >
       <blockquote className="mt-1.5 border-l-2 border-amber-300 pl-2.5 text-[13px] leading-relaxed text-ink-muted">
         {matched.data ? (
@@ -207,6 +228,6 @@ function NearDuplicate({
           </span>
         )}
       </blockquote>
-    </Notice>
+    </FindingNotice>
   );
 }

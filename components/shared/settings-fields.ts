@@ -185,26 +185,25 @@ export interface ChoiceField {
   options: readonly { value: RunMode; label: string }[];
 }
 
+/** Both run modes offer the same three choices. */
+const RUN_MODE_OPTIONS: ChoiceField["options"] = [
+  { value: "auto", label: "Automatic" },
+  { value: "manual", label: "Manual" },
+  { value: "off", label: "Off" },
+];
+
 export const CHOICE_FIELDS: Record<ChoiceKey, ChoiceField> = {
   reflectorMode: {
     key: "reflectorMode",
     label: "When to reflect",
     help: "Default automatic — as the ACE middleware reflects after every model response, each trace is reflected as it arrives. Manual: only when someone presses Reflect now. Off: traces are kept, never reflected.",
-    options: [
-      { value: "auto", label: "Automatic" },
-      { value: "manual", label: "Manual" },
-      { value: "off", label: "Off" },
-    ],
+    options: RUN_MODE_OPTIONS,
   },
   curatorMode: {
     key: "curatorMode",
     label: "When to curate",
     help: "Default automatic — the curator runs once the curator frequency's worth of reflections wait. Manual: only when someone presses Curate now. Off: reflections only update counters.",
-    options: [
-      { value: "auto", label: "Automatic" },
-      { value: "manual", label: "Manual" },
-      { value: "off", label: "Off" },
-    ],
+    options: RUN_MODE_OPTIONS,
   },
 };
 

@@ -9,7 +9,7 @@ import { toast } from "sonner";
 import { useCan } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
 import { Button, buttonClass } from "@/components/ui/button";
-import { Dialog, DialogActions, DialogContent, DialogTrigger } from "@/components/ui/dialog";
+import { DialogActions, DialogButton } from "@/components/ui/dialog";
 import { formErrors } from "@/components/ui/errors";
 import { formatNumber, plural } from "@/components/ui/format";
 import { Field, fieldAria, Input } from "@/components/ui/input";
@@ -52,24 +52,19 @@ function exportHref(playbook: string, selection: TraceSelection): string {
 }
 
 export function EraseTracesButton() {
-  const [open, setOpen] = useState(false);
   if (!useCan("traces.erase")) return null;
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      <DialogTrigger asChild>
+    <DialogButton
+      button={
         <Button variant="secondary">
           <UserX aria-hidden /> Delete on request
         </Button>
-      </DialogTrigger>
-      {open ? (
-        <DialogContent
-          title="Delete a person's traces"
-          description="For a subject-access or deletion request: find the traces, download them, then delete them. Counters they moved stay as they are."
-        >
-          <EraseForm onDone={() => setOpen(false)} />
-        </DialogContent>
-      ) : null}
-    </Dialog>
+      }
+      title="Delete a person's traces"
+      description="For a subject-access or deletion request: find the traces, download them, then delete them. Counters they moved stay as they are."
+    >
+      {(close) => <EraseForm onDone={close} />}
+    </DialogButton>
   );
 }
 

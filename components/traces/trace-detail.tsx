@@ -14,7 +14,7 @@ import { Breadcrumb, DetailSection, Fact, Facts, jsonText } from "@/components/u
 import { formatDuration, formatNumber, formatTokens, plural, pluralWord, shortId } from "@/components/ui/format";
 import { ExactTime, RelativeTime } from "@/components/ui/relative-time";
 import { bulletHref, versionHref } from "@/components/ui/routes";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 import { TextBlock } from "@/components/ui/text-block";
 import { useTRPC } from "@/components/trpc/client";
 import type { CitedBullet, TraceDetail } from "@/server/traces/schemas";
@@ -299,8 +299,7 @@ function MetadataSection({ metadata }: { metadata: Record<string, unknown> }) {
 
 export function TraceDetailSkeleton() {
   return (
-    <div role="status" className="pb-16">
-      <span className="sr-only">Loading the trace…</span>
+    <LoadingStatus label="Loading the trace…" className="pb-16">
       <div className="pb-6 pt-6">
         <Skeleton className="mb-2 h-3 w-48" />
         <Skeleton className="h-7 w-[36rem] max-w-full" />
@@ -326,6 +325,6 @@ export function TraceDetailSkeleton() {
           <Skeleton className="h-48 rounded-card" />
         </div>
       </div>
-    </div>
+    </LoadingStatus>
   );
 }

@@ -1,5 +1,5 @@
 import { Slot } from "radix-ui";
-import type { ButtonHTMLAttributes, Ref } from "react";
+import type { ButtonHTMLAttributes, ReactNode, Ref } from "react";
 import { cn } from "./cn";
 
 const VARIANTS = {
@@ -43,5 +43,20 @@ export function Button({ variant, size, asChild, className, type, ...props }: Bu
       className={cn(buttonClass(variant, size), className)}
       {...props}
     />
+  );
+}
+
+/** A form's submit button: disabled while its mutation runs, and saying what it is doing ("Saving…"). */
+export function SubmitButton({
+  pending,
+  pendingLabel,
+  disabled,
+  children,
+  ...props
+}: Omit<ButtonProps, "type"> & { pending: boolean; pendingLabel: ReactNode }) {
+  return (
+    <Button type="submit" variant="primary" disabled={pending || disabled} {...props}>
+      {pending ? pendingLabel : children}
+    </Button>
   );
 }

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, type KeyboardEvent, type ReactNode } fr
 import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 
 export interface TableColumn {
   key: string;
@@ -195,8 +195,7 @@ export const ROW_LINK =
 /** Rows of grey bars with the table's shape, while the first page loads. */
 export function TableSkeleton({ label, rows = 8 }: { label: string; rows?: number }) {
   return (
-    <div role="status" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      <span className="sr-only">{label}</span>
+    <LoadingStatus label={label} className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
       <div className="hidden h-10 border-b border-line bg-subtle/50 lg:block" />
       {Array.from({ length: rows }, (_, i) => (
         <div key={i} className="flex flex-col gap-2 border-b border-line px-5 py-4 last:border-0 lg:flex-row lg:items-center lg:gap-6">
@@ -207,6 +206,6 @@ export function TableSkeleton({ label, rows = 8 }: { label: string; rows?: numbe
           <Skeleton className="hidden h-3.5 w-16 lg:block" />
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

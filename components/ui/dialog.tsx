@@ -158,6 +158,7 @@ export function DialogButton({
   title,
   description,
   className,
+  onOpenChange,
   children,
 }: {
   button: ReactNode;
@@ -165,15 +166,21 @@ export function DialogButton({
   description?: ReactNode;
   /** Of the dialog (a wider one: max-w-xl). */
   className?: string;
+  /** For state kept outside the body (a title that changes), to reset it on close. */
+  onOpenChange?: (open: boolean) => void;
   children: (close: () => void) => ReactNode;
 }) {
   const [open, setOpen] = useState(false);
+  const change = (next: boolean) => {
+    setOpen(next);
+    onOpenChange?.(next);
+  };
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
+    <Dialog open={open} onOpenChange={change}>
       <DialogTrigger asChild>{button}</DialogTrigger>
       {open ? (
         <DialogContent title={title} description={description} className={className}>
-          {children(() => setOpen(false))}
+          {children(() => change(false))}
         </DialogContent>
       ) : null}
     </Dialog>

@@ -1,9 +1,8 @@
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 
 export default function Loading() {
   return (
-    <div role="status">
-      <span className="sr-only">Loading playbooks…</span>
+    <LoadingStatus label="Loading playbooks…">
       <div className="flex flex-col gap-4 pb-6 pt-8 sm:flex-row sm:items-end sm:justify-between">
         <div>
           <Skeleton className="h-8 w-40" />
@@ -21,6 +20,6 @@ export default function Loading() {
           </div>
         ))}
       </div>
-    </div>
+    </LoadingStatus>
   );
 }

@@ -1,9 +1,8 @@
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
 
 export default function Loading() {
   return (
-    <div role="status" className="mx-auto flex max-w-4xl flex-col gap-6">
-      <span className="sr-only">Loading settings…</span>
+    <LoadingStatus label="Loading settings…" className="mx-auto flex max-w-4xl flex-col gap-6">
       {[2, 4, 5, 1].map((rows, i) => (
         <div key={i} className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
           <div className="border-b border-line px-5 py-3">
@@ -21,6 +20,6 @@ export default function Loading() {
           ))}
         </div>
       ))}
-    </div>
+    </LoadingStatus>
   );
 }

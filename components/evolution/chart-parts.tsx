@@ -1,9 +1,10 @@
 "use client";
 // Pieces every time chart of the Evolution tab shares: the bucket axis and the tooltip that names the
 // bucket in the reader's zone (the legend and the empty state are in components/ui/chart.tsx).
-import type { ReactNode } from "react";
-import type { TooltipContentProps } from "recharts";
-import { Swatch } from "@/components/ui/chart";
+import type { ComponentType, ReactNode } from "react";
+import { CartesianGrid, XAxis, type TooltipContentProps } from "recharts";
+import { Legend, Swatch } from "@/components/ui/chart";
+import { WhenVisible } from "@/components/ui/when-visible";
 import type { MetricsResult } from "@/server/metrics/schemas";
 import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
@@ -47,6 +48,62 @@ export const VALUE_AXIS = {
 } as const;
 
 export const CHART_MARGIN = { top: 8, right: 8, bottom: 0, left: 0 } as const;
+
+/** The props a recharts cartesian chart (LineChart, BarChart, ComposedChart) takes here. */
+interface TimeChartRootProps {
+  data: unknown[];
+  syncId: string;
+  syncMethod: "value";
+  responsive: boolean;
+  style: { width: string; height: number };
+  margin: typeof CHART_MARGIN;
+  children: ReactNode;
+}
+
+/**
+ * A time chart below the Outcomes chart: drawn once scrolled near (WhenVisible), synchronised with
+ * the others by bucket, with the grid and the bucket axis; `children` adds the value axes, series
+ * and tooltip, and `legend` names the colours under it.
+ */
+export function TimeChart({
+  chart: Chart,
+  rows,
+  height,
+  syncId,
+  bucket,
+  timeZone,
+  legend,
+  children,
+}: {
+  chart: ComponentType<TimeChartRootProps>;
+  rows: readonly object[];
+  height: number;
+  syncId: string;
+  bucket: Bucket;
+  timeZone: string;
+  legend: { label: string; color: string; dashed?: boolean }[];
+  children: ReactNode;
+}) {
+  return (
+    <div>
+      <WhenVisible height={height}>
+        <Chart
+          data={rows as object[]}
+          syncId={syncId}
+          syncMethod="value"
+          responsive
+          style={{ width: "100%", height }}
+          margin={CHART_MARGIN}
+        >
+          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+          <XAxis {...timeAxisProps(bucket, timeZone)} />
+          {children}
+        </Chart>
+      </WhenVisible>
+      <Legend items={legend} />
+    </div>
+  );
+}
 
 export interface TooltipLine {
   label: string;

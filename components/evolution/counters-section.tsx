@@ -11,9 +11,9 @@ import { formatNumber } from "@/components/ui/format";
 import { bulletHref } from "@/components/ui/routes";
 import { Select } from "@/components/ui/select";
 import type { Mover } from "@/server/metrics/schemas";
-import { ChartEmpty, Legend } from "@/components/ui/chart";
+import { ChartEmpty } from "@/components/ui/chart";
 import { ChartCard } from "./chart-card";
-import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, TimeChart, VALUE_AXIS, versionLines, type SectionProps } from "./chart-parts";
 import { compactTick } from "./format";
 import { CHART_COLORS } from "@/components/shared/chart-palette";
 import { counterRows, counterTable, moverTable, topMovers, type CounterRow } from "./prepare/counters";
@@ -38,48 +38,42 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
       resetKey={chartKey}
     >
       {known ? (
-        <div>
-          <WhenVisible height={240}>
-            <LineChart
-              data={rows}
-              syncId={syncId}
-              syncMethod="value"
-              responsive
-              style={{ width: "100%", height: 240 }}
-              margin={CHART_MARGIN}
-            >
-              <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-              <XAxis {...timeAxisProps(bucket, timeZone)} />
-              <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
-              {series.map((entry) => (
-                <Line
-                  key={entry.key}
-                  type="stepAfter"
-                  dataKey={entry.key}
-                  name={entry.label}
-                  stroke={entry.color}
-                  strokeWidth={2}
-                  dot={false}
-                  isAnimationActive={false}
-                />
-              ))}
-              <Tooltip
-                isAnimationActive={false}
-                content={bucketTooltip<CounterRow>({
-                  bucket,
-                  timeZone,
-                  lines: (row) =>
-                    versionLines(row.version, () => [
-                      { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
-                      { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
-                      { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
-                    ]),
-                })}
-              />
-            </LineChart>
-          </WhenVisible>
-          <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />
-        </div>
+        <TimeChart
+          chart={LineChart}
+          rows={rows}
+          height={240}
+          syncId={syncId}
+          bucket={bucket}
+          timeZone={timeZone}
+          legend={series.map((entry) => ({ label: entry.label, color: entry.color }))}
+        >
+          <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
+          {series.map((entry) => (
+            <Line
+              key={entry.key}
+              type="stepAfter"
+              dataKey={entry.key}
+              name={entry.label}
+              stroke={entry.color}
+              strokeWidth={2}
+              dot={false}
+              isAnimationActive={false}
+            />
+          ))}
+          <Tooltip
+            isAnimationActive={false}
+            content={bucketTooltip<CounterRow>({
+              bucket,
+              timeZone,
+              lines: (row) =>
+                versionLines(row.version, () => [
+                  { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
+                  { label: "Harmful", value: formatNumber(row.harmful ?? 0), color: CHART_COLORS.harmful },
+                  { label: "Helpful − harmful", value: formatNumber(row.score ?? 0) },
+                ]),
+            })}
+          />
+        </TimeChart>
       ) : (
         <ChartEmpty title="No counters yet">
           Counters move when the reflector tags the bullets a trace cited (helpful on success, harmful on failure). Post traces that cite

@@ -1,13 +1,10 @@
 "use client";
 // Stacked bars per bucket, synchronised with the other time charts: churn by type or origin,
 // deltas proposed by origin, tokens and cost by role.
-import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
-import { Legend } from "@/components/ui/chart";
-import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS } from "./chart-parts";
+import { Bar, BarChart, Tooltip, YAxis } from "recharts";
+import { bucketTooltip, TimeChart, VALUE_AXIS } from "./chart-parts";
 import { compactTick } from "./format";
-import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
-import { WhenVisible } from "@/components/ui/when-visible";
 
 export interface BarSeries<Row> {
   key: string;
@@ -43,39 +40,33 @@ export function StackedBars<Row extends { start: string }>({
   decimals?: boolean;
 }) {
   return (
-    <div>
-      <WhenVisible height={height}>
-        <BarChart
-          data={rows as Row[]}
-          syncId={syncId}
-          syncMethod="value"
-          responsive
-          style={{ width: "100%", height }}
-          margin={CHART_MARGIN}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis {...timeAxisProps(bucket, timeZone)} />
-          <YAxis allowDecimals={decimals} tickFormatter={tick} {...VALUE_AXIS} />
-          {series.map((entry) => (
-            <Bar key={entry.key} dataKey={entry.value} stackId="stack" name={entry.label} fill={entry.color} isAnimationActive={false} />
-          ))}
-          <Tooltip
-            isAnimationActive={false}
-            cursor={{ fill: "#f2f2f5" }}
-            content={bucketTooltip<Row>({
-              bucket,
-              timeZone,
-              lines: (row) => [
-                ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
-                ...(total && series.length > 1
-                  ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }]
-                  : []),
-              ],
-            })}
-          />
-        </BarChart>
-      </WhenVisible>
-      <Legend items={series.map((entry) => ({ label: entry.label, color: entry.color }))} />
-    </div>
+    <TimeChart
+      chart={BarChart}
+      rows={rows}
+      height={height}
+      syncId={syncId}
+      bucket={bucket}
+      timeZone={timeZone}
+      legend={series.map((entry) => ({ label: entry.label, color: entry.color }))}
+    >
+      <YAxis allowDecimals={decimals} tickFormatter={tick} {...VALUE_AXIS} />
+      {series.map((entry) => (
+        <Bar key={entry.key} dataKey={entry.value} stackId="stack" name={entry.label} fill={entry.color} isAnimationActive={false} />
+      ))}
+      <Tooltip
+        isAnimationActive={false}
+        cursor={{ fill: "#f2f2f5" }}
+        content={bucketTooltip<Row>({
+          bucket,
+          timeZone,
+          lines: (row) => [
+            ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
+            ...(total && series.length > 1
+              ? [{ label: "Total", value: format(series.reduce((sum, entry) => sum + entry.value(row), 0)) }]
+              : []),
+          ],
+        })}
+      />
+    </TimeChart>
   );
 }

@@ -3,10 +3,11 @@
 // version on only if it is still the one the change was computed from (optimistic concurrency),
 // writes only the changed rows, and records the PlaybookVersion and the delta together. A writer
 // that loses the race recomputes its change on the newer version through withVersionRetry().
+// A person's own change (an edit, a rollback, an undo) commits through commitPersonChange().
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import type { PlaybookState } from "@/server/ace/delta";
 import { syncSimilarityIndex } from "@/server/ace/similarity";
-import { recordAudit, type AuditRecord, type AuditSource } from "@/server/audit/record";
+import { recordAudit, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
@@ -77,6 +78,31 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
     });
   }
   return version;
+}
+
+/** A person's change (an edit, a rollback, the undo of a decision), recorded as a delta they applied at once. */
+export interface PersonCommit extends Omit<Commit, "author" | "recordDelta" | "audit"> {
+  who: Who;
+  /** The delta's own fields; it is based on `baseVersion` and applied as the version committed. */
+  delta: Pick<repo.NewDeltaRow, "id" | "origin" | "rationale" | "baseVersion"> & { operations?: repo.NewOperationRow[] };
+  /** More writes in the same transaction, after the delta's (the undo reopens the delta it undid). */
+  alsoInTransaction?: (tx: Tx, version: number) => Promise<void>;
+  audit: (version: number, changed: ChangeSummaries) => AuditRecord;
+}
+
+export function commitPersonChange(db: Db, { who, delta, alsoInTransaction, audit, ...commit }: PersonCommit): Promise<number> {
+  const { operations = [], ...row } = delta;
+  return commitChanges(db, {
+    ...commit,
+    author: who.actor,
+    recordDelta: async (tx, version) => {
+      const applied = repo.appliedByPerson({ ...row, playbookId: commit.playbookId, actor: who.actor, appliedVersion: version });
+      await repo.insertDelta(tx, applied, operations);
+      await alsoInTransaction?.(tx, version);
+      return delta.id;
+    },
+    audit: { source: who.audit, record: audit },
+  });
 }
 
 /** Anything but a shift among neighbours makes a proposal that targets the bullet stale. */

@@ -9,15 +9,13 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, staleTargets } from "./checks";
 import { editAction, editTarget } from "./audit";
-import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry } from "./commit";
+import { commitPersonChange, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry } from "./commit";
 import { freshSnapshot } from "./engine-state";
 import { mergeTargets, operationTargets, provenanceFor, targetColumns, type StaleTarget } from "./findings";
-import * as repo from "./repository";
 import { evidenceSchema, type DeltaOutcome, type editDeltaInput } from "./schemas";
 
 export async function editPlaybook(db: Db, author: WhoOrName, input: z.output<typeof editDeltaInput>): Promise<DeltaOutcome> {
   const who = whoOf(author);
-  const { actor } = who;
   const ops = input.operations as DeltaOperation[];
   const positions = ops.map((_, index) => index);
   const commuting = onlyCounterIncrements(ops);
@@ -57,49 +55,37 @@ export async function editPlaybook(db: Db, author: WhoOrName, input: z.output<ty
       };
     }
     const deltaId = randomUUID();
-    const version = await commitChanges(db, {
+    const version = await commitPersonChange(db, {
       playbookId: input.playbookId,
       snapshot,
       next: result.state,
       changes: result.changes,
-      author: actor,
+      who,
       reason: input.reason,
-      recordDelta: async (tx, version) => {
-        await repo.insertDelta(
-          tx,
-          repo.appliedByPerson({
-            id: deltaId,
-            playbookId: input.playbookId,
-            origin: "person",
-            actor,
-            rationale: input.reason,
-            baseVersion,
-            appliedVersion: version,
-          }),
-          ops.map((op, index) => ({
-            id: randomUUID(),
-            position: index,
-            type: op.type,
-            status: "approved",
-            payload: op,
-            flags: result.warnings.filter((f) => f.operationIndex === index),
-            rationale: "",
-            ...targetColumns(operationTargets(op, entry.state.sections)),
-          })),
-        );
-        return deltaId;
+      delta: {
+        id: deltaId,
+        origin: "person",
+        rationale: input.reason,
+        baseVersion,
+        operations: ops.map((op, index) => ({
+          id: randomUUID(),
+          position: index,
+          type: op.type,
+          status: "approved",
+          payload: op,
+          flags: result.warnings.filter((f) => f.operationIndex === index),
+          rationale: "",
+          ...targetColumns(operationTargets(op, entry.state.sections)),
+        })),
       },
       provenance: provenanceFor("person", evidenceSchema.parse({}), input.reason, new Map()),
-      audit: {
-        source: who.audit,
-        record: (version, changed) => ({
-          action: editAction(ops),
-          target: editTarget(ops, input.playbookId, result.addedIds),
-          playbookId: input.playbookId,
-          before: { version: head.version, ...changed.before },
-          after: { version, reason: input.reason, deltaId, ...changed.after },
-        }),
-      },
+      audit: (version, changed) => ({
+        action: editAction(ops),
+        target: editTarget(ops, input.playbookId, result.addedIds),
+        playbookId: input.playbookId,
+        before: { version: head.version, ...changed.before },
+        after: { version, reason: input.reason, deltaId, ...changed.after },
+      }),
     });
     return {
       deltaId,

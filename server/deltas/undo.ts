@@ -10,7 +10,7 @@ import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as historyRepo from "@/server/history/repository";
 import { rollbackChanges } from "@/server/history/service";
-import { commitChanges, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
+import { commitPersonChange, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { freshSnapshot } from "./engine-state";
 import { requireDelta } from "./queries";
 import * as repo from "./repository";
@@ -92,7 +92,7 @@ function changedIds(changes: readonly VersionChange[]) {
   };
 }
 
-async function undoApplied(db: Db, { actor, audit }: Who, delta: repo.DeltaRecord, undone: number): Promise<UndoResult> {
+async function undoApplied(db: Db, who: Who, delta: repo.DeltaRecord, undone: number): Promise<UndoResult> {
   const isRollback = delta.origin === "rollback";
   const what = isRollback ? "rollback" : delta.status === "auto_applied" ? "auto-apply" : "approval";
   const recorded = await historyRepo.findVersionChanges(db, delta.playbookId, undone);
@@ -122,44 +122,29 @@ async function undoApplied(db: Db, { actor, audit }: Who, delta: repo.DeltaRecor
     const { changes } = rollbackChanges(snapshot.entry.state, target, `${reason.slice(0, 200)}`);
     if (changes.length === 0) throw new AppError("CONFLICT", `Version ${undone} changed nothing that is still there to undo.`);
     const next = redoChanges(snapshot.entry.state, changes);
-    const undoDeltaId = randomUUID();
-    const version = await commitChanges(db, {
+    const version = await commitPersonChange(db, {
       playbookId: delta.playbookId,
       snapshot,
       next,
       changes,
-      author: actor,
+      who,
       reason: reason.slice(0, 4_000),
-      recordDelta: async (tx, version) => {
-        await repo.insertDelta(
+      delta: { id: randomUUID(), origin: "rollback", rationale: reason.slice(0, 10_000), baseVersion: current },
+      alsoInTransaction: async (tx, version) => {
+        if (isRollback) return;
+        const note = `${what.charAt(0).toUpperCase()}${what.slice(1)}${delta.decidedBy ? ` by ${delta.decidedBy}` : ""} undone by ${who.actor} (version ${version}).`;
+        const count = await repo.reopenDelta(
           tx,
-          repo.appliedByPerson({
-            id: undoDeltaId,
-            playbookId: delta.playbookId,
-            origin: "rollback",
-            actor,
-            rationale: reason.slice(0, 10_000),
-            baseVersion: current,
-            appliedVersion: version,
-          }),
-          [],
+          delta.id,
+          { status: delta.status as DeltaStatus, appliedVersion: undone },
+          // Based on the undo's version: the playbook is as it was, so the delta is not stale.
+          { baseVersion: version, reviewNote: note },
         );
-        if (!isRollback) {
-          const note = `${what.charAt(0).toUpperCase()}${what.slice(1)}${delta.decidedBy ? ` by ${delta.decidedBy}` : ""} undone by ${actor} (version ${version}).`;
-          const count = await repo.reopenDelta(
-            tx,
-            delta.id,
-            { status: delta.status as DeltaStatus, appliedVersion: undone },
-            // Based on the undo's version: the playbook is as it was, so the delta is not stale.
-            { baseVersion: version, reviewNote: note },
-          );
-          if (count !== 1) throw alreadyChanged();
-          await repo.setOperationStatus(tx, delta.id, decidedTogether(delta), "pending");
-        }
-        return undoDeltaId;
+        if (count !== 1) throw alreadyChanged();
+        await repo.setOperationStatus(tx, delta.id, decidedTogether(delta), "pending");
       },
       provenance: () => ({ origin: "manual", justification: reason.slice(0, 2_000), sourceTraceId: null, sourceRunId: null }),
-      audit: { source: audit, record: (version) => auditUndo(delta, what, { status: isRollback ? "applied" : "pending", version }) },
+      audit: (version) => auditUndo(delta, what, { status: isRollback ? "applied" : "pending", version }),
     });
     return {
       deltaId: delta.id,

@@ -14,7 +14,7 @@ import { redoChanges, undoChanges } from "@/server/ace/replay";
 import { whoOf, type WhoOrName } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
-import { commitChanges, withVersionRetry } from "@/server/deltas/commit";
+import { commitPersonChange, withVersionRetry } from "@/server/deltas/commit";
 import { loadSnapshot, type Snapshot } from "@/server/deltas/engine-state";
 import * as deltaRepo from "@/server/deltas/repository";
 import type { DeltaStatus } from "@/server/deltas/schemas";
@@ -218,7 +218,6 @@ const MAX_ROLLBACK_ATTEMPTS = 3;
 
 export async function rollback(db: Db, author: WhoOrName, input: z.output<typeof rollbackInput>): Promise<RollbackResult> {
   const who = whoOf(author);
-  const { actor } = who;
   // A caller who named the version it saw is told of a race instead of rolled back from a version it never saw.
   const pinned = input.expectedVersion !== undefined;
   const retry = {
@@ -259,40 +258,22 @@ export async function rollback(db: Db, author: WhoOrName, input: z.output<typeof
     const next = redoChanges(snapshot.entry.state, changes);
     const deltaId = randomUUID();
     const reason = `Rolled back to version ${input.version}: ${input.reason}`;
-    const version = await commitChanges(db, {
+    const version = await commitPersonChange(db, {
       playbookId: input.playbookId,
       snapshot,
       next,
       changes,
-      author: actor,
+      who,
       reason,
-      recordDelta: async (tx, version) => {
-        await deltaRepo.insertDelta(
-          tx,
-          deltaRepo.appliedByPerson({
-            id: deltaId,
-            playbookId: input.playbookId,
-            origin: "rollback",
-            actor,
-            rationale: reason,
-            baseVersion: current,
-            appliedVersion: version,
-          }),
-          [],
-        );
-        return deltaId;
-      },
+      delta: { id: deltaId, origin: "rollback", rationale: reason, baseVersion: current },
       provenance: () => ({ origin: "manual", justification: reason, sourceTraceId: null, sourceRunId: null }),
-      audit: {
-        source: who.audit,
-        record: (version, changed) => ({
-          action: "playbook.rollback",
-          target: { type: "playbook", id: input.playbookId, label: snapshot.head.name },
-          playbookId: input.playbookId,
-          before: { version: current, ...changed.before },
-          after: { version, rolledBackTo: input.version, reason: input.reason, bulletsArchived: archived, ...changed.after },
-        }),
-      },
+      audit: (version, changed) => ({
+        action: "playbook.rollback",
+        target: { type: "playbook", id: input.playbookId, label: snapshot.head.name },
+        playbookId: input.playbookId,
+        before: { version: current, ...changed.before },
+        after: { version, rolledBackTo: input.version, reason: input.reason, bulletsArchived: archived, ...changed.after },
+      }),
     });
     const bulletChanges = changes.filter((change) => change.entity === "bullet");
     return {

@@ -7,7 +7,7 @@ import { AppError, notFound } from "@/server/errors/app-error";
 import type { AuthSettings } from "./config";
 import { hashPassword, spendVerificationTime, verifyPassword } from "./password";
 import type { Principal } from "./principal";
-import { clearFailedSignIns, countFailedSignIn, firstInWindow, signInLockout } from "./rate-limit";
+import { clearFailedSignIns, countFailedSignIn, firstInWindow, signInLockout, type Lockout } from "./rate-limit";
 import * as repo from "./repository";
 import type { RequestInfo } from "./request";
 import {
@@ -54,18 +54,41 @@ function userTarget(user: Pick<repo.UserRecord, "id" | "email">) {
   return { type: "user", id: user.id, label: user.email };
 }
 
+function lockedOut(lockout: Lockout): AppError {
+  return new AppError("RATE_LIMITED", lockout.message, { details: { retryAfterSeconds: lockout.retryAfterSeconds } });
+}
+
+const ACCOUNT_DISABLED = "This account is disabled. Ask an admin to enable it.";
+
 // ---- Sign-in and sign-out --------------------------------------------------------------------------
 
 const WRONG_CREDENTIALS = "The email or the password is wrong. Check both and try again.";
 
-async function refuseSignIn(db: Db, request: RequestInfo, email: string, user: repo.UserRecord | null, reason: string): Promise<never> {
-  await countFailedSignIn(db, email, request.ip);
+/** A failed sign-in's audit entry: under the account's id when the email names one. */
+async function auditFailedSignIn(db: Db, request: RequestInfo, email: string, user: repo.UserRecord | null, reason: string): Promise<void> {
   await recordAudit(db, sourceOf({ kind: "user", id: user?.id ?? null, name: email }, request), {
     action: "session.sign_in_failed",
     target: user ? userTarget(user) : { type: "user", id: null, label: email },
     after: { reason },
   });
+}
+
+async function refuseSignIn(db: Db, request: RequestInfo, email: string, user: repo.UserRecord | null, reason: string): Promise<never> {
+  await countFailedSignIn(db, email, request.ip);
+  await auditFailedSignIn(db, request, email, user, reason);
   throw new AppError("UNAUTHORIZED", WRONG_CREDENTIALS);
+}
+
+/** Starts the user's session and notes the sign-in; the caller's transaction writes its audit entry. */
+async function startSignedIn(
+  tx: Tx,
+  user: repo.UserRecord,
+  request: RequestInfo,
+  settings: Pick<AuthSettings, "sessionDays">,
+): Promise<SignInResult> {
+  const session = await startSession(tx, user.id, request, settings);
+  await repo.updateUser(tx, user.id, { lastSignInAt: new Date() });
+  return { user: signedIn(user), session };
 }
 
 export async function signIn(
@@ -78,13 +101,9 @@ export async function signIn(
   const lockout = await signInLockout(db, email, request.ip);
   if (lockout) {
     if (await firstInWindow(db, `sign-in-locked:${email}:${request.ip ?? "-"}`)) {
-      await recordAudit(db, sourceOf({ kind: "user", id: null, name: email }, request), {
-        action: "session.sign_in_failed",
-        target: { type: "user", id: null, label: email },
-        after: { reason: "locked out (too many failed sign-ins)" },
-      });
+      await auditFailedSignIn(db, request, email, null, "locked out (too many failed sign-ins)");
     }
-    throw new AppError("RATE_LIMITED", lockout.message, { details: { retryAfterSeconds: lockout.retryAfterSeconds } });
+    throw lockedOut(lockout);
   }
   const user = await repo.findUserByEmail(db, email);
   if (!user?.passwordHash) {
@@ -93,21 +112,15 @@ export async function signIn(
   }
   if (!(await verifyPassword(user.passwordHash, password))) return refuseSignIn(db, request, email, user, "wrong password");
   if (user.disabledAt) {
-    await recordAudit(db, sourceOf(userActor(user), request), {
-      action: "session.sign_in_failed",
-      target: userTarget(user),
-      after: { reason: "account disabled" },
-    });
-    throw new AppError("FORBIDDEN", "This account is disabled. Ask an admin to enable it.");
+    await auditFailedSignIn(db, request, user.email, user, "account disabled");
+    throw new AppError("FORBIDDEN", ACCOUNT_DISABLED);
   }
   await clearFailedSignIns(db, email);
-  const session = await db.$transaction(async (tx) => {
-    const started = await startSession(tx, user.id, request, settings);
-    await repo.updateUser(tx, user.id, { lastSignInAt: new Date() });
+  return db.$transaction(async (tx) => {
+    const result = await startSignedIn(tx, user, request, settings);
     await recordAudit(tx, sourceOf(userActor(user), request), { action: "session.sign_in", target: userTarget(user) });
-    return started;
+    return result;
   });
-  return { user: signedIn(user), session };
 }
 
 export async function signOut(db: Db, request: RequestInfo, principal: Principal): Promise<void> {
@@ -137,7 +150,7 @@ export async function setupFirstAdmin(
   const viaToken = principal.kind !== "local";
   if (viaToken) {
     const lockout = await signInLockout(db, "(setup)", request.ip);
-    if (lockout) throw new AppError("RATE_LIMITED", lockout.message, { details: { retryAfterSeconds: lockout.retryAfterSeconds } });
+    if (lockout) throw lockedOut(lockout);
     if (!input.setupToken || !(await repo.setupTokenExists(db, tokenHash(input.setupToken)))) {
       await countFailedSignIn(db, "(setup)", request.ip);
       throw new AppError(
@@ -162,9 +175,7 @@ export async function setupFirstAdmin(
       target: userTarget(user),
       after: { email: user.email, role: user.role },
     });
-    const session = await startSession(tx, user.id, request, settings);
-    await repo.updateUser(tx, user.id, { lastSignInAt: new Date() });
-    return { user: signedIn(user), session };
+    return startSignedIn(tx, user, request, settings);
   });
   return result;
 }
@@ -225,7 +236,7 @@ const INVALID_INVITE = "This link is not valid any more: it was used, replaced b
 export async function inviteInfo(db: Db, token: string): Promise<InviteInfo> {
   const invite = await repo.findInvite(db, tokenHash(token));
   if (!invite || invite.expiresAt <= new Date()) throw new AppError("NOT_FOUND", INVALID_INVITE);
-  if (invite.user.disabledAt) throw new AppError("FORBIDDEN", "This account is disabled. Ask an admin to enable it.");
+  if (invite.user.disabledAt) throw new AppError("FORBIDDEN", ACCOUNT_DISABLED);
   return { email: invite.user.email, name: invite.user.name, reset: invite.user.passwordHash !== null };
 }
 
@@ -241,7 +252,7 @@ export async function acceptInvite(
   return db.$transaction(async (tx) => {
     const invite = await repo.findInvite(tx, id);
     if (!invite || invite.expiresAt <= new Date() || !(await repo.takeInvite(tx, id))) throw new AppError("NOT_FOUND", INVALID_INVITE);
-    if (invite.user.disabledAt) throw new AppError("FORBIDDEN", "This account is disabled. Ask an admin to enable it.");
+    if (invite.user.disabledAt) throw new AppError("FORBIDDEN", ACCOUNT_DISABLED);
     const reset = invite.user.passwordHash !== null;
     const user = await repo.updateUser(tx, invite.user.id, {
       passwordHash,
@@ -265,7 +276,7 @@ export async function changePassword(
 ): Promise<void> {
   const input = changePasswordInput.parse(raw);
   const lockout = await signInLockout(db, principal.email, request.ip);
-  if (lockout) throw new AppError("RATE_LIMITED", lockout.message, { details: { retryAfterSeconds: lockout.retryAfterSeconds } });
+  if (lockout) throw lockedOut(lockout);
   const user = await repo.findUserById(db, principal.userId);
   if (!user?.passwordHash) throw notFound("Your account");
   if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {

@@ -2,7 +2,7 @@
 // The top bar's account corner: who is signed in and their role, the admin pages, sign out. In
 // local mode: "Local admin" and the way to set up sign-in.
 import { useMutation } from "@tanstack/react-query";
-import { ChevronDown, KeyRound, LogOut, ScrollText, UserCog, Users } from "lucide-react";
+import { ChevronDown, KeyRound, LogOut, ScrollText, UserCog, Users, type LucideIcon } from "lucide-react";
 import Link from "next/link";
 import { useTRPC } from "@/components/trpc/client";
 import { Badge } from "@/components/ui/badge";
@@ -16,19 +16,25 @@ import {
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
 import { ROLE_LABELS } from "@/server/auth/schemas";
-import { useCan, useSession } from "./session-context";
+import { allows, type Action } from "./permissions";
+import { useSession } from "./session-context";
 import { reloadAt } from "./auth-card";
+
+/** The admin pages, each listed for those its action allows. */
+const ADMIN_LINKS: readonly { action: Action; href: string; icon: LucideIcon; name: string }[] = [
+  { action: "users.manage", href: "/settings/users", icon: Users, name: "Users" },
+  { action: "apikeys.manage", href: "/settings/api-keys", icon: KeyRound, name: "API keys" },
+  { action: "audit.read", href: "/audit", icon: ScrollText, name: "Audit log" },
+];
 
 export function UserMenu() {
   const { identity } = useSession();
-  const canManageUsers = useCan("users.manage");
-  const canManageKeys = useCan("apikeys.manage");
-  const canReadAudit = useCan("audit.read");
   const trpc = useTRPC();
   const signOut = useMutation(trpc.auth.signOut.mutationOptions({ onSettled: () => reloadAt("/sign-in") }));
   if (identity.kind === "anonymous") return null;
   const admin = identity.role === "admin";
   const label = identity.kind === "local" ? "Local admin" : identity.name || identity.email;
+  const adminLinks = ADMIN_LINKS.filter((link) => allows(identity, link.action));
   return (
     <DropdownMenu>
       <DropdownMenuTrigger asChild>
@@ -49,28 +55,14 @@ export function UserMenu() {
             <UserCog aria-hidden /> {identity.kind === "user" ? "Account and password" : "About local mode"}
           </Link>
         </DropdownMenuItem>
-        {canManageUsers || canManageKeys || canReadAudit ? <DropdownMenuSeparator /> : null}
-        {canManageUsers ? (
-          <DropdownMenuItem asChild>
-            <Link href="/settings/users">
-              <Users aria-hidden /> Users
+        {adminLinks.length > 0 ? <DropdownMenuSeparator /> : null}
+        {adminLinks.map(({ href, icon: Icon, name }) => (
+          <DropdownMenuItem key={href} asChild>
+            <Link href={href}>
+              <Icon aria-hidden /> {name}
             </Link>
           </DropdownMenuItem>
-        ) : null}
-        {canManageKeys ? (
-          <DropdownMenuItem asChild>
-            <Link href="/settings/api-keys">
-              <KeyRound aria-hidden /> API keys
-            </Link>
-          </DropdownMenuItem>
-        ) : null}
-        {canReadAudit ? (
-          <DropdownMenuItem asChild>
-            <Link href="/audit">
-              <ScrollText aria-hidden /> Audit log
-            </Link>
-          </DropdownMenuItem>
-        ) : null}
+        ))}
         {identity.kind === "user" ? (
           <>
             <DropdownMenuSeparator />

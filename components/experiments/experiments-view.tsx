@@ -11,12 +11,12 @@ import { FilterBar, FilterSummary, NoMatches } from "@/components/ui/filter-bar"
 import { plural } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { PageHeader } from "@/components/ui/page-header";
-import { FilterSelect } from "@/components/ui/select";
+import { UrlFilterSelect } from "@/components/ui/url-filter-select";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { PlaybookFilter } from "@/components/shared/playbook-filter";
 import { useCan } from "@/components/auth/session-context";
 import { useTRPC } from "@/components/trpc/client";
-import { EXPERIMENT_STATUSES, type ExperimentStatus } from "@/server/experiments/schemas";
+import { EXPERIMENT_STATUSES } from "@/server/experiments/schemas";
 import { STATUS_META } from "./experiment-badges";
 import {
   experimentListInput,
@@ -29,6 +29,7 @@ import { ExperimentsTable } from "./experiments-table";
 
 /** Running experiments gather units all the time: the list refreshes while one is on screen. */
 const RUNNING_POLL_MS = 15_000;
+const STATUS_OPTIONS = EXPERIMENT_STATUSES.map((status) => ({ value: status, label: STATUS_META[status].label }));
 
 export function ExperimentsView() {
   const trpc = useTRPC();
@@ -57,14 +58,13 @@ export function ExperimentsView() {
 
       <FilterBar className="flex flex-wrap items-center gap-2">
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
-        <FilterSelect<ExperimentStatus>
+        <UrlFilterSelect
+          filters={filters}
+          update={update}
+          name="status"
           label="Status"
-          prefix="Status"
           className="w-full sm:w-44"
-          value={filters.status}
-          onValueChange={(status) => update({ status })}
-          any={{ label: "Any" }}
-          options={EXPERIMENT_STATUSES.map((status) => ({ value: status, label: STATUS_META[status].label }))}
+          options={STATUS_OPTIONS}
         />
         <FilterSummary
           text={query.isPending ? "Loading…" : plural(items.length, "experiment")}

@@ -32,6 +32,12 @@ const KINDS = [
   { key: "ibans", label: "IBANs", help: "Bank account numbers whose checksum holds. Off by default." },
 ] as const;
 
+/** A custom pattern's row: its name, then the expression. */
+const PATTERN_INPUTS = [
+  { field: "name", className: "w-40", placeholder: "name" },
+  { field: "pattern", className: "min-w-48 flex-1 font-mono", placeholder: "TCK-[0-9]{6}" },
+] as const;
+
 export function RedactionSettingsCard({ playbookId }: { playbookId: string }) {
   const trpc = useTRPC();
   const { data: playbook } = useSuspenseQuery(trpc.playbook.get.queryOptions({ playbookId }));
@@ -106,20 +112,16 @@ function RedactionSettingsBody({ playbookId, saved }: { playbookId: string; save
           </div>
           {draft.customPatterns.map((row, index) => (
             <div key={index} className="flex flex-wrap items-center gap-2">
-              <Input
-                aria-label={`Custom pattern ${index + 1} name`}
-                className="w-40"
-                placeholder="name"
-                value={row.name}
-                onChange={(event) => setPattern(index, { name: event.target.value })}
-              />
-              <Input
-                aria-label={`Custom pattern ${index + 1} pattern`}
-                className="min-w-48 flex-1 font-mono"
-                placeholder="TCK-[0-9]{6}"
-                value={row.pattern}
-                onChange={(event) => setPattern(index, { pattern: event.target.value })}
-              />
+              {PATTERN_INPUTS.map(({ field, className, placeholder }) => (
+                <Input
+                  key={field}
+                  aria-label={`Custom pattern ${index + 1} ${field}`}
+                  className={className}
+                  placeholder={placeholder}
+                  value={row[field]}
+                  onChange={(event) => setPattern(index, { [field]: event.target.value })}
+                />
+              ))}
               <Button
                 variant="ghost"
                 size="sm"

@@ -11,19 +11,22 @@ import { FilterBar, FilterSummary, NoMatches } from "@/components/ui/filter-bar"
 import { LoadFailed } from "@/components/ui/load-failed";
 import { PageHeader } from "@/components/ui/page-header";
 import { PlaybookFilter } from "@/components/shared/playbook-filter";
-import { FilterSelect } from "@/components/ui/select";
+import { UrlFilterSelect } from "@/components/ui/url-filter-select";
 import { OFFSET_PAGES } from "@/components/trpc/offset-pages";
 import { useTRPC } from "@/components/trpc/client";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatNumber, plural } from "@/components/ui/format";
-import { RUN_ROLES, RUN_STATUSES, type RunRole, type RunStatus } from "@/server/runs/schemas";
+import { RUN_ROLES, RUN_STATUSES } from "@/server/runs/schemas";
 import { isActive, ROLE_META, RUN_STATUS_LABELS } from "@/components/shared/run-labels";
 import { RunsTable } from "./runs-table";
 import { hasRunFilters, parseRunFilters, runListInput, writeRunFilters } from "./runs-url";
 import { StudioBudgetButton } from "./studio-budget-dialog";
 
 const RUNS_POLL_MS = 3_000;
+const ROLE_OPTIONS = RUN_ROLES.map((role) => ({ value: role, label: ROLE_META[role].label }));
+const STATUS_OPTIONS = RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }));
+
 export function RunsView() {
   const trpc = useTRPC();
   const { filters, update, reset } = useUrlFilters(parseRunFilters, writeRunFilters);
@@ -47,24 +50,8 @@ export function RunsView() {
 
       <FilterBar className="flex flex-wrap items-center gap-2">
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
-        <FilterSelect<RunRole>
-          label="Role"
-          prefix="Role"
-          className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.role}
-          onValueChange={(role) => update({ role })}
-          any={{ label: "Any" }}
-          options={RUN_ROLES.map((role) => ({ value: role, label: ROLE_META[role].label }))}
-        />
-        <FilterSelect<RunStatus>
-          label="Status"
-          prefix="Status"
-          className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.status}
-          onValueChange={(status) => update({ status })}
-          any={{ label: "Any" }}
-          options={RUN_STATUSES.map((status) => ({ value: status, label: RUN_STATUS_LABELS[status] }))}
-        />
+        <UrlFilterSelect filters={filters} update={update} name="role" label="Role" options={ROLE_OPTIONS} />
+        <UrlFilterSelect filters={filters} update={update} name="status" label="Status" options={STATUS_OPTIONS} />
         <FilterSummary
           text={query.isPending ? "Loading…" : plural(total, "run")}
           loading={query.isFetching && !query.isFetchingNextPage}

@@ -14,10 +14,10 @@ import { LoadFailed } from "@/components/ui/load-failed";
 import { PageHeader } from "@/components/ui/page-header";
 import { Notice } from "@/components/ui/notice";
 import { PlaybookFilter } from "@/components/shared/playbook-filter";
-import { FilterSelect } from "@/components/ui/select";
+import { UrlFilterSelect } from "@/components/ui/url-filter-select";
 import { errorMessage } from "@/components/ui/errors";
 import { useTRPC } from "@/components/trpc/client";
-import { TRACE_COUNT_CAP, TRACE_OUTCOMES, type TraceOutcome } from "@/server/traces/schemas";
+import { TRACE_COUNT_CAP, TRACE_OUTCOMES } from "@/server/traces/schemas";
 import { TableSkeleton } from "@/components/ui/data-table";
 import { OUTCOME_META } from "@/components/shared/trace-labels";
 import {
@@ -26,7 +26,6 @@ import {
   TRACE_PAGES,
   traceListInput,
   writeTraceFilters,
-  type ReflectedFilter,
   type TraceFilters,
 } from "@/components/shared/trace-url";
 import { TracesTable } from "@/components/shared/traces-table";
@@ -35,6 +34,12 @@ import { useUrlFilters } from "@/components/ui/use-url-filters";
 import { formatExact } from "@/components/ui/relative-time";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { formatNumber, plural } from "@/components/ui/format";
+
+const OUTCOME_OPTIONS = TRACE_OUTCOMES.map((outcome) => ({ value: outcome, label: OUTCOME_META[outcome].label }));
+const REFLECTED_OPTIONS = [
+  { value: "yes", label: "Reflected" },
+  { value: "no", label: "Not reflected yet" },
+] as const;
 
 /** "1,234 traces", "10,000+ traces" past the server's counting cap, or "50+" without a count. */
 function traceCount(total: number | null, loaded: number, more: boolean): string {
@@ -150,26 +155,15 @@ function TraceFilterBar({
           className="w-full sm:min-w-64 sm:flex-1"
         />
         <PlaybookFilter value={filters.playbookId} onChange={(playbookId) => update({ playbookId })} />
-        <FilterSelect<TraceOutcome>
-          label="Outcome"
-          prefix="Outcome"
-          className="w-[calc(50%-0.25rem)] sm:w-44"
-          value={filters.outcome}
-          onValueChange={(outcome) => update({ outcome })}
-          any={{ label: "Any" }}
-          options={TRACE_OUTCOMES.map((outcome) => ({ value: outcome, label: OUTCOME_META[outcome].label }))}
-        />
-        <FilterSelect<ReflectedFilter>
+        <UrlFilterSelect filters={filters} update={update} name="outcome" label="Outcome" options={OUTCOME_OPTIONS} />
+        <UrlFilterSelect
+          filters={filters}
+          update={update}
+          name="reflected"
           label="Reflected"
           prefix="Reflector"
           className="w-[calc(50%-0.25rem)] sm:w-52"
-          value={filters.reflected}
-          onValueChange={(reflected) => update({ reflected })}
-          any={{ label: "Any" }}
-          options={[
-            { value: "yes", label: "Reflected" },
-            { value: "no", label: "Not reflected yet" },
-          ]}
+          options={REFLECTED_OPTIONS}
         />
       </div>
       <div className="mt-2 flex flex-wrap items-center gap-2">

@@ -10,7 +10,7 @@ import { formatNumber, formatRate, plural } from "@/components/ui/format";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
 import { historyHref } from "@/components/ui/routes";
-import { Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton, Skeletons } from "@/components/ui/skeleton";
 import { useUrlFilters } from "@/components/ui/use-url-filters";
 import type { MetricsResult } from "@/server/metrics/schemas";
 import { ChurnSection, LlmSection, ReviewSection } from "./activity-sections";
@@ -277,13 +277,11 @@ function Figure({ term, children }: { term: string; children: ReactNode }) {
 /** Box for box the charts, while the first answer loads. */
 export function EvolutionSkeleton() {
   return (
-    <div role="status" className="flex flex-col gap-4">
-      <span className="sr-only">Loading the charts…</span>
+    <LoadingStatus label="Loading the charts…" className="flex flex-col gap-4">
       <Skeleton className="h-[420px] w-full rounded-card" />
       <div className="grid gap-4 xl:grid-cols-2">
-        <Skeleton className="h-80 rounded-card" />
-        <Skeleton className="h-80 rounded-card" />
+        <Skeletons count={2} className="h-80 rounded-card" />
       </div>
-    </div>
+    </LoadingStatus>
   );
 }

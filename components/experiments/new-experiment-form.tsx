@@ -14,7 +14,7 @@ import { Breadcrumb } from "@/components/ui/detail-parts";
 import { errorMessage, fieldErrors } from "@/components/ui/errors";
 import { LoadFailed } from "@/components/ui/load-failed";
 import { Notice } from "@/components/ui/notice";
-import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
+import { LoadingStatus, Skeleton, Skeletons } from "@/components/ui/skeleton";
 import { useTRPC } from "@/components/trpc/client";
 import { GUARDRAILS, MAX_VARIANTS, MIN_VARIANTS, type Guardrail } from "@/server/experiments/schemas";
 import {
@@ -43,8 +43,7 @@ export function NewExperimentForm({ initialPlaybookId }: { initialPlaybookId: st
     return (
       <LoadingStatus label="Loading the playbooks…" className="mx-auto flex max-w-4xl flex-col gap-5 pb-16 pt-8">
         <Skeleton className="h-8 w-56" />
-        <Skeleton className="h-64 w-full rounded-card" />
-        <Skeleton className="h-64 w-full rounded-card" />
+        <Skeletons count={2} className="h-64 w-full rounded-card" />
       </LoadingStatus>
     );
   }

@@ -12,7 +12,8 @@ import { buttonClass } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { cn } from "@/components/ui/cn";
 import { Notice } from "@/components/ui/notice";
-import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
+import { Skeleton } from "@/components/ui/skeleton";
+import { SkeletonRows } from "@/components/ui/skeleton-rows";
 import { useDocumentOffset } from "@/components/ui/use-document-offset";
 import { CounterBadges } from "@/components/ui/counter-badges";
 import { errorMessage } from "@/components/ui/errors";
@@ -184,17 +185,13 @@ function BulletStateRow({ bullet }: { bullet: BulletState }) {
 
 function RowsSkeleton() {
   return (
-    <LoadingStatus label="Rebuilding the version…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      {Array.from({ length: 8 }, (_, i) => (
-        <div key={i} className="flex gap-4 border-b border-line px-5 py-4">
-          <Skeleton className="h-3.5 w-20" />
-          <div className="flex-1 space-y-2">
-            <Skeleton className="h-3.5 w-full" />
-            <Skeleton className="h-3.5 w-2/3" />
-          </div>
-        </div>
-      ))}
-    </LoadingStatus>
+    <SkeletonRows label="Rebuilding the version…" rows={8} rowClassName="flex gap-4 px-5 py-4">
+      <Skeleton className="h-3.5 w-20" />
+      <div className="flex-1 space-y-2">
+        <Skeleton className="h-3.5 w-full" />
+        <Skeleton className="h-3.5 w-2/3" />
+      </div>
+    </SkeletonRows>
   );
 }
 

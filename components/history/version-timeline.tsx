@@ -1,16 +1,16 @@
 "use client";
 // Every version of the playbook, newest first: number, author, when, why, what it changed, and
 // the delta it came from. Choosing one shows what it did on the right.
-import { ExternalLink } from "lucide-react";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
-import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
+import { Skeleton } from "@/components/ui/skeleton";
+import { SkeletonRows } from "@/components/ui/skeleton-rows";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { historyHref, versionHref } from "@/components/ui/routes";
 import { ORIGIN_META } from "@/components/shared/delta-labels";
-import { reviewHref } from "@/components/shared/review-url";
+import { ItsDeltaLink } from "@/components/shared/its-delta-link";
 import type { VersionListItem } from "@/server/history/schemas";
 import { describeVersionCounts } from "./labels";
 
@@ -114,14 +114,7 @@ function VersionRow({
         <Link href={versionHref(playbookId, version.number)} className="font-medium text-accent-ink hover:underline">
           View playbook at v{version.number}
         </Link>
-        {version.deltaId && version.deltaOrigin !== "rollback" ? (
-          <Link
-            href={reviewHref(playbookId, { deltaId: version.deltaId, status: "all" })}
-            className="inline-flex items-center gap-1 font-medium text-accent-ink hover:underline"
-          >
-            Its delta <ExternalLink aria-hidden className="size-3" />
-          </Link>
-        ) : null}
+        {version.deltaId && version.deltaOrigin !== "rollback" ? <ItsDeltaLink playbookId={playbookId} deltaId={version.deltaId} /> : null}
       </div>
     </div>
   );
@@ -129,14 +122,10 @@ function VersionRow({
 
 export function TimelineSkeleton() {
   return (
-    <LoadingStatus label="Loading versions…" className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-      {Array.from({ length: 6 }, (_, i) => (
-        <div key={i} className="border-b border-line px-4 py-3 last:border-0">
-          <Skeleton className="h-4 w-32" />
-          <Skeleton className="mt-2 h-3.5 w-full" />
-          <Skeleton className="mt-2 h-3 w-40" />
-        </div>
-      ))}
-    </LoadingStatus>
+    <SkeletonRows label="Loading versions…" rows={6} rowClassName="px-4 py-3">
+      <Skeleton className="h-4 w-32" />
+      <Skeleton className="mt-2 h-3.5 w-full" />
+      <Skeleton className="mt-2 h-3 w-40" />
+    </SkeletonRows>
   );
 }

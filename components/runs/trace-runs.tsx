@@ -4,9 +4,9 @@
 // traces.get query; while a run of the trace is queued or running, the list asks again every two
 // seconds, which refreshes the whole page, and once it ends the runs, traces and playbook refetch.
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { ArrowUpRight, ScanSearch } from "lucide-react";
+import { ScanSearch } from "lucide-react";
 import Link from "next/link";
-import { reviewHref } from "@/components/shared/review-url";
+import { ItsDeltaLink } from "@/components/shared/its-delta-link";
 import { RoleGate } from "@/components/auth/role-gate";
 import { Button } from "@/components/ui/button";
 import { DetailSection } from "@/components/ui/detail-parts";
@@ -54,14 +54,7 @@ export function TraceRuns({ traceId }: { traceId: string }) {
               </div>
               <div className="flex flex-wrap items-center gap-2 text-xs text-ink-muted">
                 <ProviderBadge provider={run.provider} model={run.model} />
-                {run.deltaId ? (
-                  <Link
-                    href={reviewHref(playbookId, { deltaId: run.deltaId, status: "all" })}
-                    className="relative z-10 ml-auto inline-flex items-center gap-0.5 font-medium text-accent-ink hover:underline"
-                  >
-                    Its delta <ArrowUpRight aria-hidden className="size-3" />
-                  </Link>
-                ) : null}
+                {run.deltaId ? <ItsDeltaLink playbookId={playbookId} deltaId={run.deltaId} className="relative z-10 ml-auto" /> : null}
               </div>
             </li>
           ))}

@@ -1,4 +1,5 @@
 import { LoadingStatus, Skeleton } from "@/components/ui/skeleton";
+import { SkeletonRows } from "@/components/ui/skeleton-rows";
 
 export default function Loading() {
   return (
@@ -10,16 +11,11 @@ export default function Loading() {
         </div>
         <Skeleton className="h-9 w-56" />
       </div>
-      <div className="overflow-hidden rounded-card border border-line bg-surface shadow-card">
-        <div className="h-10 border-b border-line bg-subtle/50" />
-        {Array.from({ length: 4 }, (_, i) => (
-          <div key={i} className="flex items-center gap-6 border-b border-line px-5 py-4 last:border-0">
-            <Skeleton className="h-4 w-56" />
-            <Skeleton className="ml-auto h-4 w-12" />
-            <Skeleton className="h-4 w-20" />
-          </div>
-        ))}
-      </div>
+      <SkeletonRows rows={4} header rowClassName="flex items-center gap-6 px-5 py-4">
+        <Skeleton className="h-4 w-56" />
+        <Skeleton className="ml-auto h-4 w-12" />
+        <Skeleton className="h-4 w-20" />
+      </SkeletonRows>
     </LoadingStatus>
   );
 }

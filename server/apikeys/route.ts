@@ -13,6 +13,7 @@ import { readRequestInfo, REQUEST_ID_HEADER, type RequestInfo } from "@/server/a
 import { crossSiteRefusal } from "@/server/auth/same-origin";
 import { getDb, type Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
+import { servingRequest } from "@/server/http/activity";
 import { errorResponse } from "@/server/http/responses";
 import { API_CSP, COMMON_SECURITY_HEADERS } from "@/server/http/security-headers";
 import * as repo from "./repository";
@@ -182,7 +183,11 @@ export function apiRoute<P>(
  * says why): a Host that is not this studio's is refused (DNS rebinding), errors become JSON with
  * their status, and every answer carries the request's id and the security headers.
  */
-async function answer(request: Request, respond: (info: RequestInfo) => Promise<Response>): Promise<Response> {
+function answer(request: Request, respond: (info: RequestInfo) => Promise<Response>): Promise<Response> {
+  return servingRequest(() => answerNow(request, respond));
+}
+
+async function answerNow(request: Request, respond: (info: RequestInfo) => Promise<Response>): Promise<Response> {
   const settings = getAuthSettings();
   const info = readRequestInfo(request.headers, settings);
   // A Request made in this process (a test, a script) has no Host; every received one has.

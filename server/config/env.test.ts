@@ -21,6 +21,7 @@ describe("loadEnv", () => {
         prices: DEFAULT_PRICES,
       },
       runConcurrency: 2,
+      runsPerSecondWhileServing: 2,
       contextCounterRefreshMs: 60_000,
       cacheBytes: { embeddings: 128 * 1024 * 1024, playbookStates: 512 * 1024 * 1024 },
     });
@@ -116,6 +117,10 @@ describe("loadEnv", () => {
     [
       { ACE_CONTEXT_COUNTER_REFRESH_S: "1m" },
       /^ACE_CONTEXT_COUNTER_REFRESH_S must be a whole number of seconds from 0 to 3600, got "1m"\. Unset it to use 60; 0 serves/,
+    ],
+    [
+      { ACE_RUNS_PER_S_WHILE_SERVING: "fast" },
+      /^ACE_RUNS_PER_S_WHILE_SERVING must be a whole number of runs a second from 0 to 1000, got "fast"\. Unset it to use 2; 0 starts/,
     ],
     [{ ACE_CONTEXT_COUNTER_REFRESH_S: "3601" }, /ACE_CONTEXT_COUNTER_REFRESH_S must be a whole number of seconds from 0 to 3600/],
     [{ ACE_LLM_PROVIDER: "anthropic" }, /^ACE_LLM_PROVIDER must be "openai" or "offline", got "anthropic"/],

@@ -30,6 +30,11 @@ export interface AppEnv {
   /** ACE_RUN_CONCURRENCY: reflector and curator runs at once in the web server; 0 turns the worker off. */
   runConcurrency: number;
   /**
+   * ACE_RUNS_PER_S_WHILE_SERVING: runs started per second while the server is answering requests
+   * (server/http/activity.ts), so background work gives way to agents and people; 0: no limit.
+   */
+  runsPerSecondWhileServing: number;
+  /**
    * ACE_CONTEXT_COUNTER_REFRESH_S, in milliseconds: how long versions that change only counters wait
    * before agents' compiled context serves them (server/context/publication.ts); 0 serves each at once.
    */
@@ -48,6 +53,7 @@ const ENV_DEFAULTS = {
   port: 3000,
   demoSeed: "auto",
   runConcurrency: 2,
+  runsPerSecondWhileServing: 2,
   contextCounterRefreshS: 60,
   embeddingCacheMb: 128,
   playbookCacheMb: 512,
@@ -149,6 +155,7 @@ const variables = z.object({
   ACE_LLM_MAX_RETRIES: setting(wholeNumber(0, 10, "retries"), LLM_DEFAULTS.maxRetries),
   ACE_LLM_PRICES: setting(jsonText.pipe(priceTable), {} as PriceTable),
   ACE_RUN_CONCURRENCY: setting(wholeNumber(0, 64, "runs"), ENV_DEFAULTS.runConcurrency),
+  ACE_RUNS_PER_S_WHILE_SERVING: setting(wholeNumber(0, 1_000, "runs a second"), ENV_DEFAULTS.runsPerSecondWhileServing),
   ACE_CONTEXT_COUNTER_REFRESH_S: setting(wholeNumber(0, 3_600, "seconds"), ENV_DEFAULTS.contextCounterRefreshS),
   ACE_EMBEDDING_CACHE_MB: setting(wholeNumber(1, 1_048_576, "megabytes"), ENV_DEFAULTS.embeddingCacheMb),
   ACE_PLAYBOOK_CACHE_MB: setting(wholeNumber(1, 1_048_576, "megabytes"), ENV_DEFAULTS.playbookCacheMb),
@@ -172,6 +179,7 @@ const HINTS: Record<VariableName, string> = {
   ACE_LLM_MAX_RETRIES: `Unset it to use ${LLM_DEFAULTS.maxRetries}.`,
   ACE_LLM_PRICES: 'Write it as {"model-name": {"input": 0.4, "output": 1.6}} in USD per 1M tokens.',
   ACE_RUN_CONCURRENCY: `Unset it to use ${ENV_DEFAULTS.runConcurrency}; 0 turns the background worker off.`,
+  ACE_RUNS_PER_S_WHILE_SERVING: `Unset it to use ${ENV_DEFAULTS.runsPerSecondWhileServing}; 0 starts runs as fast as slots free up, even while requests wait.`,
   ACE_CONTEXT_COUNTER_REFRESH_S: `Unset it to use ${ENV_DEFAULTS.contextCounterRefreshS}; 0 serves every counter change at once.`,
   ACE_EMBEDDING_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.embeddingCacheMb}.`,
   ACE_PLAYBOOK_CACHE_MB: `Unset it to use ${ENV_DEFAULTS.playbookCacheMb}.`,
@@ -253,6 +261,7 @@ export function loadEnv(source: EnvSource = process.env): AppEnv {
       prices: { ...DEFAULT_PRICES, ...v.ACE_LLM_PRICES },
     },
     runConcurrency: v.ACE_RUN_CONCURRENCY,
+    runsPerSecondWhileServing: v.ACE_RUNS_PER_S_WHILE_SERVING,
     contextCounterRefreshMs: v.ACE_CONTEXT_COUNTER_REFRESH_S * 1000,
     cacheBytes: { embeddings: v.ACE_EMBEDDING_CACHE_MB * MB, playbookStates: v.ACE_PLAYBOOK_CACHE_MB * MB },
   });

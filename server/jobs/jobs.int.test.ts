@@ -1,4 +1,5 @@
 // The job queue and its worker against embedded PGlite and PostgreSQL: the same guarantees on both.
+import { performance } from "node:perf_hooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
@@ -322,7 +323,13 @@ describe.each(testEngines())("job queue on %s", (engine) => {
     const workers: JobWorker[] = [];
     const worker = (
       handlers: Record<string, JobHandler>,
-      options: { concurrency?: number; leaseMs?: number; heartbeatMs?: number; pollIntervalMs?: number } = {},
+      options: {
+        concurrency?: number;
+        leaseMs?: number;
+        heartbeatMs?: number;
+        pollIntervalMs?: number;
+        yieldTo?: { busy(): boolean; perSecond: number };
+      } = {},
     ) => {
       const w = new JobWorker(db, { handlers, backoff: FAST, logger: quietLogger(), ...options });
       workers.push(w);
@@ -350,6 +357,36 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       await w.drain();
       expect(most).toBe(3);
       expect(await db.job.count({ where: { status: "succeeded" } })).toBe(10);
+    });
+
+    it("starts jobs at its rate while the process serves requests, and at full speed once it stops", async () => {
+      let busy = true;
+      let started = 0;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const w = worker(
+        {
+          reflect: async () => {
+            started++;
+            await released;
+            return { type: "done" };
+          },
+        },
+        { concurrency: 10, pollIntervalMs: 20, yieldTo: { busy: () => busy, perSecond: 2 } },
+      );
+      for (let i = 0; i < 10; i++) await enqueue(db, { kind: "reflect" });
+      const since = performance.now();
+      w.start();
+      await until(() => started >= 2);
+      // Two tokens to begin with, then two a second: never more, however slow this machine is.
+      const allowed = (elapsedMs: number) => 2 + Math.floor((elapsedMs / 1000) * 2);
+      await sleep(100); // a window to look in: without the gate all ten would have started by now
+      expect(started).toBeLessThanOrEqual(allowed(performance.now() - since));
+      expect(started).toBeLessThan(10);
+      busy = false;
+      await until(() => started === 10);
+      release();
+      await until(async () => (await db.job.count({ where: { status: "succeeded" } })) === 10);
     });
 
     it("retries a throwing handler with backoff until it succeeds", async () => {

@@ -2,6 +2,7 @@
 // than `concurrency` at once, keeps long jobs' leases alive, and records each handler's outcome.
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import type { Db } from "@/server/db/client";
 import type { BackoffOptions } from "./backoff";
 import * as queue from "./queue";
@@ -49,6 +50,11 @@ export type JobWorkerOptions = {
   heartbeatMs?: number;
   backoff?: BackoffOptions;
   logger?: JobLogger;
+  /**
+   * Foreground first: while `busy()` says the process is answering requests, at most `perSecond`
+   * jobs start a second (the others wait in the queue); otherwise jobs start as slots free up.
+   */
+  yieldTo?: { busy(): boolean; perSecond: number };
 };
 
 const consoleLogger: JobLogger = {
@@ -70,6 +76,36 @@ function delay(ms: number): { promise: Promise<void>; cancel(): void } {
 type Running = { job: ClaimedJob; controller: AbortController; done: Promise<void> };
 
 /**
+ * A token bucket for job starts while the process is busy: `perSecond` tokens a second, at most one
+ * second's worth saved up, so a burst of requests never waits behind more than that many starts.
+ */
+class StartGate {
+  private tokens: number;
+  private at = performance.now();
+
+  constructor(
+    private readonly busy: () => boolean,
+    private readonly perSecond: number,
+  ) {
+    this.tokens = perSecond;
+  }
+
+  /** Jobs that may start now (Infinity while not busy); when none may, how long until one can. */
+  allowance(): { starts: number; waitMs: number } {
+    const now = performance.now();
+    this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) / 1000) * this.perSecond);
+    this.at = now;
+    if (!this.busy()) return { starts: Number.POSITIVE_INFINITY, waitMs: 0 };
+    const starts = Math.floor(this.tokens);
+    return { starts, waitMs: starts > 0 ? 0 : Math.ceil(((1 - this.tokens) / this.perSecond) * 1000) };
+  }
+
+  spend(starts: number): void {
+    this.tokens = Math.max(0, this.tokens - starts);
+  }
+}
+
+/**
  * A short lease renewed by a heartbeat: a worker that dies (killed, crashed, its machine gone)
  * stops renewing, and its jobs are claimable again 20 s later at most, plus one poll.
  */
@@ -87,6 +123,9 @@ export class JobWorker {
   private readonly backoff: BackoffOptions | undefined;
   private readonly logger: JobLogger;
   private readonly getDb: () => Promise<Db>;
+  private readonly gate: StartGate | undefined;
+  /** Set by a claim the gate held back: when to look again (sooner than the poll). */
+  private gateWaitMs: number | undefined;
 
   private readonly running = new Map<string, Running>();
   private started = false;
@@ -107,6 +146,8 @@ export class JobWorker {
     this.heartbeatMs = Math.max(5, options.heartbeatMs ?? Math.floor(this.leaseMs / HEARTBEATS_PER_LEASE));
     this.backoff = options.backoff;
     this.logger = options.logger ?? consoleLogger;
+    const yieldTo = options.yieldTo;
+    this.gate = yieldTo && yieldTo.perSecond > 0 ? new StartGate(() => yieldTo.busy(), yieldTo.perSecond) : undefined;
   }
 
   /** Handlers running now. */
@@ -192,7 +233,9 @@ export class JobWorker {
     } catch (error) {
       this.logger.error("could not claim jobs", { error: errorMessage(error) });
     } finally {
-      if (this.started) this.schedule(this.pollIntervalMs);
+      const gateWaitMs = this.gateWaitMs;
+      this.gateWaitMs = undefined;
+      if (this.started) this.schedule(gateWaitMs === undefined ? this.pollIntervalMs : Math.min(gateWaitMs, this.pollIntervalMs));
     }
   }
 
@@ -221,8 +264,15 @@ export class JobWorker {
   private async claimAndStart(): Promise<number> {
     const free = this.concurrency - this.running.size;
     if (free <= 0 || this.kinds.length === 0) return 0;
+    const allowed = this.gate?.allowance();
+    if (allowed && allowed.starts === 0) {
+      this.gateWaitMs = allowed.waitMs;
+      return 0;
+    }
     const db = await this.getDb();
-    const jobs = await queue.claim(db, { workerId: this.workerId, kinds: this.kinds, limit: free, leaseMs: this.leaseMs });
+    const limit = Math.min(free, allowed?.starts ?? free);
+    const jobs = await queue.claim(db, { workerId: this.workerId, kinds: this.kinds, limit, leaseMs: this.leaseMs });
+    this.gate?.spend(jobs.length);
     this.polls += 1;
     for (const job of jobs) {
       const running = this.running.get(job.id);

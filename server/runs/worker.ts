@@ -2,12 +2,15 @@
 // (started by server/startup.ts).
 import { getEnv } from "@/server/config/env";
 import type { Db } from "@/server/db/client";
+import { recentlyServing } from "@/server/http/activity";
 import { JobWorker } from "@/server/jobs/worker";
 import { retentionHandlers, scheduleRetention } from "@/server/retention/service";
 import { failAbandonedRuns, runHandlers, sweepOrphanTraces } from "./service";
 import { runProviderFor } from "./providers";
 
 const SWEEP_INTERVAL_MS = 5 * 60_000;
+/** A request that ended this recently still counts as serving: agents' next requests are close behind. */
+const SERVING_WINDOW_MS = 250;
 
 const globalForRuns = globalThis as typeof globalThis & { __aceRunWorker?: JobWorker };
 
@@ -28,7 +31,12 @@ export async function startRunWorker(db: Db): Promise<JobWorker | null> {
   // Every instance asks for the same day's retention job (its key names the day): one job, not one per instance.
   const retention = await scheduleRetention(db);
   console.log(`[ace-studio] retention runs next at ${retention.runAt.toISOString()}`);
-  const worker = new JobWorker(db, { handlers: { ...runHandlers(), ...retentionHandlers() }, concurrency });
+  const worker = new JobWorker(db, {
+    handlers: { ...runHandlers(), ...retentionHandlers() },
+    concurrency,
+    // Agents' polls and trace posts come first: under load the queue waits, and catches up when they pause.
+    yieldTo: { busy: () => recentlyServing(SERVING_WINDOW_MS), perSecond: getEnv().runsPerSecondWhileServing },
+  });
   worker.start();
   // Traces whose after-ingest trigger failed (the traces were stored, their runs were not) are
   // picked up here too, not only at the next start.

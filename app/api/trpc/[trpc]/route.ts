@@ -1,6 +1,7 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { crossSiteRefusal } from "@/server/auth/same-origin";
 import { AppError, HTTP_STATUS } from "@/server/errors/app-error";
+import { servingRequest } from "@/server/http/activity";
 import { readTextBody } from "@/server/http/body";
 import { createTRPCContext } from "@/server/trpc/init";
 import { MAX_TRPC_BATCH, MAX_TRPC_BODY_BYTES } from "@/server/trpc/schemas";
@@ -44,7 +45,11 @@ async function checkedRequest(req: Request): Promise<Request | Response> {
   }
 }
 
-async function handler(req: Request) {
+function handler(req: Request) {
+  return servingRequest(() => answer(req));
+}
+
+async function answer(req: Request) {
   // Mutations are POSTs: one sent by a page of another site is refused before any procedure runs.
   const crossSite = crossSiteRefusal(req.method, req.headers);
   if (crossSite) return Response.json({ error: { message: crossSite, code: "FORBIDDEN" } }, { status: 403 });

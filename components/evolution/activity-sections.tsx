@@ -20,9 +20,7 @@ const CHURN_COLORS: Record<ChurnKey, string> = { ...OPERATION_COLORS, ...ORIGIN_
 
 export function ChurnSection({
   result,
-  bucket,
-  timeZone,
-  syncId,
+  time,
   titleSuffix,
   chartKey,
   grouping,
@@ -46,8 +44,7 @@ export function ChurnSection({
           : "Operations applied per bucket. Counter tags from reflections are left out; “Every version” shows them."
       }
       tables={[table]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
       controls={
         <Segmented<ChurnGrouping>
@@ -67,13 +64,13 @@ export function ChurnSection({
           who made them.
         </ChartEmpty>
       ) : (
-        <StackedBars rows={series.rows} series={bars} bucket={bucket} timeZone={timeZone} syncId={syncId} format={formatNumber} />
+        <StackedBars rows={series.rows} series={bars} time={time} format={formatNumber} />
       )}
     </ChartCard>
   );
 }
 
-export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
+export function ReviewSection({ result, time, titleSuffix, chartKey }: SectionProps) {
   const series = useMemo(() => reviewSeries(result), [result]);
   const table = useMemo(() => reviewTable(series, `Review per bucket${titleSuffix}`), [series, titleSuffix]);
   const totals = useMemo(() => reviewTotalsTable(result, `Review by origin${titleSuffix}`), [result, titleSuffix]);
@@ -89,8 +86,7 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix, c
       title="Review"
       description="Deltas proposed per bucket by origin; below, how each origin's deltas were decided."
       tables={[table, totals]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
     >
       {series.origins.length === 0 ? (
@@ -100,15 +96,7 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix, c
         </ChartEmpty>
       ) : (
         <>
-          <StackedBars
-            rows={series.rows}
-            series={bars}
-            bucket={bucket}
-            timeZone={timeZone}
-            syncId={syncId}
-            format={formatNumber}
-            height={200}
-          />
+          <StackedBars rows={series.rows} series={bars} time={time} format={formatNumber} height={200} />
           <ul className="mt-3 grid gap-2 px-2 sm:grid-cols-2" aria-label="Review by origin">
             {decided.map((entry) => (
               <li key={entry.origin} className="rounded-lg border border-line px-3 py-2 text-xs">
@@ -136,7 +124,7 @@ export function ReviewSection({ result, bucket, timeZone, syncId, titleSuffix, c
   );
 }
 
-export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
+export function LlmSection({ result, time, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => llmRows(result), [result]);
   const table = useMemo(() => llmTable(rows, `LLM cost per bucket${titleSuffix}`), [rows, titleSuffix]);
   const totals = useMemo(() => llmTotalsTable(result, `LLM cost by role${titleSuffix}`), [result, titleSuffix]);
@@ -149,7 +137,7 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, char
       value: (row) => value(row, role),
     }));
   // Both charts share the buckets, the zone and the hover.
-  const chart = { rows, bucket, timeZone, syncId, height: 200 };
+  const chart = { rows, time, height: 200 };
   const any = result.llm.byRole.some((entry) => entry.runs > 0);
   return (
     <ChartCard
@@ -157,8 +145,7 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, char
       description="Tokens and cost per bucket by role: the reflector's and curator's runs, and the agents' own usage as their traces report it."
       tables={[table]}
       shownTables={[totals]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
     >
       {!any ? (
@@ -186,7 +173,7 @@ export function LlmSection({ result, bucket, timeZone, syncId, titleSuffix, char
             </div>
           </div>
           <div className="mt-3 rounded-lg border border-line">
-            <DataTableView table={totals} bucket={bucket} timeZone={timeZone} />
+            <DataTableView table={totals} time={time} />
           </div>
         </>
       )}

@@ -6,17 +6,16 @@ import Link from "next/link";
 import { useId, useState, type ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import type { ZonedBucket } from "./chart-parts";
 import { csvFileName, toCsv, type DataTableModel } from "./data-table";
 import { formatCell } from "./format";
-import type { Bucket } from "./range";
 
 export function ChartCard({
   title,
   description,
   tables,
   shownTables = [],
-  bucket,
-  timeZone,
+  time,
   controls,
   resetKey,
   children,
@@ -29,8 +28,8 @@ export function ChartCard({
   tables: readonly DataTableModel[];
   /** Tables the card already shows (a summary): a CSV download only. */
   shownTables?: readonly DataTableModel[];
-  bucket: Bucket;
-  timeZone: string;
+  /** How the tables label their buckets: a section's time frame, passed on whole. */
+  time: ZonedBucket;
   /** Toggles of the chart itself (by type / by origin …). */
   controls?: ReactNode;
   /** A new key draws the chart afresh (a new range), while the card and its "Show data" stay. */
@@ -80,7 +79,7 @@ export function ChartCard({
         {children}
       </div>
       <div id={tableId} hidden={!showData} className="border-t border-line">
-        {showData ? tables.map((table) => <DataTableView key={table.title} table={table} bucket={bucket} timeZone={timeZone} />) : null}
+        {showData ? tables.map((table) => <DataTableView key={table.title} table={table} time={time} />) : null}
       </div>
     </section>
   );
@@ -114,7 +113,7 @@ function downloadCsv(table: DataTableModel) {
 }
 
 /** The table of a chart's numbers: a real <table> with headers, scrolling inside its box. */
-export function DataTableView({ table, bucket, timeZone }: { table: DataTableModel; bucket: Bucket; timeZone: string }) {
+export function DataTableView({ table, time: { bucket, timeZone } }: { table: DataTableModel; time: ZonedBucket }) {
   const numeric = (kind: string) => kind !== "text" && kind !== "bucket" && kind !== "instant";
   return (
     <div className="max-h-96 overflow-auto">

@@ -10,13 +10,23 @@ import { CHART_COLORS } from "@/components/shared/chart-palette";
 import type { Bucket } from "./range";
 import { bucketSpanLabel, tickLabel } from "./time-labels";
 
+/** How bucket starts are labelled: the bucket size and the reader's time zone (a data table needs no more). */
+export interface ZonedBucket {
+  bucket: Bucket;
+  timeZone: string;
+}
+
+/** The time frame every chart of one Evolution tab shares; a section passes it on whole. */
+export interface TimeFrame extends ZonedBucket {
+  /** Charts with this id share their tooltip and brush (see syncIdFor). */
+  syncId: string;
+}
+
 /** What every section of the Evolution tab is drawn from. */
 export interface SectionProps {
   playbookId: string;
   result: MetricsResult;
-  bucket: Bucket;
-  timeZone: string;
-  syncId: string;
+  time: TimeFrame;
   /** " · <playbook> · <range>": ends every table title, so a downloaded CSV says what it holds. */
   titleSuffix: string;
   /** Changes with the range, bucket and filters: the charts under a card start over (zoom, brush). */
@@ -29,7 +39,7 @@ export function syncIdFor(playbookId: string): string {
 }
 
 /** Props of the shared x axis: bucket starts, labelled in the reader's zone. */
-export function timeAxisProps(bucket: Bucket, timeZone: string) {
+export function timeAxisProps({ bucket, timeZone }: ZonedBucket) {
   return {
     dataKey: "start",
     tickFormatter: (value: unknown) => (typeof value === "string" ? tickLabel(value, bucket, timeZone) : String(value)),
@@ -69,18 +79,14 @@ export function TimeChart({
   chart: Chart,
   rows,
   height,
-  syncId,
-  bucket,
-  timeZone,
+  time,
   legend,
   children,
 }: {
   chart: ComponentType<TimeChartRootProps>;
   rows: readonly object[];
   height: number;
-  syncId: string;
-  bucket: Bucket;
-  timeZone: string;
+  time: TimeFrame;
   legend: { label: string; color: string; dashed?: boolean }[];
   children: ReactNode;
 }) {
@@ -89,14 +95,14 @@ export function TimeChart({
       <WhenVisible height={height}>
         <Chart
           data={rows as object[]}
-          syncId={syncId}
+          syncId={time.syncId}
           syncMethod="value"
           responsive
           style={{ width: "100%", height }}
           margin={CHART_MARGIN}
         >
           <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis {...timeAxisProps(bucket, timeZone)} />
+          <XAxis {...timeAxisProps(time)} />
           {children}
         </Chart>
       </WhenVisible>
@@ -120,13 +126,11 @@ export interface TooltipLine {
 function BucketTooltip<Row extends { start: string }>({
   active,
   payload,
-  bucket,
-  timeZone,
+  time,
   lines,
   footer,
 }: Pick<TooltipContentProps, "active" | "payload"> & {
-  bucket: Bucket;
-  timeZone: string;
+  time: ZonedBucket;
   lines: (row: Row) => TooltipLine[];
   footer?: (row: Row) => ReactNode;
 }) {
@@ -134,7 +138,7 @@ function BucketTooltip<Row extends { start: string }>({
   if (!active || !row) return null;
   return (
     <div className="max-w-xs rounded-lg border border-line bg-surface px-3 py-2 text-xs shadow-pop">
-      <p className="mb-1.5 font-medium text-ink">{bucketSpanLabel(row.start, bucket, timeZone)}</p>
+      <p className="mb-1.5 font-medium text-ink">{bucketSpanLabel(row.start, time.bucket, time.timeZone)}</p>
       <ul className="flex flex-col gap-1">
         {lines(row).map((line) => (
           <li key={line.label} className="flex items-center gap-2">
@@ -151,8 +155,7 @@ function BucketTooltip<Row extends { start: string }>({
 
 /** A recharts Tooltip's `content`: the BucketTooltip of the hovered row. */
 export function bucketTooltip<Row extends { start: string }>(options: {
-  bucket: Bucket;
-  timeZone: string;
+  time: ZonedBucket;
   lines: (row: Row) => TooltipLine[];
   footer?: (row: Row) => ReactNode;
 }) {

@@ -20,7 +20,7 @@ import { counterRows, counterTable, moverTable, topMovers, type CounterRow } fro
 import { scoreBins, scoreTable, type ScoreBin } from "./prepare/scores";
 import { WhenVisible } from "@/components/ui/when-visible";
 
-export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
+export function CountersSection({ result, time, titleSuffix, chartKey }: SectionProps) {
   const rows = useMemo(() => counterRows(result), [result]);
   const table = useMemo(() => counterTable(rows, `Counters${titleSuffix}`), [rows, titleSuffix]);
   const known = rows.some((row) => row.version !== null);
@@ -33,8 +33,7 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
       title="Counters"
       description="Helpful and harmful totals over the active bullets at the end of each bucket, every reflection included."
       tables={[table]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
     >
       {known ? (
@@ -42,9 +41,7 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
           chart={LineChart}
           rows={rows}
           height={240}
-          syncId={syncId}
-          bucket={bucket}
-          timeZone={timeZone}
+          time={time}
           legend={series.map((entry) => ({ label: entry.label, color: entry.color }))}
         >
           <YAxis allowDecimals={false} tickFormatter={compactTick} {...VALUE_AXIS} />
@@ -63,8 +60,7 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
           <Tooltip
             isAnimationActive={false}
             content={bucketTooltip<CounterRow>({
-              bucket,
-              timeZone,
+              time,
               lines: (row) =>
                 versionLines(row.version, () => [
                   { label: "Helpful", value: formatNumber(row.helpful ?? 0), color: CHART_COLORS.helpful },
@@ -84,7 +80,7 @@ export function CountersSection({ result, bucket, timeZone, syncId, titleSuffix,
   );
 }
 
-export function MoversSection({ playbookId, result, bucket, timeZone, titleSuffix }: Omit<SectionProps, "syncId">) {
+export function MoversSection({ playbookId, result, time, titleSuffix }: SectionProps) {
   const movers = useMemo(() => topMovers(result.movers), [result.movers]);
   const table = useMemo(() => moverTable(movers, `Top movers${titleSuffix}`), [movers, titleSuffix]);
   const empty = movers.rose.length === 0 && movers.fell.length === 0;
@@ -93,8 +89,7 @@ export function MoversSection({ playbookId, result, bucket, timeZone, titleSuffi
       title="Top movers"
       description="Bullets whose helpful − harmful rose or fell most from tags in this range."
       tables={[table]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
     >
       {empty ? (
         <ChartEmpty title="No bullet was tagged in this range">
@@ -158,12 +153,11 @@ function MoverList({
 export function ScoresSection({
   playbookId,
   result,
-  bucket,
-  timeZone,
+  time,
   titleSuffix,
   scoresAt,
   onScoresAt,
-}: Omit<SectionProps, "syncId"> & { scoresAt: number | null; onScoresAt: (version: number | null) => void }) {
+}: SectionProps & { scoresAt: number | null; onScoresAt: (version: number | null) => void }) {
   const trpc = useTRPC();
   const latest = result.scores?.version ?? null;
   const wanted = scoresAt !== null && scoresAt !== latest ? scoresAt : null;
@@ -194,8 +188,7 @@ export function ScoresSection({
       title="Score distribution"
       description="Active bullets with counters by helpful − harmful, at one version."
       tables={[table]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       controls={
         choices.length > 0 ? (
           <Select<string>

@@ -137,9 +137,7 @@ function Charts({
     chartKey: `${result.from}|${result.to}|${bucket}|${result.variant ?? ""}|${result.contentOnly}`,
     playbookId,
     result,
-    bucket,
-    timeZone,
-    syncId: syncIdFor(playbookId),
+    time: { bucket, timeZone, syncId: syncIdFor(playbookId) },
     // The CSV says which playbook and range it holds; UTC, so the name does not depend on the reader.
     titleSuffix: ` · ${playbookName} · ${rangeLabel(result.from, result.to, "UTC")}`,
   };
@@ -171,15 +169,14 @@ function Charts({
 function OutcomesSection({
   playbookId,
   result,
-  bucket,
-  timeZone,
-  syncId,
+  time,
   titleSuffix,
   chartKey,
   filters,
   renderedAt,
   update,
 }: SectionProps & { filters: EvolutionFilters; renderedAt: number; update: (patch: Partial<EvolutionFilters>) => void }) {
+  const { bucket } = time;
   const series = useMemo(() => outcomeSeries(result), [result]);
   const markers = useMemo(() => versionMarkers(result.versions, series.rows, bucket), [result.versions, series.rows, bucket]);
   const tables = useMemo(
@@ -210,8 +207,7 @@ function OutcomesSection({
         </>
       }
       tables={tables}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
     >
       {state === "empty" ? (
@@ -253,9 +249,7 @@ function OutcomesSection({
             playbookId={playbookId}
             series={series}
             markers={markers}
-            bucket={bucket}
-            timeZone={timeZone}
-            syncId={syncId}
+            time={time}
             variantFilter={filters.variant}
             onZoom={(from, to) => update({ preset: null, from: new Date(from).toISOString(), to: new Date(to).toISOString() })}
           />

@@ -25,7 +25,7 @@ import { formatNumber, formatRate, plural } from "@/components/ui/format";
 import { historyHref } from "@/components/ui/routes";
 import { tracesHref } from "@/components/shared/trace-url";
 import { Legend } from "@/components/ui/chart";
-import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, type TooltipLine } from "./chart-parts";
+import { bucketTooltip, CHART_MARGIN, timeAxisProps, VALUE_AXIS, type TimeFrame, type TooltipLine, type ZonedBucket } from "./chart-parts";
 import { formatInterval, percentTick } from "./format";
 import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import type { OutcomeRow, OutcomeSeries } from "./prepare/outcomes";
@@ -67,22 +67,19 @@ export function OutcomesChart({
   playbookId,
   series,
   markers,
-  bucket,
-  timeZone,
-  syncId,
+  time,
   variantFilter,
   onZoom,
 }: {
   playbookId: string;
   series: OutcomeSeries;
   markers: readonly VersionMarker[];
-  bucket: Bucket;
-  timeZone: string;
-  syncId: string;
+  time: TimeFrame;
   /** The variant the reader filtered to ("" for all): links to traces keep it. */
   variantFilter: string;
   onZoom: (from: number, to: number) => void;
 }) {
+  const { bucket, timeZone } = time;
   const rows = series.rows;
   const [drag, setDrag] = useState<{ from: string; to: string } | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
@@ -129,7 +126,7 @@ export function OutcomesChart({
       <div className="relative select-none">
         <ComposedChart
           data={rows}
-          syncId={syncId}
+          syncId={time.syncId}
           syncMethod="value"
           responsive
           style={{ width: "100%", height: 300 }}
@@ -145,7 +142,7 @@ export function OutcomesChart({
           onMouseLeave={() => setDrag(null)}
         >
           <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis {...timeAxisProps(bucket, timeZone)} />
+          <XAxis {...timeAxisProps(time)} />
           <YAxis yAxisId={RATE_AXIS} domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={percentTick} {...VALUE_AXIS} />
           <YAxis yAxisId={TRACES_AXIS} orientation="right" allowDecimals={false} {...VALUE_AXIS} />
           {TRACE_BARS.map((bar) => (
@@ -206,8 +203,7 @@ export function OutcomesChart({
           <Tooltip
             isAnimationActive={false}
             content={bucketTooltip<OutcomeRow>({
-              bucket,
-              timeZone,
+              time,
               lines,
               footer: (row) => markerByStart.get(row.start)?.details.map((line) => <p key={line}>{line}</p>) ?? null,
             })}
@@ -242,8 +238,7 @@ export function OutcomesChart({
           row={selectedRow}
           variants={series.variants}
           variantFilter={variantFilter}
-          bucket={bucket}
-          timeZone={timeZone}
+          time={time}
           onClose={() => setSelected(null)}
         />
       ) : null}
@@ -353,16 +348,14 @@ function BucketLinks({
   row,
   variants,
   variantFilter,
-  bucket,
-  timeZone,
+  time: { bucket, timeZone },
   onClose,
 }: {
   playbookId: string;
   row: OutcomeRow;
   variants: string[];
   variantFilter: string;
-  bucket: Bucket;
-  timeZone: string;
+  time: ZonedBucket;
   onClose: () => void;
 }) {
   const base = variantFilter ? { variant: variantFilter } : {};

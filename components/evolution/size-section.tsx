@@ -11,7 +11,7 @@ import { compactTick } from "./format";
 import { CHART_COLORS, seriesColor } from "@/components/shared/chart-palette";
 import { sizeSeries, sizeTable, type SizeRow } from "./prepare/size";
 
-export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, chartKey }: SectionProps) {
+export function SizeSection({ result, time, titleSuffix, chartKey }: SectionProps) {
   const series = useMemo(() => sizeSeries(result, result.outcomes), [result]);
   const table = useMemo(() => sizeTable(series, `Size${titleSuffix}`), [series, titleSuffix]);
   const known = series.rows.some((row) => row.version !== null);
@@ -25,8 +25,7 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, cha
           : "Active bullets per section and the compiled playbook's tokens."
       }
       tables={[table]}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       resetKey={chartKey}
     >
       {known ? (
@@ -34,9 +33,7 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, cha
           chart={ComposedChart}
           rows={series.rows}
           height={240}
-          syncId={syncId}
-          bucket={bucket}
-          timeZone={timeZone}
+          time={time}
           legend={[
             ...series.sections.map((section, index) => ({ label: section.name, color: seriesColor(index) })),
             { label: "Tokens (right axis)", color: CHART_COLORS.tokens },
@@ -85,8 +82,7 @@ export function SizeSection({ result, bucket, timeZone, syncId, titleSuffix, cha
           <Tooltip
             isAnimationActive={false}
             content={bucketTooltip<SizeRow>({
-              bucket,
-              timeZone,
+              time,
               lines: (row) =>
                 versionLines(row.version, () => [
                   { label: "Active bullets", value: formatNumber(row.activeBullets ?? 0) },

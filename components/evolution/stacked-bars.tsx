@@ -2,9 +2,8 @@
 // Stacked bars per bucket, synchronised with the other time charts: churn by type or origin,
 // deltas proposed by origin, tokens and cost by role.
 import { Bar, BarChart, Tooltip, YAxis } from "recharts";
-import { bucketTooltip, TimeChart, VALUE_AXIS } from "./chart-parts";
+import { bucketTooltip, TimeChart, VALUE_AXIS, type TimeFrame } from "./chart-parts";
 import { compactTick } from "./format";
-import type { Bucket } from "./range";
 
 export interface BarSeries<Row> {
   key: string;
@@ -16,9 +15,7 @@ export interface BarSeries<Row> {
 export function StackedBars<Row extends { start: string }>({
   rows,
   series,
-  bucket,
-  timeZone,
-  syncId,
+  time,
   format,
   height = 220,
   total = true,
@@ -27,9 +24,7 @@ export function StackedBars<Row extends { start: string }>({
 }: {
   rows: readonly Row[];
   series: readonly BarSeries<Row>[];
-  bucket: Bucket;
-  timeZone: string;
-  syncId: string;
+  time: TimeFrame;
   /** How a value reads in the tooltip. */
   format: (value: number) => string;
   height?: number;
@@ -44,9 +39,7 @@ export function StackedBars<Row extends { start: string }>({
       chart={BarChart}
       rows={rows}
       height={height}
-      syncId={syncId}
-      bucket={bucket}
-      timeZone={timeZone}
+      time={time}
       legend={series.map((entry) => ({ label: entry.label, color: entry.color }))}
     >
       <YAxis allowDecimals={decimals} tickFormatter={tick} {...VALUE_AXIS} />
@@ -57,8 +50,7 @@ export function StackedBars<Row extends { start: string }>({
         isAnimationActive={false}
         cursor={{ fill: "#f2f2f5" }}
         content={bucketTooltip<Row>({
-          bucket,
-          timeZone,
+          time,
           lines: (row) => [
             ...series.map((entry) => ({ label: entry.label, value: format(entry.value(row)), color: entry.color })),
             ...(total && series.length > 1

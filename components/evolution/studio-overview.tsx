@@ -65,8 +65,7 @@ export function StudioOverview({ renderedAt }: { renderedAt: number }) {
         )
       }
       tables={[table]}
-      bucket={range.bucket}
-      timeZone={timeZone}
+      time={{ bucket: range.bucket, timeZone }}
       controls={
         <Segmented<OverviewFilters["preset"]>
           label="Overview range"

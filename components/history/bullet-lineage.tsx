@@ -17,6 +17,7 @@ import { historyHref } from "@/components/ui/routes";
 import { formatNumber } from "@/components/ui/format";
 import { TraceLine } from "@/components/shared/trace-badges";
 import { OPERATION_LABELS, STATE_META } from "@/components/shared/delta-labels";
+import { ItsDeltaLink } from "@/components/shared/its-delta-link";
 import { reviewHref } from "@/components/shared/review-url";
 import type { BulletLineage as BulletLineageData, LineageDelta, LineageEntry, LineageKind } from "@/server/history/schemas";
 import type { SectionSummary } from "@/server/playbooks/schemas";
@@ -101,12 +102,7 @@ function LineageItem({ entry, playbookId, sectionName }: { entry: LineageEntry; 
         <span className="text-ink-muted">{entry.author}</span>
         <RelativeTime date={entry.createdAt} className="text-xs text-ink-faint" />
         {entry.deltaId && entry.deltaOrigin !== "rollback" ? (
-          <Link
-            href={reviewHref(playbookId, { deltaId: entry.deltaId, status: "all" })}
-            className="ml-auto text-xs font-medium text-accent-ink hover:underline"
-          >
-            Its delta
-          </Link>
+          <ItsDeltaLink playbookId={playbookId} deltaId={entry.deltaId} className="ml-auto text-xs" />
         ) : null}
       </div>
       {entry.reason ? <p className="mt-1 line-clamp-2 text-xs text-ink-muted">{entry.reason}</p> : null}

@@ -1,11 +1,10 @@
 "use client";
 // Runs as table rows: when, which role (a link to the run), the playbook, its state (and why it
 // failed or waits), provider and model, tokens, cost, latency and its delta in the review queue.
-import { ArrowUpRight } from "lucide-react";
 import Link from "next/link";
 import { cn } from "@/components/ui/cn";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { reviewHref } from "@/components/shared/review-url";
+import { ItsDeltaLink } from "@/components/shared/its-delta-link";
 import { DataTable, ROW_LINK, type DataTableProps, type TableColumn } from "@/components/ui/data-table";
 import type { RunListItem } from "@/server/runs/schemas";
 import { formatCost, formatDuration, plural, shortId, tokenSummary } from "@/components/ui/format";
@@ -147,12 +146,11 @@ function RunCells({ run, showPlaybook }: { run: RunListItem; showPlaybook: boole
 function DeltaLink({ run }: { run: RunListItem }) {
   if (!run.deltaId) return <span className="text-[13px] text-ink-faint">—</span>;
   return (
-    <Link
-      href={reviewHref(run.playbookId, { deltaId: run.deltaId, status: "all" })}
-      className="relative z-10 inline-flex items-center gap-0.5 text-[13px] font-medium text-accent-ink hover:underline"
-      aria-label={`Open the delta of ${ROLE_META[run.role].label.toLowerCase()} run ${shortId(run.id)}`}
-    >
-      Its delta <ArrowUpRight aria-hidden className="size-3" />
-    </Link>
+    <ItsDeltaLink
+      playbookId={run.playbookId}
+      deltaId={run.deltaId}
+      className="relative z-10 text-[13px]"
+      label={`Open the delta of ${ROLE_META[run.role].label.toLowerCase()} run ${shortId(run.id)}`}
+    />
   );
 }

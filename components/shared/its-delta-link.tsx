@@ -5,10 +5,22 @@ import Link from "next/link";
 import { cn } from "@/components/ui/cn";
 import { reviewHref } from "./review-url";
 
-export function ItsDeltaLink({ playbookId, deltaId, className }: { playbookId: string; deltaId: string; className?: string }) {
+export function ItsDeltaLink({
+  playbookId,
+  deltaId,
+  className,
+  label,
+}: {
+  playbookId: string;
+  deltaId: string;
+  className?: string;
+  /** An accessible name that says whose delta, where several such links share a page. */
+  label?: string;
+}) {
   return (
     <Link
       href={reviewHref(playbookId, { deltaId, status: "all" })}
+      aria-label={label}
       className={cn("inline-flex items-center gap-0.5 font-medium text-accent-ink hover:underline", className)}
     >
       Its delta <ArrowUpRight aria-hidden className="size-3" />

@@ -49,10 +49,11 @@ const BENCHMARKS = [
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --out <file>]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --engine <pglite|postgresql>] [-- --out <file>]
 
   --quick        fewer runs: a smoke check, not figures to compare
   --out <file>   write the report there instead of BENCHMARKS.md
+  --engine <e>   run the database benchmarks on one engine only: pglite or postgresql (default: both)
   --only <names> run only these benchmarks (comma-separated): import (318-bullet file), page (10k-bullet page queries),
                  export (10k bullets, four formats), context (the compiled context of 10k bullets,
                  and its 304), mcp (search_bullets over 10k bullets through the MCP transport), curation (a 50-operation delta on 10k bullets approved and edited,
@@ -124,12 +125,20 @@ const QUICK: Plans = {
 
 class UsageError extends Error {}
 
-function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName>; out: string } {
-  let values: { quick?: boolean; only?: string; out?: string; help?: boolean };
+const ENGINE_OPTIONS: Record<string, EngineName> = { pglite: "PGlite", postgresql: "PostgreSQL" };
+
+function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName>; engines: Set<EngineName>; out: string } {
+  let values: { quick?: boolean; only?: string; engine?: string; out?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { quick: { type: "boolean" }, only: { type: "string" }, out: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        quick: { type: "boolean" },
+        only: { type: "string" },
+        engine: { type: "string" },
+        out: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -144,9 +153,14 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
   if (unknown.length > 0 || only.length === 0) {
     throw new UsageError(`Unknown benchmark "${unknown.join(", ")}"; choose from ${BENCHMARKS.join(", ")}.`);
   }
+  const engine = values.engine === undefined ? undefined : ENGINE_OPTIONS[values.engine.trim().toLowerCase()];
+  if (values.engine !== undefined && engine === undefined) {
+    throw new UsageError(`Unknown engine "${values.engine}"; choose pglite or postgresql.`);
+  }
   if (values.out !== undefined && values.out.trim() === "") throw new UsageError("--out needs a file name.");
   const out = values.out === undefined ? REPORT_FILE : path.resolve(values.out);
-  return { quick: values.quick ?? false, selected: new Set(only as BenchmarkName[]), out };
+  const engines = new Set<EngineName>(engine ? [engine] : Object.values(ENGINE_OPTIONS));
+  return { quick: values.quick ?? false, selected: new Set(only as BenchmarkName[]), engines, out };
 }
 
 /** Benchmarks that work on the synthetic 10,000-bullet playbook. */
@@ -222,6 +236,7 @@ async function runDatabaseBenchmarks(
   cleanups: Cleanups,
   record: (result: BenchResult) => void,
   engines: string[],
+  wanted: Set<EngineName>,
 ): Promise<void> {
   const adminUrl = process.env.BENCH_POSTGRES_URL?.trim() || DEFAULT_POSTGRES_URL;
   const openers: [EngineName, () => Promise<BenchEngine | string>][] = [
@@ -234,7 +249,7 @@ async function runDatabaseBenchmarks(
       },
     ],
   ];
-  for (const [name, open] of openers) {
+  for (const [name, open] of openers.filter(([name]) => wanted.has(name))) {
     let engine: BenchEngine | string;
     try {
       engine = await open();
@@ -317,7 +332,7 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
 }
 
 async function main(): Promise<number> {
-  const { quick, selected, out } = readArgs(process.argv.slice(2));
+  const { quick, selected, engines: wanted, out } = readArgs(process.argv.slice(2));
   const plans = quick ? QUICK : FULL;
   const startedAt = new Date();
   const start = performance.now();
@@ -352,7 +367,7 @@ async function main(): Promise<number> {
   const synthetic = syntheticPlaybook();
   const corpus = selected.has("curation") ? curationCorpus(synthetic) : null;
   if (DATABASE_BENCHMARKS.some((name) => selected.has(name))) {
-    await runDatabaseBenchmarks(selected, plans, synthetic, corpus, cleanups, record, engines);
+    await runDatabaseBenchmarks(selected, plans, synthetic, corpus, cleanups, record, engines, wanted);
   }
   if (corpus) await inProcessCurationBenchmarks(corpus, plans.curation, record);
   if (selected.has("render")) (await renderBenchmark(synthetic, plans.render, cleanups)).forEach(record);

@@ -163,23 +163,20 @@ export async function lockCuration(tx: Tx, playbookId: string): Promise<void> {
 }
 
 /**
- * Serialises the queueing of reflections of these traces until the transaction ends (every
- * instance): one lock per trace, taken in one order, so batches of different traces never wait
- * for each other (a burst of agents would otherwise hold every pooled connection waiting).
+ * Claims these traces for reflection: of them, the ones no reflector run was queued for, now marked
+ * as queued. Concurrent claims of one trace (every instance) wait for each other on its row and the
+ * later one finds it taken; rows are locked in id order, so overlapping batches never deadlock. A
+ * primary-key lookup per trace, whatever the number of runs.
  */
-export async function lockTracesForReflection(tx: Tx, traceIds: readonly string[]): Promise<void> {
-  if (traceIds.length === 0) return;
-  await tx.$queryRaw`
-    SELECT count(pg_advisory_xact_lock(k.key))::int AS locked
-    FROM (SELECT DISTINCT hashtext('reflect:' || t.id) AS key FROM unnest(${[...traceIds]}::text[]) AS t(id) ORDER BY 1) k`;
-}
-
-/** Of these traces, the ones no reflector run names yet. */
-export async function tracesWithoutReflectorRun(db: DbOrTx, traceIds: readonly string[]): Promise<Set<string>> {
+export async function claimTracesForReflection(tx: Tx, traceIds: readonly string[]): Promise<Set<string>> {
   if (traceIds.length === 0) return new Set();
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT t.id FROM unnest(${[...traceIds]}::text[]) AS t(id)
-    WHERE NOT EXISTS (SELECT 1 FROM "Run" r WHERE r.role = 'reflector' AND r."traceIds" @> ARRAY[t.id])`;
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    WITH free AS (
+      SELECT id FROM "Trace" WHERE id = ANY(${[...traceIds]}::uuid[]) AND "reflectQueuedAt" IS NULL
+      ORDER BY id FOR NO KEY UPDATE)
+    UPDATE "Trace" t SET "reflectQueuedAt" = now() AT TIME ZONE 'UTC'
+    FROM free WHERE t.id = free.id
+    RETURNING t.id::text AS id`;
   return new Set(rows.map((row) => row.id));
 }
 
@@ -240,17 +237,14 @@ export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<v
 }
 
 /**
- * Traces of the playbook that still need a reflection: not reflected, and no reflector run queued or
- * under way for them (asking twice must not tag a bullet twice). `among` narrows it to those ids.
+ * Traces of the playbook that still need a reflection: not reflected, and no reflector run queued for
+ * them (asking twice must not tag a bullet twice). `among` narrows it to those ids.
  */
 export async function traceIdsToReflect(db: DbOrTx, playbookId: string, limit: number, among?: readonly string[]): Promise<string[]> {
   const rows = await db.$queryRaw<{ id: string }[]>`
     SELECT t.id::text AS id FROM "Trace" t
-    WHERE t."playbookId" = ${playbookId}::uuid AND t."reflectedAt" IS NULL
+    WHERE t."playbookId" = ${playbookId}::uuid AND t."reflectedAt" IS NULL AND t."reflectQueuedAt" IS NULL
       ${among ? Prisma.sql`AND t.id = ANY(${[...among]}::uuid[])` : Prisma.empty}
-      AND NOT EXISTS (
-        SELECT 1 FROM "Run" r
-        WHERE r.role = 'reflector' AND r.status IN ('queued', 'running') AND r."traceIds" @> ARRAY[t.id::text])
     ORDER BY t."createdAt", t.id
     LIMIT ${limit}`;
   return rows.map((row) => row.id);
@@ -276,9 +270,8 @@ export async function orphanTraces(db: Db, limit: number): Promise<{ id: string;
   return db.$queryRaw<{ id: string; playbookId: string }[]>`
     SELECT t.id::text AS id, t."playbookId"::text AS "playbookId"
     FROM "Trace" t JOIN "Playbook" p ON p.id = t."playbookId"
-    WHERE t."reflectedAt" IS NULL
+    WHERE t."reflectedAt" IS NULL AND t."reflectQueuedAt" IS NULL
       AND COALESCE(p.settings->>'reflectorMode', 'auto') = 'auto'
-      AND NOT EXISTS (SELECT 1 FROM "Run" r WHERE r.role = 'reflector' AND r."traceIds" @> ARRAY[t.id::text])
     ORDER BY t."createdAt"
     LIMIT ${limit}`;
 }

@@ -52,9 +52,7 @@ export async function enqueueReflections(db: Db, playbookId: string, traceIds: r
   if (traceIds.length === 0) return [];
   const provider = runProviderFor(db);
   return db.$transaction(async (tx) => {
-    const distinct = [...new Set(traceIds)];
-    await repo.lockTracesForReflection(tx, distinct);
-    const unqueued = await repo.tracesWithoutReflectorRun(tx, distinct);
+    const unqueued = await repo.claimTracesForReflection(tx, [...new Set(traceIds)]);
     const runs = traceIds
       .filter((traceId) => unqueued.delete(traceId))
       .map((traceId) => ({

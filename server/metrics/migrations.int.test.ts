@@ -1,37 +1,21 @@
 // The metrics' migrations on a database that already holds data: traces received before traces had
 // a timestamp keep their receipt time and are counted in the hourly rollup, and versions written
 // before figures existed get theirs once, from the start-up backfill. On embedded PGlite (the same PostgreSQL SQL the server runs).
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "@/server/db/generated/client";
-import { applyMigrations, defaultMigrationPaths } from "@/server/db/migrate";
+import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
 import { backfillVersionFigures } from "./figures";
 
 /** The first migration of the metrics: everything before it is the database as it was. */
 const FIRST_METRICS_MIGRATION = "20261123221558_trace_time_model_cost";
 
 describe("metrics migrations on a database with data", () => {
-  let pglite: PGlite;
-  let earlier: string;
-
+  let before: DatabaseBefore;
   beforeAll(async () => {
-    const paths = defaultMigrationPaths();
-    earlier = mkdtempSync(join(tmpdir(), "ace-migrations-"));
-    for (const entry of readdirSync(paths.migrationsDir)) {
-      if (entry < FIRST_METRICS_MIGRATION || entry === "migration_lock.toml")
-        cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
-    }
-    pglite = await PGlite.create();
-    await applyMigrations(new PrismaPGlite(pglite), { schemaPath: paths.schemaPath, migrationsDir: earlier });
+    before = await databaseBefore(FIRST_METRICS_MIGRATION);
   });
-  afterAll(async () => {
-    await pglite?.close();
-    if (earlier) rmSync(earlier, { recursive: true, force: true });
-  });
+  afterAll(() => before?.close());
 
   it("existing traces keep their receipt time as the time they ran and are rolled up; old versions get their figures once", async () => {
     const playbookId = "0b0f3a58-7a43-4d55-9b38-0d8f1b3c2a01";
@@ -55,7 +39,7 @@ describe("metrics migrations on a database with data", () => {
       { entity: "bullet", id: "str-00002", before: null, after: bullet("str-00002", 0, 0) },
     ];
     const v2 = [{ entity: "bullet", id: "str-00002", before: bullet("str-00002", 0, 0), after: bullet("str-00002", 0, 3) }];
-    await pglite.exec(`
+    await before.pglite.exec(`
       INSERT INTO "Playbook" (id, name, version, "updatedAt") VALUES ('${playbookId}', 'old', 2, now());
       INSERT INTO "Trace" (id, "playbookId", task, "createdAt")
         VALUES ('0b0f3a58-7a43-4d55-9b38-0d8f1b3c2a03', '${playbookId}', 'old task', '2026-05-01 10:00:00.123');
@@ -63,8 +47,8 @@ describe("metrics migrations on a database with data", () => {
         ('0b0f3a58-7a43-4d55-9b38-0d8f1b3c2a04', '${playbookId}', 1, 'import', 'Imported', '${JSON.stringify(v1)}', '2026-05-01 09:00:00'),
         ('0b0f3a58-7a43-4d55-9b38-0d8f1b3c2a05', '${playbookId}', 2, 'reflector', 'Tags', '${JSON.stringify(v2)}', '2026-05-02 09:00:00');`);
 
-    expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual(expect.arrayContaining([FIRST_METRICS_MIGRATION]));
-    const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    expect(await before.upgrade()).toEqual(expect.arrayContaining([FIRST_METRICS_MIGRATION]));
+    const db = new PrismaClient({ adapter: new PrismaPGlite(before.pglite) });
     try {
       const old = await db.trace.findFirstOrThrow({ where: { task: "old task" }, select: { timestamp: true, createdAt: true } });
       expect(old.timestamp.toISOString()).toBe("2026-05-01T10:00:00.123Z");

@@ -2,36 +2,20 @@
 // holds reflector runs: the traces those runs name count as queued from their first run's time, so
 // no trace is reflected a second time after the upgrade, and the others can still be queued.
 // On embedded PGlite (the same PostgreSQL SQL the server runs).
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PrismaClient } from "@/server/db/generated/client";
-import { applyMigrations, defaultMigrationPaths } from "@/server/db/migrate";
+import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
 import { enqueueReflections } from "./service";
 
 const CLAIM_MIGRATION = "20261128023858_trace_reflect_claim";
 
 describe("the reflection claim's migration on a database with runs", () => {
-  let pglite: PGlite;
-  let earlier: string;
-
+  let before: DatabaseBefore;
   beforeAll(async () => {
-    const paths = defaultMigrationPaths();
-    earlier = mkdtempSync(join(tmpdir(), "ace-migrations-"));
-    for (const entry of readdirSync(paths.migrationsDir)) {
-      if (entry < CLAIM_MIGRATION || entry === "migration_lock.toml")
-        cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
-    }
-    pglite = await PGlite.create();
-    await applyMigrations(new PrismaPGlite(pglite), { schemaPath: paths.schemaPath, migrationsDir: earlier });
+    before = await databaseBefore(CLAIM_MIGRATION);
   });
-  afterAll(async () => {
-    await pglite?.close();
-    if (earlier) rmSync(earlier, { recursive: true, force: true });
-  });
+  afterAll(() => before?.close());
 
   it("claims the traces earlier reflector runs name, at their first run's time, and leaves the rest to be queued", async () => {
     const playbookId = "5c1e0a4e-30f1-4b57-9a52-6f2d8f1c0a01";
@@ -39,7 +23,7 @@ describe("the reflection claim's migration on a database with runs", () => {
     const twice = "5c1e0a4e-30f1-4b57-9a52-6f2d8f1c0a03";
     const curatedOnly = "5c1e0a4e-30f1-4b57-9a52-6f2d8f1c0a04";
     const fresh = "5c1e0a4e-30f1-4b57-9a52-6f2d8f1c0a05";
-    await pglite.exec(`
+    await before.pglite.exec(`
       INSERT INTO "Playbook" (id, name, version, "updatedAt") VALUES ('${playbookId}', 'upgraded', 1, now());
       INSERT INTO "Trace" (id, "playbookId", task) VALUES
         ('${reflected}', '${playbookId}', 'reflected once'), ('${twice}', '${playbookId}', 'named by two runs'),
@@ -50,8 +34,8 @@ describe("the reflection claim's migration on a database with runs", () => {
         (gen_random_uuid(), '${playbookId}', 'reflector', 'succeeded', 'offline', 'offline', 'manual', ARRAY['${twice}'], '2026-05-01 11:00:00'),
         (gen_random_uuid(), '${playbookId}', 'curator', 'succeeded', 'offline', 'offline', 'auto', ARRAY['${curatedOnly}'], '2026-05-03 10:00:00');`);
 
-    expect(await applyMigrations(new PrismaPGlite(pglite))).toEqual([CLAIM_MIGRATION]);
-    const db = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    expect(await before.upgrade()).toEqual([CLAIM_MIGRATION]);
+    const db = new PrismaClient({ adapter: new PrismaPGlite(before.pglite) });
     try {
       const claims = await db.trace.findMany({ where: { playbookId }, select: { id: true, reflectQueuedAt: true } });
       expect(Object.fromEntries(claims.map((trace) => [trace.id, trace.reflectQueuedAt?.toISOString() ?? null]))).toEqual({

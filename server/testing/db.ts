@@ -1,7 +1,8 @@
 // Databases for integration tests, on both engines:
 //   describe.each(testEngines())("…on %s", (engine) => { … openTestDatabase(engine) … })
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -123,4 +124,38 @@ function readPackageVersion(name: string): string {
   } catch {
     return "unknown";
   }
+}
+
+/** An embedded database as it was before a migration, to test what the migration does to data already there. */
+export interface DatabaseBefore {
+  pglite: PGlite;
+  /** Applies the migrations from `migration` on; returns their names. */
+  upgrade(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** An in-memory PGlite migrated up to, not including, `migration` (a folder name in prisma/migrations). */
+export async function databaseBefore(migration: string): Promise<DatabaseBefore> {
+  const paths = defaultMigrationPaths();
+  const earlier = mkdtempSync(join(tmpdir(), "ace-migrations-"));
+  const pglite = await PGlite.create();
+  try {
+    for (const entry of readdirSync(paths.migrationsDir)) {
+      if (entry < migration || entry === "migration_lock.toml")
+        cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
+    }
+    await applyMigrations(new PrismaPGlite(pglite), { schemaPath: paths.schemaPath, migrationsDir: earlier });
+  } catch (error) {
+    await pglite.close();
+    rmSync(earlier, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    pglite,
+    upgrade: () => applyMigrations(new PrismaPGlite(pglite)),
+    close: async () => {
+      await pglite.close();
+      rmSync(earlier, { recursive: true, force: true });
+    },
+  };
 }

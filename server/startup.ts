@@ -2,6 +2,7 @@
 // migrate the database, seed the demo on a first embedded run, tell the CLI where we listen.
 import { announceAuth, prepareAuth } from "@/server/auth/startup";
 import { ConfigError, getEnv, type DemoSeedSetting } from "@/server/config/env";
+import { cacheHeapWarning } from "@/server/config/heap";
 import { describeDatabase } from "@/server/db/config";
 import { getDb } from "@/server/db/client";
 import { DatabaseBusyError, setLockUrl } from "@/server/db/lock";
@@ -31,6 +32,8 @@ export function stopOnStartFailure(error: unknown): never {
 export async function startServer(): Promise<void> {
   // Every setting is checked here, before anything opens: a bad one stops the start with its name.
   const env = getEnv();
+  const heapWarning = cacheHeapWarning(env.cacheBytes);
+  if (heapWarning) console.warn(`[ace-studio] warning: ${heapWarning}`);
   const auth = await prepareAuth(env.port);
   const config = env.database;
   const started = Date.now();

@@ -101,6 +101,16 @@ const groupCpuMs = (group: number) =>
 const groupRssBytes = (group: number) => sumOverGroup(group, "status", (text) => Number(/^VmRSS:\s+(\d+) kB/m.exec(text)?.[1] ?? 0) * 1024);
 
 /**
+ * The V8 flags `npm start` gives the server (its heap limit, read from the app's package.json so a
+ * BENCH_APP_DIR checkout runs with its own), then the bench's own NODE_OPTIONS.
+ */
+function serverNodeOptions(): string {
+  const scripts = (JSON.parse(readFileSync(path.join(APP_ROOT, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts;
+  const heap = /--max-old-space-size=\d+/.exec(scripts?.start ?? "")?.[0];
+  return [heap, process.env.NODE_OPTIONS].filter(Boolean).join(" ");
+}
+
+/**
  * `next start -p <port>` in its own process group, so stopping it also stops anything it spawned. A
  * shell leads the group and ends it when the bench process disappears, even by SIGKILL, so no server
  * is left holding the port. `env` says which database it serves (DATA_DIR or DATABASE_URL).
@@ -112,6 +122,7 @@ export function startServer(port: number, env: Record<string, string>): Server {
     PORT: String(port),
     ACE_DEMO_SEED: "off",
     NEXT_TELEMETRY_DISABLED: "1",
+    NODE_OPTIONS: serverNodeOptions(),
   };
   // The bench's database, whatever the shell says; the HMAC key of API keys is the one stored in it.
   delete serverEnv.DATABASE_URL;

@@ -288,14 +288,111 @@ export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
   });
 }
 
-export function listBulletsForExport(db: DbOrTx, playbookId: string) {
-  return db.bullet.findMany({
-    where: { playbookId },
-    orderBy: [{ position: "asc" }, { externalId: "asc" }],
-    select: { ...BULLET_FIELDS, ...BULLET_PROVENANCE, position: true, extra: true, blankLinesBefore: true },
-  });
+/** A bullet as exports write it: every column a file can carry. */
+export interface ExportBulletRow {
+  externalId: string;
+  sectionId: string;
+  content: string;
+  helpful: number;
+  harmful: number;
+  neutral: number;
+  countersKnown: boolean;
+  status: "active" | "archived";
+  position: number;
+  archivedReason: string | null;
+  mergedInto: string | null;
+  origin: "import" | "manual" | "curator";
+  sourceTraceId: string | null;
+  sourceRunId: string | null;
+  justification: string | null;
+  evidence: string | null;
+  extra: Prisma.JsonValue;
+  blankLinesBefore: number;
+  createdAt: Date;
+  updatedAt: Date;
 }
-export type ExportBulletRow = Awaited<ReturnType<typeof listBulletsForExport>>[number];
+
+type ExportBulletTuple = [
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  boolean,
+  ExportBulletRow["status"],
+  number,
+  string | null,
+  string | null,
+  ExportBulletRow["origin"],
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  Prisma.JsonValue,
+  number,
+  number,
+  number,
+];
+
+/**
+ * Every bullet of the playbook in file order, read as one JSON document like loadBulletStates: for
+ * 10,000 bullets Prisma's rows took 100–125 ms of a 10k export on PostgreSQL.
+ */
+export async function listBulletsForExport(db: DbOrTx, playbookId: string): Promise<ExportBulletRow[]> {
+  const [row] = await db.$queryRaw<{ bullets: string }[]>`
+    SELECT COALESCE(json_agg(json_build_array("externalId", "sectionId", content, helpful, harmful, neutral, "countersKnown",
+      status, position, "archivedReason", "mergedInto", origin, "sourceTraceId", "sourceRunId", justification, evidence, extra,
+      "blankLinesBefore", floor(extract(epoch FROM "createdAt") * 1000)::bigint, floor(extract(epoch FROM "updatedAt") * 1000)::bigint)
+      ORDER BY position, "externalId"), '[]'::json)::text AS bullets
+    FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
+  const tuples = JSON.parse(row?.bullets ?? "[]") as ExportBulletTuple[];
+  return tuples.map(
+    ([
+      externalId,
+      sectionId,
+      content,
+      helpful,
+      harmful,
+      neutral,
+      countersKnown,
+      status,
+      position,
+      archivedReason,
+      mergedInto,
+      origin,
+      sourceTraceId,
+      sourceRunId,
+      justification,
+      evidence,
+      extra,
+      blankLinesBefore,
+      createdAt,
+      updatedAt,
+    ]) => ({
+      externalId,
+      sectionId,
+      content,
+      helpful,
+      harmful,
+      neutral,
+      countersKnown,
+      status,
+      position,
+      archivedReason,
+      mergedInto,
+      origin,
+      sourceTraceId,
+      sourceRunId,
+      justification,
+      evidence,
+      extra,
+      blankLinesBefore,
+      createdAt: new Date(createdAt),
+      updatedAt: new Date(updatedAt),
+    }),
+  );
+}
 
 type BulletStateTuple = [
   string,

@@ -67,7 +67,8 @@ export class ConfigError extends Error {
 // Messages complete "<VARIABLE> …" and are followed by `, got "<value>"` and the variable's hint.
 // The builders are exported for the other settings read the same way (server/auth/config.ts).
 
-const MB = 1024 * 1024;
+/** Bytes in a mebibyte: the cache settings are in MB. */
+export const MB = 1024 * 1024;
 
 export function wholeNumber(min: number, max: number, unit?: string) {
   const range = `a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`;

@@ -4,8 +4,8 @@
 // under 100 agents before V8 collected it (BENCHMARKS.md). The caches must fit in the heap with room
 // to work beside them, or the server would stop with "JavaScript heap out of memory" once they fill.
 import { getHeapStatistics } from "node:v8";
+import { MB } from "./env";
 
-const MB = 1024 * 1024;
 /** What a server needs beside its caches (Next.js, requests in flight, a 10k-bullet export). */
 export const WORKING_HEAP_BYTES = 256 * MB;
 

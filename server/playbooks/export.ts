@@ -12,9 +12,11 @@ import { documentFromRows, fromDbFormat } from "./mapping";
 import * as repo from "./repository";
 import type { exportPlaybookInput, ExportResult } from "./schemas";
 
-export async function loadDocument(db: Db, playbookId: string): Promise<PlaybookDocument> {
-  const playbook = await requirePlaybook(db, playbookId);
-  const [sections, bullets] = await Promise.all([repo.listSections(db, playbookId), repo.listBulletsForExport(db, playbookId)]);
+type StoredPlaybookRow = Awaited<ReturnType<typeof requirePlaybook>>;
+
+/** The playbook's sections and bullets as a document, under the row its caller has read. */
+async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
+  const [sections, bullets] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletsForExport(db, playbook.id)]);
   return documentFromRows(playbook, sections, bullets);
 }
 
@@ -35,7 +37,7 @@ export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybo
   const playbook = await requirePlaybook(db, input.playbookId);
   const format = input.format ?? fromDbFormat(playbook.sourceFormat);
   if (isAgentFormat(format)) return exportAgentInstructions(db, playbook, format, input.budget);
-  const document = await loadDocument(db, input.playbookId);
+  const document = await loadDocument(db, playbook);
   return {
     fileName: fileNameFor(playbook.name, format),
     format,
@@ -47,11 +49,11 @@ export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybo
 /** The bullets ranked and cut as the compiled context, in the file a coding agent reads from its repository. */
 async function exportAgentInstructions(
   db: Db,
-  playbook: Awaited<ReturnType<typeof requirePlaybook>>,
+  playbook: StoredPlaybookRow,
   format: AgentFormat,
   budget: number | undefined,
 ): Promise<ExportResult> {
-  const document = await loadDocument(db, playbook.id);
+  const document = await loadDocument(db, playbook);
   const tokenBudget = budget ?? readSettings(playbook.settings).tokenBudget;
   try {
     const written = writeAgentInstructions(

@@ -1,5 +1,5 @@
 // Every database call of the playbook domain. Returns plain rows; rules live in service.ts.
-import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
+import { Prisma, type BulletOrigin, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SIGNALS, type BulletSignal } from "@/server/ace/signals";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import type { z } from "zod";
@@ -337,7 +337,7 @@ export async function loadBulletStates(db: DbOrTx, playbookId: string): Promise<
 
 /** A bullet as exports write it: its state and every other column a file can carry. */
 export interface ExportBulletRow extends BulletState {
-  origin: "import" | "manual" | "curator";
+  origin: BulletOrigin;
   sourceTraceId: string | null;
   sourceRunId: string | null;
   justification: string | null;
@@ -425,7 +425,7 @@ export interface NewBulletRow {
   archivedReason: string | null;
   mergedInto: string | null;
   position: number;
-  origin: "import" | "manual" | "curator";
+  origin: BulletOrigin;
   sourceTraceId: string | null;
   sourceRunId: string | null;
   justification: string | null;

@@ -6,6 +6,7 @@ import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
 import { setContextClock } from "@/server/context/publication";
+import { compileTarget, forgetCompiledContexts, resolveContextTarget } from "@/server/context/service";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
 import { openTestDatabase, testEngines } from "@/server/testing/db";
 import { playbookSuite } from "@/server/testing/playbook-suite";
@@ -100,6 +101,16 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
     const body = (await changed.json()) as ContextBody;
     expect(body).toMatchObject({ version: 2, bulletCount: 5 });
     expect(body.context).toContain("Log every refund with its reason.");
+  });
+
+  it("requests for a version not compiled yet, arriving together, share one compile", async () => {
+    forgetCompiledContexts();
+    const target = await resolveContextTarget(suite.database.db, { name: "support agent" }, { includeCounters: true, format: "json" });
+    const [first, second] = await Promise.all([compileTarget(suite.database.db, target), compileTarget(suite.database.db, target)]);
+    expect(second).toBe(first);
+    expect(first.result.bulletCount).toBe(4);
+    // Then from the cache: the same answer, not a new compile.
+    expect(await compileTarget(suite.database.db, target)).toBe(first);
   });
 
   it("cuts to the budget, leaving out the lowest-ranked bullets", async () => {

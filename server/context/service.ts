@@ -82,13 +82,28 @@ export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: Co
  * moved on since it (counter changes not published yet, or a write after the target was resolved):
  * an ETag always names one text.
  */
-export async function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
+export function compileTarget(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
   const cached = compiledCache.get(target.etag);
-  if (cached) return cached;
-  const compiled = await compileFromState(db, target);
-  compiledCache.set(compiled.etag, compiled);
-  return compiled;
+  if (cached) return Promise.resolve(cached);
+  let pending = compiling.get(target.etag);
+  if (!pending) {
+    pending = compileFromState(db, target)
+      .then((compiled) => {
+        compiledCache.set(compiled.etag, compiled);
+        return compiled;
+      })
+      .finally(() => compiling.delete(target.etag));
+    compiling.set(target.etag, pending);
+  }
+  return pending;
 }
+
+/**
+ * Compiles under way, by ETag: the agents that ask for a newly published version at the same moment
+ * (a hundred of them starting together, or polling right after a publication) share one compile
+ * instead of each making its own before the first lands in the cache.
+ */
+const compiling = new Map<string, Promise<{ result: ContextResult; etag: string }>>();
 
 /**
  * Compiled contexts by ETag. The ETag names the playbook version and every option, and every change

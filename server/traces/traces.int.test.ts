@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { testEngines } from "@/server/testing/db";
 import { playbookSuite } from "@/server/testing/playbook-suite";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
-import { groupCommitStats, ingestTracesGrouped } from "./group-commit";
+import { GATHER_TURNS, groupCommitStats, ingestTracesGrouped } from "./group-commit";
 import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES, parseTraceBody } from "./schemas";
 
@@ -166,10 +166,26 @@ describe.each(testEngines())("traces on %s", (engine) => {
     expect(await storedCount()).toBe(48);
   });
 
-  it("a post finding nothing being written is written alone at once; those arriving meanwhile wait and go as one group", async () => {
+  it("posts arriving over the next turns of the event loop, as requests still being read do, are written as one group", async () => {
+    const before = groupCommitStats(suite.database.db, "api");
+    const afterTurns = (turns: number) =>
+      new Promise<void>((resolve) => (turns === 0 ? resolve() : setImmediate(() => void afterTurns(turns - 1).then(resolve))));
+    const results = await Promise.all(
+      Array.from({ length: GATHER_TURNS }, async (_, turn) => {
+        await afterTurns(turn);
+        return ingestTracesGrouped(suite.database.db, parseTraceBody(trace({ externalId: `turn-${turn}` })), { source: "api" });
+      }),
+    );
+    const after = groupCommitStats(suite.database.db, "api");
+    expect(after.posts - before.posts).toBe(GATHER_TURNS);
+    expect(after.groups - before.groups).toBe(1);
+    expect(results.map((result) => result.created)).toEqual(Array.from({ length: GATHER_TURNS }, () => 1));
+  });
+
+  it("posts of one group get their own answers; a group refused for one post is written again post by post", async () => {
     const items = (body: unknown) => parseTraceBody(body);
     const before = groupCommitStats(suite.database.db, "api");
-    // Called in one tick: the first starts writing, the other four wait for it.
+    // Called in one tick: one group, refused for the third post's unknown playbook.
     const results = await Promise.allSettled([
       ingestTracesGrouped(suite.database.db, items(trace({ externalId: "first" })), { source: "api" }),
       ingestTracesGrouped(suite.database.db, items(trace({ externalId: "kept-1" })), { source: "api" }),
@@ -187,7 +203,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
     ]);
     const after = groupCommitStats(suite.database.db, "api");
     expect(after.posts - before.posts).toBe(5);
-    expect(after.groups - before.groups).toBe(2);
+    expect(after.groups - before.groups).toBe(1);
     // The group was refused for the unknown playbook: each of its posts was written again alone.
     expect(after.refusedGroups - before.refusedGroups).toBe(1);
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);

@@ -348,8 +348,9 @@ export interface ExportBulletRow extends BulletState {
   updatedAt: Date;
 }
 
-/** What an export reads after a bullet's state. */
-type ExportExtraTuple = [
+/** A bullet as an export reads it: its state as one nested tuple, then the columns only files carry. */
+type ExportBulletTuple = [
+  BulletStateTuple,
   ExportBulletRow["origin"],
   string | null,
   string | null,
@@ -360,23 +361,17 @@ type ExportExtraTuple = [
   number,
   number,
 ];
-type ExportBulletTuple = [...BulletStateTuple, ...ExportExtraTuple];
-/** The columns of BULLET_STATE_COLUMNS. */
-const STATE_WIDTH = 11;
 
 /** Every bullet of the playbook in file order, read as one JSON document like loadBulletStates. */
 export async function listBulletsForExport(db: DbOrTx, playbookId: string): Promise<ExportBulletRow[]> {
   const [row] = await db.$queryRaw<{ bullets: string }[]>`
-    SELECT COALESCE(json_agg(json_build_array(${BULLET_STATE_COLUMNS}, origin, "sourceTraceId", "sourceRunId", justification,
-      evidence, extra, "blankLinesBefore", floor(extract(epoch FROM "createdAt") * 1000)::bigint,
+    SELECT COALESCE(json_agg(json_build_array(json_build_array(${BULLET_STATE_COLUMNS}), origin, "sourceTraceId", "sourceRunId",
+      justification, evidence, extra, "blankLinesBefore", floor(extract(epoch FROM "createdAt") * 1000)::bigint,
       floor(extract(epoch FROM "updatedAt") * 1000)::bigint) ORDER BY position, "externalId"), '[]'::json)::text AS bullets
     FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
-  return (JSON.parse(row?.bullets ?? "[]") as ExportBulletTuple[]).map((tuple) => {
-    const [origin, sourceTraceId, sourceRunId, justification, evidence, extra, blankLinesBefore, createdAt, updatedAt] = tuple.slice(
-      STATE_WIDTH,
-    ) as ExportExtraTuple;
-    return {
-      ...bulletStateOf(tuple.slice(0, STATE_WIDTH) as BulletStateTuple),
+  return (JSON.parse(row?.bullets ?? "[]") as ExportBulletTuple[]).map(
+    ([state, origin, sourceTraceId, sourceRunId, justification, evidence, extra, blankLinesBefore, createdAt, updatedAt]) => ({
+      ...bulletStateOf(state),
       origin,
       sourceTraceId,
       sourceRunId,
@@ -386,8 +381,8 @@ export async function listBulletsForExport(db: DbOrTx, playbookId: string): Prom
       blankLinesBefore,
       createdAt: new Date(createdAt),
       updatedAt: new Date(updatedAt),
-    };
-  });
+    }),
+  );
 }
 
 export interface NewPlaybookRow {

@@ -18,6 +18,7 @@
 // - All or nothing per post. If the group is refused (one post names an unknown playbook, or a
 //   variant its experiment does not have), every post of it is written again alone, so the
 //   refusal reaches only the post it belongs to and the others are stored as if nothing happened.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Db } from "@/server/db/client";
 import type { IngestResult, TraceInput } from "./schemas";
 import { ingestTraces, type TraceSource } from "./service";
@@ -27,8 +28,6 @@ export const GROUP_MAX_TRACES = 200;
 
 /** Event-loop turns a writer waits before taking a group (see the top of this file). */
 export const GATHER_TURNS = 4;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface Post {
   items: TraceInput[];

@@ -2,6 +2,7 @@
 // PGlite and PostgreSQL. The route reaches its database through getDb(), which serveDb() points at
 // the test database. The after-ingest
 // trigger (the runs domain's) is replaced by a spy: these tests are about what ingest hands it.
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { testEngines } from "@/server/testing/db";
 import { playbookSuite } from "@/server/testing/playbook-suite";
@@ -168,11 +169,9 @@ describe.each(testEngines())("traces on %s", (engine) => {
 
   it("posts arriving over the next turns of the event loop, as requests still being read do, are written as one group", async () => {
     const before = groupCommitStats(suite.database.db, "api");
-    const afterTurns = (turns: number) =>
-      new Promise<void>((resolve) => (turns === 0 ? resolve() : setImmediate(() => void afterTurns(turns - 1).then(resolve))));
     const results = await Promise.all(
       Array.from({ length: GATHER_TURNS }, async (_, turn) => {
-        await afterTurns(turn);
+        for (let passed = 0; passed < turn; passed += 1) await nextTurn();
         return ingestTracesGrouped(suite.database.db, parseTraceBody(trace({ externalId: `turn-${turn}` })), { source: "api" });
       }),
     );

@@ -129,7 +129,18 @@ export function startServer(port: number, env: Record<string, string>): Server {
   delete serverEnv.DATA_DIR;
   delete serverEnv.ACE_SECRET;
   Object.assign(serverEnv, env);
-  const next = [process.execPath, path.join(APP_ROOT, "node_modules/next/dist/bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)];
+  // Flags NODE_OPTIONS may not carry (--cpu-prof, to see where a row's time goes) go on the command.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const next = [
+    process.execPath,
+    ...nodeArgs,
+    path.join(APP_ROOT, "node_modules/next/dist/bin/next"),
+    "start",
+    "-H",
+    "127.0.0.1",
+    "-p",
+    String(port),
+  ];
   const watchdog =
     `${next.map(shellQuote).join(" ")} & server=$!; ` +
     `while kill -0 ${process.pid} 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 1; done; ` +

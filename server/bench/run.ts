@@ -67,7 +67,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
                  10k-bullet playbook in Chromium), retention (100k expired traces removed while an agent posts, PostgreSQL)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
-Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one.`;
+Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one;
+BENCH_SERVER_NODE_ARGS adds flags to its node command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
 
 interface Plans extends DatabasePlans {
   context: RunPlan;

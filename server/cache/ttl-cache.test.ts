@@ -18,6 +18,14 @@ describe("TtlCache", () => {
     expect(cache.totalBytes).toBe(0);
   });
 
+  it("forgets an entry when the clock is set back, instead of keeping it until the clock catches up", () => {
+    const clock = { now: 1_000 };
+    const cache = cacheAt(clock);
+    cache.set("a", "x");
+    clock.now = 999;
+    expect(cache.get("a")).toBeUndefined();
+  });
+
   it("drops the least recently used entries once the bytes pass the bound, and never keeps one larger than it", () => {
     const clock = { now: 0 };
     const cache = cacheAt(clock, 30);

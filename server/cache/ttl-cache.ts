@@ -33,7 +33,9 @@ export class TtlCache<V extends NonNullable<unknown>> {
   get(key: string): V | undefined {
     const stored = this.entries.get(key);
     if (!stored) return undefined;
-    if (this.now() - stored.storedAt >= this.options.ttlMs) {
+    const age = this.now() - stored.storedAt;
+    // A clock set back (by hand, or by a test) would otherwise keep the entry for as long again.
+    if (age >= this.options.ttlMs || age < 0) {
       this.entries.delete(key);
       return undefined;
     }

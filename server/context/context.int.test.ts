@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { compileContext, type ContextSection } from "@/server/ace/context";
 import { countTokens } from "@/server/ace/tokens";
+import { HEAD_TTL_MS } from "@/server/context/heads";
 import { setContextClock } from "@/server/context/publication";
 import { compileTarget, forgetCompiledContexts, resolveContextTarget } from "@/server/context/service";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
@@ -264,8 +265,14 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
         target: { kind: "new", name: "appworld" },
       });
       const writer = callerAs(other?.db ?? suite.database.db, "admin", "other server");
-      const edit = (reason: string, operations: Parameters<typeof writer.delta.edit>[0]["operations"]) =>
-        writer.delta.edit({ playbookId: appworldId, reason, operations });
+      // This server's clock only moves forward: the other server's writes reach it once the head it
+      // keeps has expired (server/context/heads.ts), and counter changes once they are published.
+      let ahead = 0;
+      setContextClock(() => Date.now() + ahead);
+      const edit = async (reason: string, operations: Parameters<typeof writer.delta.edit>[0]["operations"]) => {
+        await writer.delta.edit({ playbookId: appworldId, reason, operations });
+        if (other) ahead += HEAD_TTL_MS;
+      };
       const whole = await expectCompiledFromRows("appworld", 1_000_000, true);
       const half = Math.floor(whole.tokens / 2);
       await expectCompiledFromRows("appworld", half, true);
@@ -278,13 +285,9 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
       // Counter-only versions wait for the next publication (server/context/publication.ts): version 1
       // is served until ACE_CONTEXT_COUNTER_REFRESH_S (60 s) has passed, then version 2.
       expect((await get("appworld", `budget=${half}`)).headers.get("x-playbook-version")).toBe("1");
-      setContextClock(() => Date.now() + 60_000);
-      try {
-        expect((await expectCompiledFromRows("appworld", half, true)).version).toBe(2);
-        await expectCompiledFromRows("appworld", half, false);
-      } finally {
-        setContextClock(undefined);
-      }
+      ahead += 60_000;
+      expect((await expectCompiledFromRows("appworld", half, true)).version).toBe(2);
+      await expectCompiledFromRows("appworld", half, false);
 
       await edit("content", [
         { type: "update", bulletId: lowest as string, content: "Reread the task's constraints before the final answer." },
@@ -297,6 +300,7 @@ describe.each(testEngines())("compiled context on %s", (engine) => {
       expect(after.context).not.toContain(`[${lowest}]`);
       await expectCompiledFromRows("appworld", 1_000_000, false);
     } finally {
+      setContextClock(undefined);
       await other?.close();
     }
   });

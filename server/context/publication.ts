@@ -19,15 +19,11 @@ import { describeChanges } from "@/server/ace/version-figures";
 import type { VersionChange } from "@/server/ace/history";
 import { getEnv } from "@/server/config/env";
 import type { DbOrTx, Tx } from "@/server/db/client";
+import { contextNow } from "./clock";
+import { forgetHead } from "./heads";
 import * as repo from "./repository";
 
-type Clock = () => number;
-let clock: Clock = Date.now;
-
-/** Tests move time by hand: the publication interval is then checked against this clock. */
-export function setContextClock(next: Clock | undefined): void {
-  clock = next ?? Date.now;
-}
+export { setContextClock } from "./clock";
 
 /**
  * Called by every writer of a version, in its transaction: a version that changes more than
@@ -35,7 +31,7 @@ export function setContextClock(next: Clock | undefined): void {
  */
 export async function publishIfContentChanged(tx: Tx, playbookId: string, version: number, changes: readonly VersionChange[]) {
   if (!describeChanges(changes).contentChanged) return;
-  await repo.publishContentVersion(tx, playbookId, version, new Date(clock()));
+  await repo.publishContentVersion(tx, playbookId, version, new Date(contextNow()));
 }
 
 /**
@@ -44,11 +40,11 @@ export async function publishIfContentChanged(tx: Tx, playbookId: string, versio
  */
 export async function servedVersion(db: DbOrTx, head: repo.PlaybookHead): Promise<number> {
   if (head.contextVersion >= head.version) return head.version;
-  const now = clock();
+  const now = contextNow();
   if (now - head.contextPublishedAt.getTime() < getEnv().contextCounterRefreshMs) return head.contextVersion;
-  if (await repo.publishCounterVersions(db, head.id, { from: head.contextVersion, to: head.version, at: new Date(now) })) {
-    return head.version;
-  }
+  const published = await repo.publishCounterVersions(db, head.id, { from: head.contextVersion, to: head.version, at: new Date(now) });
+  forgetHead(db, head.id);
+  if (published) return head.version;
   // Another request or instance published first: serve what it published.
   const fresh = await repo.findPlaybookById(db, head.id);
   return fresh ? Math.min(fresh.contextVersion, fresh.version) : head.contextVersion;

@@ -12,6 +12,7 @@ import { loadSnapshot } from "@/server/deltas/engine-state";
 import * as historyRepo from "@/server/history/repository";
 import { notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/manage";
+import { keptHead } from "./heads";
 import { servedVersion } from "./publication";
 import * as repo from "./repository";
 import type { z } from "zod";
@@ -55,15 +56,16 @@ export function contextEtag(target: Omit<ContextTarget, "etag">): string {
 
 /**
  * The playbook and options a request resolves to, with their ETag: enough to answer a conditional
- * request (304) without reading a single bullet. One query (the playbook's row) when nothing is due
- * for publication; the version is the published one (server/context/publication.ts).
+ * request (304) without reading a single bullet. No query while this process holds the playbook's
+ * head (server/context/heads.ts), else one (its row), when nothing is due for publication; the
+ * version is the published one (server/context/publication.ts).
  */
 export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: ContextRequest): Promise<ContextTarget> {
   // A name from a URL path may arrive still percent-encoded or already decoded: try it as given first.
   const head =
     "playbookId" in ref
-      ? await repo.findPlaybookById(db, ref.playbookId)
-      : await repo.findPlaybookByNames(db, [...new Set([ref.name, safeDecode(ref.name)])]);
+      ? await keptHead(db, `id:${ref.playbookId}`, () => repo.findPlaybookById(db, ref.playbookId))
+      : await keptHead(db, `name:${ref.name}`, () => repo.findPlaybookByNames(db, [...new Set([ref.name, safeDecode(ref.name)])]));
   if (!head) throw notFound("playbookId" in ref ? "The playbook" : `The playbook "${ref.name}"`);
   const target = {
     playbookId: head.id,

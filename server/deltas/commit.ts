@@ -8,6 +8,7 @@ import type { BulletState, SectionState, VersionChange } from "@/server/ace/hist
 import type { PlaybookState } from "@/server/ace/delta";
 import { syncSimilarityIndex } from "@/server/ace/similarity";
 import { recordAudit, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
+import { forgetHead } from "@/server/context/heads";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
@@ -65,6 +66,7 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
     });
     await recordAudit(tx, commit.audit.source, commit.audit.record(version, changeSummaries(commit.changes)));
   }, WRITE_TRANSACTION);
+  forgetHead(db, commit.playbookId);
   // Committed: move the cached state forward instead of reloading it.
   if (!entry.retired) {
     entry.retired = true;

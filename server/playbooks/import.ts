@@ -13,6 +13,7 @@ import { countersOfFormat, type CounterName } from "@/server/ace/proposal-diff";
 import { countsInWords } from "@/server/ace/text/format";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
+import { forgetHead } from "@/server/context/heads";
 import type { Db, Prisma } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { proposeFromFile } from "@/server/deltas/propose";
@@ -62,6 +63,7 @@ export async function importPlaybook(db: Db, author: WhoOrName, input: z.output<
       `Imported from ${source}`,
       countersOfFormat(format),
     );
+    forgetHead(db, target.playbookId);
   }
   // Embedded PGlite has no autovacuum, so the planner never learns a table grew: after a large import
   // it would plan for one row and look sections up once per bullet. Fresh statistics fix the plans.

@@ -9,6 +9,7 @@ import { DEFAULT_SECTIONS, highestIdNumber } from "@/server/ace/ids";
 import { recordAudit, whoOf, type WhoOrName } from "@/server/audit/record";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { forgetHead } from "@/server/context/heads";
 import { recordVersion } from "@/server/history/record";
 import { rowsFromDocument, sectionStateOf, toDbFormat } from "./mapping";
 import * as repo from "./repository";
@@ -266,7 +267,7 @@ export async function updateSettings(
   input: z.output<typeof updateSettingsInput>,
 ): Promise<UpdateSettingsResult> {
   const who = whoOf(author);
-  return db.$transaction(async (tx) => {
+  const result = await db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, input.playbookId);
     // A playbook that follows a studio default starts from it when that setting is changed here.
     const before = await effectiveSettings(tx, playbook.settings);
@@ -315,4 +316,7 @@ export async function updateSettings(
     });
     return { settings: after, version: playbook.version + 1, changed };
   }, WRITE_TRANSACTION);
+  // The budget of agents' context comes from the settings.
+  forgetHead(db, input.playbookId);
+  return result;
 }

@@ -8,6 +8,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, inject, it } from "vitest";
 import { type Db, type DatabaseHandle, openDatabase, serveDb } from "../db/client";
+import { forgetHeads } from "../context/heads";
 import { MEMORY_DATA_DIR } from "../db/config";
 import { applyMigrations, defaultMigrationPaths, readMigrationsList } from "../db/migrate";
 
@@ -68,6 +69,8 @@ async function truncateAppTables(db: Db) {
   if (tables.length === 0) return;
   const list = tables.map((t) => `"${t.name.replaceAll('"', '""')}"`).join(", ");
   await db.$executeRawUnsafe(`TRUNCATE ${list} RESTART IDENTITY CASCADE`);
+  // Playbooks made next may take the names of those just removed.
+  forgetHeads(db);
 }
 
 // A migrated PGlite data folder, dumped once and loaded into each new test database: loading takes

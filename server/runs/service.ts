@@ -115,12 +115,21 @@ export async function enqueueCuration(
   });
 }
 
+/**
+ * Traces just stored for one playbook, with the playbook's stored settings as ingestion read them
+ * (under its lock, in the transaction that stored the traces): whether they are reflected follows
+ * the settings they were stored under, without reading the playbook again.
+ */
+export interface StoredTraces {
+  playbookId: string;
+  traceIds: string[];
+  settings: unknown;
+}
+
 /** After an ingest: reflect the new traces of playbooks that reflect automatically. */
-export async function scheduleReflections(db: Db, batches: readonly { playbookId: string; traceIds: string[] }[]): Promise<void> {
-  for (const { playbookId, traceIds } of batches) {
-    if (traceIds.length === 0) continue;
-    const playbook = await repo.findPlaybookSettings(db, playbookId);
-    if (!playbook || readSettings(playbook.settings).reflectorMode !== "auto") continue;
+export async function scheduleReflections(db: Db, batches: readonly StoredTraces[]): Promise<void> {
+  for (const { playbookId, traceIds, settings } of batches) {
+    if (traceIds.length === 0 || readSettings(settings).reflectorMode !== "auto") continue;
     await enqueueReflections(db, playbookId, traceIds, "auto");
   }
 }

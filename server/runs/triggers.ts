@@ -1,7 +1,7 @@
 // What happens after traces arrive: the runs domain queues their reflections (and, through them,
 // the next curation). Kept as its own module so the traces domain depends on one function.
 import type { Db } from "@/server/db/client";
-import { scheduleReflections } from "./service";
+import { scheduleReflections, type StoredTraces } from "./service";
 
 /** Tries per playbook when its queueing transaction timed out. */
 const ATTEMPTS = 5;
@@ -16,7 +16,7 @@ function transactionTimedOut(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2028";
 }
 
-export async function afterTracesIngested(db: Db, batches: { playbookId: string; traceIds: string[] }[]): Promise<void> {
+export async function afterTracesIngested(db: Db, batches: StoredTraces[]): Promise<void> {
   let failure: unknown = null;
   // Per playbook: each is queued in its own transaction, so one that fails is retried alone.
   for (const batch of batches) {

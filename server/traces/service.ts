@@ -165,7 +165,7 @@ export async function ingestTraces(
     db,
     items.map((item) => item.unitId),
   );
-  const { traces, created } = await db.$transaction(async (tx) => {
+  const { traces, created, settingsById } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
     const locked = await repo.lockPlaybooksByName(tx, names);
     const playbooks = new Map(locked.map((row) => [row.name, row.id]));
@@ -199,7 +199,8 @@ export async function ingestTraces(
         after: { playbooks: names, received: items.length, created: created.length, duplicates: items.length - created.length, source },
       });
     }
-    return { traces, created };
+    // The settings the traces were stored under decide whether they are reflected (afterTracesIngested).
+    return { traces, created, settingsById: new Map(locked.map((row) => [row.id, row.settings])) };
   }, WRITE_TRANSACTION);
 
   const byPlaybook = new Map<string, string[]>();
@@ -214,7 +215,7 @@ export async function ingestTraces(
     try {
       await afterTracesIngested(
         db,
-        [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds })),
+        [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds, settings: settingsById.get(playbookId) })),
       );
     } catch (error) {
       console.error(`[traces] ${created.length} traces from ${source} were stored, but the after-ingest trigger failed:`, error);

@@ -499,12 +499,14 @@ describe.each(testEngines())("traces on %s", (engine) => {
     await expectAppError(suite.caller.traces.get({ traceId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /trace/);
   });
 
-  it("the after-ingest trigger gets the new traces of each playbook, once committed, and never the duplicates", async () => {
+  it("the after-ingest trigger gets the new traces of each playbook, with its settings, once committed, and never the duplicates", async () => {
     const { playbookId: otherId } = await suite.caller.playbook.import({
       content: SMALL_PLAYBOOK,
       format: "ace",
       target: { kind: "new", name: "other" },
     });
+    await suite.caller.playbook.updateSettings({ playbookId: otherId, settings: { reflectorMode: "manual" } });
+    const settingsOf = async (id: string) => (await suite.database.db.playbook.findUniqueOrThrow({ where: { id } })).settings;
     await post(trace({ externalId: "old" }));
     afterTracesIngested.mockClear();
     const { body } = await post({ traces: [trace({ externalId: "old" }), trace({ externalId: "new" }), trace({ playbook: "other" })] });
@@ -512,9 +514,10 @@ describe.each(testEngines())("traces on %s", (engine) => {
     const [db, batches] = afterTracesIngested.mock.calls[0]!;
     expect(db).toBe(suite.database.db);
     expect(batches).toEqual([
-      { playbookId: suite.playbookId, traceIds: [body.traces[1]!.id] },
-      { playbookId: otherId, traceIds: [body.traces[2]!.id] },
+      { playbookId: suite.playbookId, traceIds: [body.traces[1]!.id], settings: await settingsOf(suite.playbookId) },
+      { playbookId: otherId, traceIds: [body.traces[2]!.id], settings: await settingsOf(otherId) },
     ]);
+    expect((await settingsOf(otherId)) as { reflectorMode?: string }).toMatchObject({ reflectorMode: "manual" });
 
     afterTracesIngested.mockClear();
     await post(trace({ externalId: "new" }));

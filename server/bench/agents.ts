@@ -34,8 +34,15 @@ export interface AgentsPlan {
   warmupS: number;
   /** Seconds after the load before the "after" memory is read. */
   settleS: number;
-  cachedPolls: LoadPlan;
+  /** The closed loop of cached polls after the load; the soak has none. */
+  cachedPolls?: LoadPlan;
 }
+
+/**
+ * The soak (issue 15, item 4): the same agents for minutes rather than one, to see whether the
+ * server's memory levels off. A server that keeps growing would fail in time whatever its peak.
+ */
+const SOAK_MAX_LATE_GROWTH_MB = 50;
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
@@ -45,7 +52,22 @@ interface Answer {
   body: string;
 }
 
-function call(agent: http.Agent, origin: URL, method: "GET" | "POST", path: string, headers: Record<string, string>, body?: string) {
+/**
+ * One request. A request whose kept-alive connection the server had just closed (ECONNRESET on a
+ * reused socket: the server drops connections idle for 5 s) is sent once more on a new one, as HTTP
+ * clients do for idempotent requests (RFC 9112, 9.3.1). Every request of a simulated agent is
+ * idempotent: a GET, a trace with its externalId (stored once), a sticky assignment. Its time still
+ * runs from the first attempt.
+ */
+function call(
+  agent: http.Agent,
+  origin: URL,
+  method: "GET" | "POST",
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+  retried = false,
+): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(body);
     const request = http.request(
@@ -68,7 +90,13 @@ function call(agent: http.Agent, origin: URL, method: "GET" | "POST", path: stri
       },
     );
     request.on("timeout", () => request.destroy(new Error(`${method} ${path} took longer than ${REQUEST_TIMEOUT_MS} ms`)));
-    request.on("error", reject);
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      if (!retried && request.reusedSocket && error.code === "ECONNRESET") {
+        call(agent, origin, method, path, headers, body, true).then(resolve, reject);
+      } else {
+        reject(error);
+      }
+    });
     request.end(payload);
   });
 }
@@ -86,7 +114,7 @@ interface LoadOutcome {
   context: Stream;
   traces: Stream;
   assign: Stream;
-  rss: { before: number | null; peak: number | null; after: number | null };
+  rss: { before: number | null; peak: number | null; after: number | null; samples: { atS: number; bytes: number }[] };
   sentPerSecond: number;
 }
 
@@ -104,17 +132,19 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
     context: newStream(),
     traces: newStream(),
     assign: newStream(),
-    rss: { before: null, peak: null, after: null },
+    rss: { before: null, peak: null, after: null, samples: [] },
     sentPerSecond: 0,
   };
   const rss = () => server.rssBytes();
   outcome.rss.before = rss();
+  const start = performance.now();
   const sampler = setInterval(() => {
     const now = rss();
-    if (now !== null) outcome.rss.peak = Math.max(outcome.rss.peak ?? 0, now);
+    if (now === null) return;
+    outcome.rss.peak = Math.max(outcome.rss.peak ?? 0, now);
+    outcome.rss.samples.push({ atS: (performance.now() - start) / 1000, bytes: now });
   }, 500);
 
-  const start = performance.now();
   const countFrom = start + plan.warmupS * 1000;
   const end = start + plan.seconds * 1000;
   let sent = 0;
@@ -255,17 +285,36 @@ export async function seedAgents(engine: BenchEngine, record: RecordResult): Pro
   return seed;
 }
 
-/** Serves the engine's database (released first: on PGlite one process owns the folder) and runs the load. Call it last. */
+/** The soak's figures: server RSS at the end of each minute of the load, and how much it grew in its second half. */
+function memoryTrend(samples: readonly { atS: number; bytes: number }[], seconds: number) {
+  const during = samples.filter((sample) => sample.atS <= seconds);
+  const peakOf = (from: number, to: number) =>
+    Math.max(0, ...during.filter((sample) => sample.atS >= from && sample.atS < to).map((sample) => sample.bytes));
+  const lateGrowth = peakOf(seconds / 2, seconds + 1) - peakOf(0, seconds / 2);
+  const minutes = Array.from({ length: Math.floor(seconds / 60) }, (_, index) => {
+    const at = (index + 1) * 60;
+    const sample = during.findLast((candidate) => candidate.atS <= at);
+    return sample ? `${index + 1} min ${mb(sample.bytes)}` : null;
+  }).filter(Boolean);
+  return { lateGrowth, minutes: minutes.join(", ") };
+}
+
+/**
+ * Serves the engine's database (released first: on PGlite one process owns the folder) and runs the
+ * load: the minute of agents and the closed loop of cached polls, or with `soak` the agents alone
+ * for the plan's minutes, judged on whether the server's memory levels off. Call it last.
+ */
 export async function agentsBenchmarks(
   engine: BenchEngine,
   seed: AgentsSeed,
   plan: AgentsPlan,
   cleanups: Cleanups,
   record: RecordResult,
+  { soak = false }: { soak?: boolean } = {},
 ): Promise<void> {
   const { apiKey, ids, experiment } = seed;
   const engineLabel = `${engine.name} (next start)`;
-  const load = `${plan.agents} agents at once`;
+  const load = soak ? `${plan.agents} agents for ${Math.round(plan.seconds / 60)} minutes` : `${plan.agents} agents at once`;
   const fail = (message: string) => record({ kind: "error", benchmark: load, engine: engineLabel, message });
   const build = await ensureBuild();
   if (!build.ok) return fail(build.reason);
@@ -283,6 +332,7 @@ export async function agentsBenchmarks(
       const result = await agentLoad(server, plan, apiKey, ids, experiment);
       const { before, peak, after } = result.rss;
       const growth = before !== null && peak !== null ? peak - before : null;
+      const trend = soak && before !== null ? memoryTrend(result.rss.samples, plan.seconds) : null;
       const memory =
         before === null
           ? "The server's memory could not be read (no /proc)."
@@ -309,6 +359,14 @@ export async function agentsBenchmarks(
           ...(stream === result.traces && growth !== null
             ? [{ text: `RSS growth ≤ ${MAX_RSS_GROWTH_MB} MB`, met: growth <= MAX_RSS_GROWTH_MB * 1024 * 1024 }]
             : []),
+          ...(stream === result.traces && trend
+            ? [
+                {
+                  text: `RSS growth in the second half ≤ ${SOAK_MAX_LATE_GROWTH_MB} MB`,
+                  met: trend.lateGrowth <= SOAK_MAX_LATE_GROWTH_MB * 1024 * 1024,
+                },
+              ]
+            : []),
         ];
         recordSamples(record, `${load}: ${name}`, engineLabel, stream.latencies, {
           ...(stream === result.assign ? {} : { target }),
@@ -319,12 +377,19 @@ export async function agentsBenchmarks(
             `${stream.latencies.length.toLocaleString("en")} answered, ${stream.errors} errors` +
             (stream.firstError ? ` (first: ${stream.firstError.slice(0, 160)})` : "") +
             (share === null ? "" : `, ${(share * 100).toFixed(1)} % answered 304`) +
-            `. ${memory} The offline reflector and curator run on the traces meanwhile.`,
+            `. ${memory}` +
+            (trend
+              ? ` RSS at the end of each minute: ${trend.minutes}; the second half's peak was ${mb(Math.abs(trend.lateGrowth))} ` +
+                `${trend.lateGrowth >= 0 ? "above" : "below"} the first half's.`
+              : "") +
+            ` The offline reflector and curator run on the traces meanwhile.`,
         });
       }
     });
 
     const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
+    const { cachedPolls } = plan;
+    if (soak || !cachedPolls) return;
     await guarded(record, "Cached context polls (304), closed loop", engineLabel, async () => {
       const first = await call(new http.Agent(), new URL(server.origin), "GET", contextPath, { authorization: `Bearer ${apiKey}` });
       check(first.status === 200 && typeof first.headers.etag === "string", `GET context answered HTTP ${first.status}`);
@@ -333,7 +398,7 @@ export async function agentsBenchmarks(
       const cpuBefore = server.cpuMs();
       const polls = await closedLoop(
         server.origin,
-        plan.cachedPolls,
+        cachedPolls,
         () => ({ method: "GET", path: contextPath, headers: { authorization: `Bearer ${apiKey}`, "if-none-match": etag } }),
         (status) => {
           if (status === 304) notModified += 1;
@@ -342,12 +407,12 @@ export async function agentsBenchmarks(
       );
       const cpuAfter = server.cpuMs();
       const perSecond = (polls.latencies.length * 1000) / polls.elapsedMs;
-      const requests = plan.cachedPolls.warmup + plan.cachedPolls.requests;
+      const requests = cachedPolls.warmup + cachedPolls.requests;
       recordSamples(record, "Cached context polls (304), closed loop", engineLabel, polls.latencies, {
         throughput: { perSecond, unit: "polls/s", target: { minPerSecond: CACHED_POLLS_PER_SECOND } },
         note:
-          `GET /api/v1/playbooks/{name}/context with If-None-Match and a Bearer key, ${plan.cachedPolls.concurrency} clients in a closed loop ` +
-          `over kept-alive connections, ${plan.cachedPolls.warmup} untimed then ${plan.cachedPolls.requests} timed, right after the ` +
+          `GET /api/v1/playbooks/{name}/context with If-None-Match and a Bearer key, ${cachedPolls.concurrency} clients in a closed loop ` +
+          `over kept-alive connections, ${cachedPolls.warmup} untimed then ${cachedPolls.requests} timed, right after the ` +
           `agents' load (reflections may still be queued); ${((notModified / requests) * 100).toFixed(1)} % answered 304` +
           (cpuBefore === null || cpuAfter === null
             ? "."
@@ -361,8 +426,11 @@ export async function agentsBenchmarks(
 }
 
 /** Lines for "How these were measured". */
-export function agentsNotes(plan: AgentsPlan): string[] {
+export function agentsNotes(plan: AgentsPlan, soak: AgentsPlan): string[] {
   return [
+    `Soak (only with --only soak): the same agents for ${Math.round(soak.seconds / 60)} minutes on the same playbook, to see whether ` +
+      `the server's memory levels off (target: its peak in the second half of the load at most ${SOAK_MAX_LATE_GROWTH_MB} MB above ` +
+      `the first half's; PGlite's WebAssembly memory never shrinks, so returning to idle is not the test).`,
     `${plan.agents} agents at once (issue 15; targets p95 ≤ ${formatMs(AGENT_TARGETS.PostgreSQL.maxMs)} on PostgreSQL and ≤ ` +
       `${formatMs(AGENT_TARGETS.PGlite.maxMs)} on PGlite, ≥ ${MIN_NOT_MODIFIED_SHARE * 100} % of conditional polls answered 304, server ` +
       `RSS growing by ≤ ${MAX_RSS_GROWTH_MB} MB, ≥ ${CACHED_POLLS_PER_SECOND.toLocaleString("en")} cached polls/s): \`next start -p ${PORT}\` ` +

@@ -46,8 +46,11 @@ const BENCHMARKS = [
   "agents",
   "render",
   "retention",
+  "soak",
 ] as const;
 type BenchmarkName = (typeof BENCHMARKS)[number];
+/** Run only when named with --only: the soak alone takes ten minutes per engine. */
+const ON_REQUEST: readonly BenchmarkName[] = ["soak"];
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] [-- --engine <pglite|postgresql>] [-- --out <file>]
 
@@ -64,7 +67,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
                  traces), assign (assignment over HTTP, next start on port 3400), evolution and
                  experiment-page (their first render in Chromium, PGlite), agents (100 agents polling the
                  context and posting traces at once, next start on port 3450), render (first render of a
-                 10k-bullet playbook in Chromium), retention (100k expired traces removed while an agent posts, PostgreSQL)
+                 10k-bullet playbook in Chromium), retention (100k expired traces removed while an agent posts, PostgreSQL),
+                 soak (the agents for 10 minutes, watching the server's memory; only with --only)
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
 Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one;
@@ -80,6 +84,7 @@ interface Plans extends DatabasePlans {
   experiments: RunPlan;
   studio: StudioPlans;
   agents: AgentsPlan;
+  soak: AgentsPlan;
   render: RunPlan;
 }
 
@@ -101,6 +106,7 @@ const FULL: Plans = {
     pages: { warmup: 2, runs: 10 },
   },
   agents: { agents: 100, seconds: 60, warmupS: 10, settleS: 15, cachedPolls: { concurrency: 16, warmup: 500, requests: 5_000 } },
+  soak: { agents: 100, seconds: 600, warmupS: 60, settleS: 15 },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
@@ -121,6 +127,7 @@ const QUICK: Plans = {
     pages: { warmup: 1, runs: 3 },
   },
   agents: { agents: 100, seconds: 20, warmupS: 5, settleS: 5, cachedPolls: { concurrency: 16, warmup: 100, requests: 1_000 } },
+  soak: { agents: 100, seconds: 120, warmupS: 20, settleS: 5 },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -149,7 +156,8 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
     console.log(USAGE);
     process.exit(0);
   }
-  const only = values.only === undefined ? [...BENCHMARKS] : values.only.split(",").map((name) => name.trim());
+  const only =
+    values.only === undefined ? BENCHMARKS.filter((name) => !ON_REQUEST.includes(name)) : values.only.split(",").map((name) => name.trim());
   const unknown = only.filter((name) => !(BENCHMARKS as readonly string[]).includes(name));
   if (unknown.length > 0 || only.length === 0) {
     throw new UsageError(`Unknown benchmark "${unknown.join(", ")}"; choose from ${BENCHMARKS.join(", ")}.`);
@@ -167,7 +175,7 @@ function readArgs(argv: string[]): { quick: boolean; selected: Set<BenchmarkName
 /** Benchmarks that work on the synthetic 10,000-bullet playbook. */
 const SYNTHETIC_READERS: readonly BenchmarkName[] = ["page", "export", "context", "mcp", "curation"];
 /** Benchmarks against `next start` on an engine's seeded database. */
-const STUDIO_BENCHMARKS: readonly BenchmarkName[] = ["assign", "evolution", "experiment-page", "agents"];
+const STUDIO_BENCHMARKS: readonly BenchmarkName[] = ["assign", "evolution", "experiment-page", "agents", "soak"];
 /** Benchmarks that need a database. */
 const DATABASE_BENCHMARKS: readonly BenchmarkName[] = [
   "import",
@@ -222,10 +230,12 @@ async function runOnEngine(
   };
   const seeds = await completeSeeds(engine, { metrics, experiment }, seedsNeeded(engine, selection), record);
   // Issue 15: seeded while the bench holds the database, served after the studio rows.
-  const agents = selected.has("agents") ? await seedAgents(engine, record) : null;
-  if (selected.has("agents") || STUDIO_BENCHMARKS.some((name) => selected.has(name))) await settleLeftoverWork(engine.db);
+  // The soak, after the minute of agents when both run, takes the same playbook on from there.
+  const agents = selected.has("agents") || selected.has("soak") ? await seedAgents(engine, record) : null;
+  if (STUDIO_BENCHMARKS.some((name) => selected.has(name))) await settleLeftoverWork(engine.db);
   await studioBenchmarks(engine, seeds, selection, plans.studio, cleanups, record);
-  if (agents) await agentsBenchmarks(engine, agents, plans.agents, cleanups, record);
+  if (agents && selected.has("agents")) await agentsBenchmarks(engine, agents, plans.agents, cleanups, record);
+  if (agents && selected.has("soak")) await agentsBenchmarks(engine, agents, plans.soak, cleanups, record, { soak: true });
 }
 
 /** Each engine in turn, fresh; an unreachable PostgreSQL is noted and skipped, not an error. */
@@ -323,7 +333,7 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     ...metricsNotes(plans.metrics),
     ...experimentNotes(plans.experiments),
     ...studioNotes(plans.studio),
-    ...agentsNotes(plans.agents),
+    ...agentsNotes(plans.agents, plans.soak),
     ...retentionNotes(),
     `First render (target p95 ≤ ${formatMs(RENDER_TARGET.maxMs)}): \`next start -p 3200\` on a fresh DATA_DIR holding the ` +
       `synthetic playbook; Chromium (headless) opens /playbooks/<id>; time from navigation start until the first bullet's ` +

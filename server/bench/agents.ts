@@ -389,7 +389,7 @@ export async function agentsBenchmarks(
 
     const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
     const { cachedPolls } = plan;
-    if (soak || !cachedPolls) return;
+    if (!cachedPolls) return; // the soak's plan has none
     await guarded(record, "Cached context polls (304), closed loop", engineLabel, async () => {
       const first = await call(new http.Agent(), new URL(server.origin), "GET", contextPath, { authorization: `Bearer ${apiKey}` });
       check(first.status === 200 && typeof first.headers.etag === "string", `GET context answered HTTP ${first.status}`);

@@ -58,16 +58,18 @@ export async function keptHead(db: DbOrTx, key: string, read: () => Promise<Play
   return head;
 }
 
-/** Drops every head kept for this database: its tables were emptied (tests) or restored. */
-export function forgetHeads(db: DbOrTx): void {
+function drop(db: DbOrTx, matches: (head: PlaybookHead) => boolean): void {
   const heads = headsOf(db);
   heads.writes += 1;
-  heads.cache.deleteWhere(() => true);
+  heads.cache.deleteWhere(matches);
+}
+
+/** Drops every head kept for this database: its tables were emptied (tests) or restored. */
+export function forgetHeads(db: DbOrTx): void {
+  drop(db, () => true);
 }
 
 /** Called after a transaction that changed the playbook's row has committed (or a statement that did). */
 export function forgetHead(db: DbOrTx, playbookId: string): void {
-  const heads = headsOf(db);
-  heads.writes += 1;
-  heads.cache.deleteWhere((head) => head.id === playbookId);
+  drop(db, (head) => head.id === playbookId);
 }

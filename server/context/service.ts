@@ -55,6 +55,22 @@ export function contextEtag(target: Omit<ContextTarget, "etag">): string {
 }
 
 /**
+ * The playbook's tokenBudget setting, parsed once per stored settings object: a kept head
+ * (server/context/heads.ts) serves the same object to every poll, which need not validate it again.
+ */
+const budgets = new WeakMap<object, number>();
+
+function defaultBudgetOf(settings: unknown): number {
+  if (typeof settings !== "object" || settings === null) return readSettings(settings).tokenBudget;
+  let budget = budgets.get(settings);
+  if (budget === undefined) {
+    budget = readSettings(settings).tokenBudget;
+    budgets.set(settings, budget);
+  }
+  return budget;
+}
+
+/**
  * The playbook and options a request resolves to, with their ETag: enough to answer a conditional
  * request (304) without reading a single bullet. No query while this process holds the playbook's
  * head (server/context/heads.ts), else one (its row), when nothing is due for publication; the
@@ -71,7 +87,7 @@ export async function resolveContextTarget(db: Db, ref: PlaybookRef, request: Co
     playbookId: head.id,
     name: head.name,
     version: await servedVersion(db, head),
-    budget: request.budget ?? readSettings(head.settings).tokenBudget,
+    budget: request.budget ?? defaultBudgetOf(head.settings),
     includeCounters: request.includeCounters,
     format: request.format,
   };

@@ -9,8 +9,7 @@ import { callerAs } from "@/server/trpc/callers";
 import type { ApiScope } from "./schemas";
 import { VERIFIED_KEY_TTL_MS } from "./service";
 
-const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 const { GET: getContext } = await import("@/app/api/v1/playbooks/[name]/context/route");
 const { POST: postTraces } = await import("@/app/api/v1/traces/route");

@@ -1,6 +1,6 @@
 // Trace ingestion: one trace per call, and batches of 100 and 1,000, through the traces service with
 // the body parsed as POST /api/v1/traces parses it. Each call also queues a reflector run and its
-// job per new trace (afterTracesIngested), as in production; no worker runs, so the jobs only queue.
+// job per new trace (onTracesStored, in the same transaction), as in production; no worker runs, so the jobs only queue.
 import { queueStats } from "@/server/jobs/queue";
 import { updateSettings } from "@/server/playbooks/manage";
 import { updateSettingsInput } from "@/server/playbooks/schemas";
@@ -172,7 +172,7 @@ export function traceNotes(plans: TracePlans): string[] {
       `the trace schema for one trace alone); JSON parsing and HTTP are not timed. Warm-up + timed calls: one trace per call ` +
       `${of(plans.single)}, batches of 100 ${of(plans.batch100)}, batches of 1,000 ${of(plans.batch1000)}, in that order, into one ` +
       `imported AppWorld playbook (318 bullets). Each call includes what ingestion costs in production: one transaction storing the ` +
-      `traces, then afterTracesIngested queueing one reflector run and one job per new trace. No job worker runs (none is started), ` +
+      `traces and, in it, onTracesStored queueing one reflector run and one job per new trace. No job worker runs (none is started), ` +
       `so the jobs stay queued; this is checked afterwards. Throughput is total traces / total time of the timed calls; the median ` +
       `call's rate is in the note.`,
     `Redaction at ingestion (issue 16, target: on ≥ ${REDACTION_MIN_SHARE * 100} % of off): batches of 1,000 into the same playbook, ` +

@@ -15,8 +15,7 @@ import inputs from "./reference/inputs.json";
 import type { AssignmentResult, ExperimentDefinition, ExperimentResults } from "./schemas";
 
 // The runs domain would queue a reflection per trace; nothing here is about runs.
-const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 const experimentsRoute = await import("@/app/api/v1/experiments/route");
 const experimentRoute = await import("@/app/api/v1/experiments/[key]/route");

@@ -22,7 +22,12 @@ export function onJobEnqueued(listener: () => void): () => void {
   return () => enqueueListeners.delete(listener);
 }
 
-function notifyEnqueued() {
+/**
+ * Wakes this process's workers to look for due jobs now. enqueueMany leaves it to its caller, who
+ * calls it once the jobs are committed: woken inside the transaction, a worker on another connection
+ * would find nothing yet and wait for its next poll.
+ */
+export function wakeWorkers(): void {
   for (const listener of enqueueListeners) {
     try {
       listener();
@@ -80,11 +85,14 @@ export async function enqueue(db: DbOrTx, input: EnqueueInput): Promise<{ id: st
     result = isClient(db) ? await db.$transaction(insertOnce) : await insertOnce(db);
   }
   // Inside a caller's transaction the row is not visible yet; the worker's next poll finds it.
-  if (result.created) notifyEnqueued();
+  if (result.created) wakeWorkers();
   return result;
 }
 
-/** Adds many jobs in one statement (a batch of ingested traces); singleton keys are not allowed here. */
+/**
+ * Adds many jobs in one statement (a batch of ingested traces); singleton keys are not allowed here.
+ * Written inside the caller's transaction: the caller wakes the workers once it commits (wakeWorkers).
+ */
 export async function enqueueMany(db: DbOrTx, inputs: readonly Omit<EnqueueInput, "singletonKey">[]): Promise<number> {
   if (inputs.length === 0) return 0;
   const jobs = inputs.map((input): repo.NewJob => {
@@ -100,9 +108,7 @@ export async function enqueueMany(db: DbOrTx, inputs: readonly Omit<EnqueueInput
       maxAttempts,
     };
   });
-  const count = await repo.insertJobs(db, jobs);
-  notifyEnqueued();
-  return count;
+  return repo.insertJobs(db, jobs);
 }
 
 // ---- Claiming ------------------------------------------------------------------------------

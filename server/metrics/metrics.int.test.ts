@@ -13,8 +13,7 @@ import { findFigures } from "./repositories/figures";
 import type { MetricsResult, OverviewResult } from "./schemas";
 
 // The runs domain would queue a reflection per trace; these tests count runs they create themselves.
-const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 const { GET } = await import("@/app/api/v1/playbooks/[name]/metrics/route");
 

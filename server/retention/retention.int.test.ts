@@ -12,8 +12,7 @@ import { ingestTraces } from "@/server/traces/service";
 import { previewRetention, RETENTION_BATCH, RETENTION_JOB, retentionHandlers, runRetention, scheduleRetention } from "./service";
 
 // The runs domain would queue a reflection per trace; these tests mark traces reflected themselves.
-const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

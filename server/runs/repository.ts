@@ -163,20 +163,30 @@ export async function lockCuration(tx: Tx, playbookId: string): Promise<void> {
 }
 
 /**
- * Claims these traces for reflection: of them, the ones no reflector run was queued for, now marked
- * as queued. Concurrent claims of one trace (every instance) wait for each other on its row and the
+ * Queues reflector runs (one trace each) in one statement, each only if its trace is still free:
+ * the traces no reflector run was queued for are marked as queued and get their run; the others
+ * get none. Concurrent claims of one trace (every instance) wait for each other on its row and the
  * later one finds it taken; rows are locked in id order, so overlapping batches never deadlock. A
- * primary-key lookup per trace, whatever the number of runs.
+ * primary-key lookup per trace, whatever the number of runs. Returns the ids of the runs inserted.
  */
-export async function claimTracesForReflection(tx: Tx, traceIds: readonly string[]): Promise<Set<string>> {
-  if (traceIds.length === 0) return new Set();
+export async function queueReflectorRuns(tx: Tx, runs: readonly NewRun[]): Promise<Set<string>> {
+  if (runs.length === 0) return new Set();
   const rows = await tx.$queryRaw<{ id: string }[]>`
-    WITH free AS (
-      SELECT id FROM "Trace" WHERE id = ANY(${[...traceIds]}::uuid[]) AND "reflectQueuedAt" IS NULL
-      ORDER BY id FOR NO KEY UPDATE)
-    UPDATE "Trace" t SET "reflectQueuedAt" = now() AT TIME ZONE 'UTC'
-    FROM free WHERE t.id = free.id
-    RETURNING t.id::text AS id`;
+    WITH wanted AS (
+      SELECT r.id, r."playbookId", r.provider, r.model, r.trigger, r."traceIds", r."traceIds"[1]::uuid AS "traceId"
+      FROM json_to_recordset(${JSON.stringify(runs)}::json) AS r(
+        id uuid, "playbookId" uuid, provider text, model text, trigger text, "traceIds" text[])),
+    free AS (
+      SELECT id FROM "Trace" WHERE id IN (SELECT "traceId" FROM wanted) AND "reflectQueuedAt" IS NULL
+      ORDER BY id FOR NO KEY UPDATE),
+    claimed AS (
+      UPDATE "Trace" t SET "reflectQueuedAt" = now() AT TIME ZONE 'UTC'
+      FROM free WHERE t.id = free.id
+      RETURNING t.id)
+    INSERT INTO "Run" (id, "playbookId", role, status, provider, model, trigger, "traceIds", "createdAt")
+    SELECT w.id, w."playbookId", 'reflector', 'queued', w.provider, w.model, w.trigger, w."traceIds", now() AT TIME ZONE 'UTC'
+    FROM wanted w JOIN claimed c ON c.id = w."traceId"
+    RETURNING id::text AS id`;
   return new Set(rows.map((row) => row.id));
 }
 

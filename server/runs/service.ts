@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
-import type { Db } from "@/server/db/client";
+import type { Db, Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import * as queue from "@/server/jobs/queue";
 import type { ClaimedJob } from "@/server/jobs/queue";
@@ -44,42 +44,49 @@ const QUEUE_TRANSACTION = { maxWait: 10_000, timeout: 60_000 } as const;
 /**
  * One queued reflector run and job per trace, written together in one transaction; with the audit
  * entry when a person asked for them (`who`), not when traces queued them. A trace that already has
- * a reflector run gets none: the ingest trigger, the sweep of unqueued traces and "Reflect now", on
- * any instance, may meet over the same traces, and a trace reflected twice would count its tags twice.
+ * a reflector run gets none: the ingest, the sweep of unqueued traces and "Reflect now", on any
+ * instance, may meet over the same traces, and a trace reflected twice would count its tags twice.
  * Returns the runs queued.
  */
 export async function enqueueReflections(db: Db, playbookId: string, traceIds: readonly string[], trigger: RunTrigger, who?: Who) {
   if (traceIds.length === 0) return [];
+  const runIds = await db.$transaction((tx) => queueReflections(db, tx, playbookId, traceIds, trigger, who), QUEUE_TRANSACTION);
+  if (runIds.length > 0) queue.wakeWorkers();
+  return runIds;
+}
+
+/**
+ * What enqueueReflections writes, inside the caller's transaction (`db` names the provider). The
+ * jobs are seen once it commits: the caller wakes the workers then (queue.wakeWorkers).
+ */
+async function queueReflections(db: Db, tx: Tx, playbookId: string, traceIds: readonly string[], trigger: RunTrigger, who?: Who) {
   const provider = runProviderFor(db);
-  return db.$transaction(async (tx) => {
-    const unqueued = await repo.claimTracesForReflection(tx, [...new Set(traceIds)]);
-    const runs = traceIds
-      .filter((traceId) => unqueued.delete(traceId))
-      .map((traceId) => ({
-        id: randomUUID(),
-        playbookId,
-        role: "reflector" as const,
-        provider: provider.name,
-        model: provider.modelFor("reflector"),
-        trigger,
-        traceIds: [traceId],
-      }));
-    if (runs.length === 0) return [];
-    await repo.insertQueuedRuns(tx, runs);
-    await queue.enqueueMany(
-      tx,
-      runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
-    );
-    if (who) {
-      await recordAudit(tx, who.audit, {
-        action: "run.reflect",
-        target: { type: "playbook", id: playbookId, label: null },
-        playbookId,
-        after: { runs: runs.length, traces: runs.length, provider: provider.name, model: provider.modelFor("reflector") },
-      });
-    }
-    return runs.map((run) => run.id);
-  }, QUEUE_TRANSACTION);
+  const model = provider.modelFor("reflector");
+  const wanted = [...new Set(traceIds)].map((traceId) => ({
+    id: randomUUID(),
+    playbookId,
+    role: "reflector" as const,
+    provider: provider.name,
+    model,
+    trigger,
+    traceIds: [traceId],
+  }));
+  const queued = await repo.queueReflectorRuns(tx, wanted);
+  const runs = wanted.filter((run) => queued.has(run.id));
+  if (runs.length === 0) return [];
+  await queue.enqueueMany(
+    tx,
+    runs.map((run) => ({ kind: REFLECT_JOB, playbookId, payload: { runId: run.id }, maxAttempts: RUN_ATTEMPTS })),
+  );
+  if (who) {
+    await recordAudit(tx, who.audit, {
+      action: "run.reflect",
+      target: { type: "playbook", id: playbookId, label: null },
+      playbookId,
+      after: { runs: runs.length, traces: runs.length, provider: provider.name, model },
+    });
+  }
+  return runs.map((run) => run.id);
 }
 
 /**
@@ -126,12 +133,19 @@ export interface StoredTraces {
   settings: unknown;
 }
 
-/** After an ingest: reflect the new traces of playbooks that reflect automatically. */
-export async function scheduleReflections(db: Db, batches: readonly StoredTraces[]): Promise<void> {
+/**
+ * Inside the ingest's transaction: queues the reflections of the new traces of playbooks that
+ * reflect automatically, so traces and their runs are stored together or not at all (no trace is
+ * left unqueued by a stop in between). Returns how many were queued: the caller wakes the workers
+ * once the transaction commits.
+ */
+export async function scheduleReflections(db: Db, tx: Tx, batches: readonly StoredTraces[]): Promise<number> {
+  let queued = 0;
   for (const { playbookId, traceIds, settings } of batches) {
     if (traceIds.length === 0 || readSettings(settings).reflectorMode !== "auto") continue;
-    await enqueueReflections(db, playbookId, traceIds, "auto");
+    queued += (await queueReflections(db, tx, playbookId, traceIds, "auto")).length;
   }
+  return queued;
 }
 
 /** After a reflection or a curation: curate once curatorFrequency reflections wait, when the playbook curates automatically. */

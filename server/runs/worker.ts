@@ -38,8 +38,9 @@ export async function startRunWorker(db: Db): Promise<JobWorker | null> {
     yieldTo: { busy: () => recentlyServing(SERVING_WINDOW_MS), perSecond: getEnv().runsPerSecondWhileServing },
   });
   worker.start();
-  // Traces whose after-ingest trigger failed (the traces were stored, their runs were not) are
-  // picked up here too, not only at the next start.
+  // Traces of a playbook that reflects automatically but with no run are picked up here too, not
+  // only at the next start (ingestion queues its runs with the traces; these are older, or stored
+  // while the playbook did not reflect automatically).
   const sweep = setInterval(() => {
     sweepOrphanTraces(db).catch((error: unknown) => console.error("[ace-studio] sweeping unqueued traces failed:", error));
   }, SWEEP_INTERVAL_MS);

@@ -6,7 +6,7 @@ import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
 
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested: async () => undefined }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 describe.each(testEngines())("the storage report on %s", (engine) => {
   const suite = databaseSuite(engine, { as: ["admin", "tester"] });

@@ -10,7 +10,7 @@ import { callerAs } from "@/server/trpc/callers";
 import { TRACE_EXPORT_PAGE, type TraceExportRecord } from "./schemas";
 
 // No reflections: these tests are about what is stored and deleted.
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested: async () => undefined }));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored: async () => undefined }));
 
 const { GET, DELETE } = await import("@/app/api/v1/traces/route");
 

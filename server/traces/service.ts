@@ -7,7 +7,7 @@ import { AppError, notFound } from "@/server/errors/app-error";
 import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
 import { redactorFor } from "@/server/ace/redaction/settings";
 import type { Redactor } from "@/server/ace/redaction/detectors";
-import { afterTracesIngested } from "@/server/runs/triggers";
+import { onTracesStored } from "@/server/runs/triggers";
 import { redactorsOf, redactTrace, storedUnitIds } from "./redaction";
 import { decodeCursor, encodeCursor } from "./cursor";
 import * as repo from "./repository";
@@ -147,8 +147,8 @@ function planRows(items: TraceInput[], ids: string[], { playbooks, experiments, 
 /**
  * Stores traces in one transaction: all of them or, on any error, none. A trace whose external id
  * its playbook already holds (stored before, or earlier in the same batch) is not stored again and
- * comes back as a duplicate with the id stored the first time. Then hands the new traces to the
- * runs domain (afterTracesIngested), which queues their reflection.
+ * comes back as a duplicate with the id stored the first time. In the same transaction the runs
+ * domain queues the new traces' reflection (onTracesStored).
  *
  * `who`: a person uploading traces in the studio, whose upload is audited with the traces. Agents'
  * posts (POST /api/v1/traces) are data arriving by the thousand, not a change someone made: they are
@@ -165,7 +165,7 @@ export async function ingestTraces(
     db,
     items.map((item) => item.unitId),
   );
-  const { traces, created, settingsById } = await db.$transaction(async (tx) => {
+  const { traces, created, committed } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
     const locked = await repo.lockPlaybooksByName(tx, names);
     const playbooks = new Map(locked.map((row) => [row.name, row.id]));
@@ -199,28 +199,25 @@ export async function ingestTraces(
         after: { playbooks: names, received: items.length, created: created.length, duplicates: items.length - created.length, source },
       });
     }
-    // The settings the traces were stored under decide whether they are reflected (afterTracesIngested).
-    return { traces, created, settingsById: new Map(locked.map((row) => [row.id, row.settings])) };
-  }, WRITE_TRANSACTION);
-
-  const byPlaybook = new Map<string, string[]>();
-  for (const row of created) {
-    const list = byPlaybook.get(row.playbookId) ?? [];
-    list.push(row.id);
-    byPlaybook.set(row.playbookId, list);
-  }
-  if (byPlaybook.size > 0) {
-    // The traces are committed: a failing trigger must not make the agent think they were lost
-    // (it would send them again, and traces without an external id would be stored twice).
-    try {
-      await afterTracesIngested(
-        db,
-        [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds, settings: settingsById.get(playbookId) })),
-      );
-    } catch (error) {
-      console.error(`[traces] ${created.length} traces from ${source} were stored, but the after-ingest trigger failed:`, error);
+    // The settings the traces were stored under (read under the lock) decide whether they are reflected.
+    const settingsById = new Map(locked.map((row) => [row.id, row.settings]));
+    const byPlaybook = new Map<string, string[]>();
+    for (const row of created) {
+      const list = byPlaybook.get(row.playbookId) ?? [];
+      list.push(row.id);
+      byPlaybook.set(row.playbookId, list);
     }
-  }
+    const committed =
+      byPlaybook.size === 0
+        ? undefined
+        : await onTracesStored(
+            db,
+            tx,
+            [...byPlaybook].map(([playbookId, traceIds]) => ({ playbookId, traceIds, settings: settingsById.get(playbookId) })),
+          );
+    return { traces, created, committed };
+  }, WRITE_TRANSACTION);
+  committed?.();
   return { traces, created: created.length, duplicates: traces.length - created.length };
 }
 

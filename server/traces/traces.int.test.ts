@@ -11,8 +11,8 @@ import { GATHER_TURNS, groupCommitStats, ingestTracesGrouped } from "./group-com
 import { countTraces } from "./repository";
 import { MAX_TRACE_BODY_BYTES, parseTraceBody } from "./schemas";
 
-const afterTracesIngested = vi.hoisted(() => vi.fn(async (_db: unknown, _batches: unknown) => undefined));
-vi.mock("@/server/runs/triggers", () => ({ afterTracesIngested }));
+const onTracesStored = vi.hoisted(() => vi.fn(async (_db: unknown, _tx: unknown, _batches: unknown) => undefined));
+vi.mock("@/server/runs/triggers", () => ({ onTracesStored }));
 
 const { POST } = await import("@/app/api/v1/traces/route");
 
@@ -45,7 +45,7 @@ const trace = (extra: Record<string, unknown> = {}) => ({ playbook: "support", t
 describe.each(testEngines())("traces on %s", (engine) => {
   const suite = playbookSuite(engine, { name: "support", as: ["admin", "tester"] });
   beforeEach(() => {
-    afterTracesIngested.mockClear();
+    onTracesStored.mockClear();
   });
 
   const storedCount = () => suite.database.db.trace.count();
@@ -499,7 +499,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
     await expectAppError(suite.caller.traces.get({ traceId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND", /trace/);
   });
 
-  it("the after-ingest trigger gets the new traces of each playbook, with its settings, once committed, and never the duplicates", async () => {
+  it("the ingest trigger gets the new traces of each playbook, with its settings, in the ingest's transaction, and never the duplicates", async () => {
     const { playbookId: otherId } = await suite.caller.playbook.import({
       content: SMALL_PLAYBOOK,
       format: "ace",
@@ -508,33 +508,36 @@ describe.each(testEngines())("traces on %s", (engine) => {
     await suite.caller.playbook.updateSettings({ playbookId: otherId, settings: { reflectorMode: "manual" } });
     const settingsOf = async (id: string) => (await suite.database.db.playbook.findUniqueOrThrow({ where: { id } })).settings;
     await post(trace({ externalId: "old" }));
-    afterTracesIngested.mockClear();
+    onTracesStored.mockClear();
     const { body } = await post({ traces: [trace({ externalId: "old" }), trace({ externalId: "new" }), trace({ playbook: "other" })] });
-    expect(afterTracesIngested).toHaveBeenCalledTimes(1);
-    const [db, batches] = afterTracesIngested.mock.calls[0]!;
+    expect(onTracesStored).toHaveBeenCalledTimes(1);
+    const [db, tx, batches] = onTracesStored.mock.calls[0]!;
     expect(db).toBe(suite.database.db);
+    expect(tx).not.toBe(suite.database.db);
     expect(batches).toEqual([
       { playbookId: suite.playbookId, traceIds: [body.traces[1]!.id], settings: await settingsOf(suite.playbookId) },
       { playbookId: otherId, traceIds: [body.traces[2]!.id], settings: await settingsOf(otherId) },
     ]);
     expect((await settingsOf(otherId)) as { reflectorMode?: string }).toMatchObject({ reflectorMode: "manual" });
 
-    afterTracesIngested.mockClear();
+    onTracesStored.mockClear();
     await post(trace({ externalId: "new" }));
-    expect(afterTracesIngested).not.toHaveBeenCalled();
+    expect(onTracesStored).not.toHaveBeenCalled();
   });
 
-  it("a failing after-ingest trigger does not turn stored traces into an error", async () => {
-    afterTracesIngested.mockRejectedValueOnce(new Error("queue is down"));
+  it("a failing ingest trigger stores none of the post's traces: the agent gets an error and sends them again", async () => {
+    onTracesStored.mockRejectedValueOnce(new Error("queue is down"));
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
-      const { status } = await post(trace({ externalId: "kept" }));
-      expect(status).toBe(201);
-      expect(await storedCount()).toBe(1);
-      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/1 traces from api were stored/), expect.any(Error));
+      const { status } = await post<ErrorBody>(trace({ externalId: "kept" }));
+      expect(status).toBe(500);
+      expect(await storedCount()).toBe(0);
     } finally {
       logged.mockRestore();
     }
+    const again = await post(trace({ externalId: "kept" }));
+    expect(again).toMatchObject({ status: 201, body: { created: 1 } });
+    expect(await storedCount()).toBe(1);
   });
 
   it("the tRPC ingest stores a batch like the HTTP API", async () => {
@@ -552,7 +555,7 @@ describe.each(testEngines())("traces on %s", (engine) => {
     await expectAppError(suite.caller.traces.ingest({ traces: [trace({ externalId: "c", durationMs: -1 })] }), "BAD_REQUEST", /durationMs/);
     await expectAppError(suite.caller.traces.ingest({ traces: [] }), "BAD_REQUEST", /traces/);
     expect(await storedCount()).toBe(0);
-    expect(afterTracesIngested).not.toHaveBeenCalled();
+    expect(onTracesStored).not.toHaveBeenCalled();
   });
 
   it("the list refuses a cursor it did not hand out and a page size out of range; a trace id must be a UUID", async () => {

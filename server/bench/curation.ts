@@ -11,6 +11,7 @@ import { plural } from "@/server/ace/text/format";
 import { countTokens } from "@/server/ace/tokens";
 import { approveDeltaInput, editDeltaInput, proposeDeltaInput, type DeltaOutcome } from "@/server/deltas/schemas";
 import { editPlaybook } from "@/server/deltas/edit";
+import { forgetEngineStates } from "@/server/deltas/engine-state";
 import { proposeDelta } from "@/server/deltas/propose";
 import { approveDelta } from "@/server/deltas/review";
 import { diffVersionsInput } from "@/server/history/schemas";
@@ -34,6 +35,8 @@ import { percentile } from "./stats";
 
 export const CURATION_TARGETS = {
   apply: { maxMs: 100, aim: "aim 30 ms" },
+  // Issue 15: the first edit or approval after a start, or on a newly imported playbook.
+  first: { maxMs: 300 },
   diff: { maxMs: 200 },
   duplicateCheck: { maxMs: 5 },
 } satisfies Record<string, Target>;
@@ -85,41 +88,63 @@ export async function curationBenchmarks(
     version = outcome.appliedVersion;
     applied += 1;
   };
+  /** A curator delta waiting for review, with no error among its findings. */
+  const propose = async () => {
+    const proposed = await proposeDelta(
+      db,
+      ACTOR,
+      proposeDeltaInput.parse({
+        playbookId,
+        origin: "curator",
+        rationale: `Benchmark proposal ${deltas.made + 1}`,
+        operations: deltas.next().map((operation) => ({ operation })),
+      }),
+    );
+    check(proposed.status === "pending", `expected the proposal to wait for review, it is ${proposed.status}`);
+    check(!proposed.findings.some((finding) => finding.severity === "error"), "the proposed delta has errors");
+    return proposed.deltaId;
+  };
   const edit = async () => {
     const operations = deltas.next();
     expectApplied(await editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })));
   };
 
-  // Nothing before this loaded the playbook into the deltas service's state cache (the page and export read rows).
+  // As after a start: the context and MCP rows before this one loaded the state and built the index.
+  forgetEngineStates(db);
   const cold = `${APPLY}: first delta.edit after opening, once`;
   const warmed = await guarded(record, cold, engine.name, async () => {
     const ms = await timeOnce(edit, CALL_TIMEOUT_MS, cold);
     recordSamples(record, cold, engine.name, [ms], {
+      target: CURATION_TARGETS.first,
       note:
-        "Loads the 10,000 bullets, builds the near-duplicate index and counts the active bullets' tokens (for the " +
-        "token budget) before it applies; every later apply finds all three in the service's cache.",
+        "With no state cached, as after a start: loads the 10,000 bullets, builds the near-duplicate index (the delta adds " +
+        "bullets, which are searched) and counts the active bullets' tokens (for the token budget) before it applies; every " +
+        "later apply finds all three in the service's cache.",
     });
   });
   if (!warmed) return;
 
+  const coldApprove = `${APPLY}: first delta.approve after opening, once`;
+  await guarded(record, coldApprove, engine.name, async () => {
+    const deltaId = await propose();
+    forgetEngineStates(db);
+    const ms = await timeOnce(
+      async () => expectApplied(await approveDelta(db, ACTOR, approveDeltaInput.parse({ deltaId }))),
+      CALL_TIMEOUT_MS,
+      coldApprove,
+    );
+    recordSamples(record, coldApprove, engine.name, [ms], {
+      target: CURATION_TARGETS.first,
+      note:
+        "A curator delta proposed (untimed), then no state cached, as after a start: loads the 10,000 bullets and counts " +
+        "their tokens, then applies. An approval searches no near-duplicates (the proposal showed them), so it builds no index.",
+    });
+  });
+
   const approve = `${APPLY}: delta.approve`;
   await guarded(record, approve, engine.name, async () => {
     const samples = await measurePrepared(
-      async () => {
-        const proposed = await proposeDelta(
-          db,
-          ACTOR,
-          proposeDeltaInput.parse({
-            playbookId,
-            origin: "curator",
-            rationale: `Benchmark proposal ${deltas.made + 1}`,
-            operations: deltas.next().map((operation) => ({ operation })),
-          }),
-        );
-        check(proposed.status === "pending", `expected the proposal to wait for review, it is ${proposed.status}`);
-        check(!proposed.findings.some((finding) => finding.severity === "error"), "the proposed delta has errors");
-        return proposed.deltaId;
-      },
+      propose,
       async (deltaId) => expectApplied(await approveDelta(db, ACTOR, approveDeltaInput.parse({ deltaId }))),
       plan,
       CALL_TIMEOUT_MS,

@@ -170,8 +170,10 @@ function touchesContent(ops: readonly DeltaOperation[]): boolean {
 
 /**
  * `nearDuplicates: false` when a reviewer approves: the proposal already showed its near-duplicates
- * and the reviewer decided, and the search is a third of an apply's time. (A threshold above 1
- * matches nothing; the engine has no switch for it yet.)
+ * and the reviewer decided, and the search is a third of an apply's time (a threshold above 1: the
+ * engine searches nothing). The entry's index is handed over as a function, built only when an
+ * operation searches: a first approval, or an edit that adds no content, after a start does not
+ * wait for the index of a large playbook.
  */
 export function engineOptions(
   snapshot: Snapshot,
@@ -183,7 +185,7 @@ export function engineOptions(
   return {
     maxContentLength: settings.maxContentLength,
     similarityThreshold: nearDuplicates ? settings.similarityThreshold : Number.POSITIVE_INFINITY,
-    similarity: similarity ?? similarityIndexOf(entry),
+    similarity: similarity ?? (() => similarityIndexOf(entry)),
     // Without a count the budget is not checked: nothing in the delta can change the total.
     ...(entry.tokens === null ? {} : { tokenBudget: settings.tokenBudget, stateTokenCount: entry.tokens }),
     newSectionId: randomUUID,

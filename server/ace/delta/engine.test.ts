@@ -770,6 +770,27 @@ describe("near-duplicates", () => {
     const custom = findingsOf([op], samplePlaybook(), testOptions({ similarity: fixedScoreIndex(0.7), similarityThreshold: 0.7 }));
     expect(kinds(custom)).toEqual(["0:warning:near_duplicate"]);
   });
+
+  it("asks for an index given as a function only when an operation searches, and never above a threshold of 1", () => {
+    let built = 0;
+    const lazy = () => {
+      built += 1;
+      return fixedScoreIndex(0.9);
+    };
+    const add: DeltaOperation = { type: "add", section: "strategies_and_insights", content: "Anything at all." };
+    const tag: DeltaOperation = { type: "tag", bulletId: "str-00001", helpful: 1 };
+
+    expect(findingsOf([tag], samplePlaybook(), testOptions({ similarity: lazy }))).toEqual([]);
+    expect(built).toBe(0);
+    const found = findingsOf([add, { ...add, content: "Anything else." }], samplePlaybook(), testOptions({ similarity: lazy }));
+    expect(found).toMatchObject([{ kind: "near_duplicate", matchedBulletId: "str-00001" }, { kind: "near_duplicate" }]);
+    expect(built).toBe(1);
+    // A reviewer's approval: a threshold no score reaches searches nothing and builds nothing.
+    expect(findingsOf([add], samplePlaybook(), testOptions({ similarity: lazy, similarityThreshold: Number.POSITIVE_INFINITY }))).toEqual(
+      [],
+    );
+    expect(built).toBe(1);
+  });
 });
 
 describe("token budget", () => {

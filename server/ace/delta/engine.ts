@@ -101,7 +101,10 @@ function nearDuplicateFinder(
   currentOperation: () => number,
 ): OperationContext["nearDuplicate"] {
   const threshold = options.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
-  let base: SimilarityIndex | undefined = options.similarity;
+  // Scores are at most 1: above it nothing can match, so there is nothing to search or build.
+  if (threshold > 1) return () => ({ existing: null, inDelta: null });
+  const given = options.similarity;
+  let base: SimilarityIndex | undefined = typeof given === "function" ? undefined : given;
   let overlay: SimilarityIndex | undefined;
   const stale = new Set<string>();
   const writtenBy = new Map<string, number>();
@@ -125,7 +128,7 @@ function nearDuplicateFinder(
     }
   });
   return (content, exclude) => {
-    base ??= buildSimilarityIndex(state.bullets.values());
+    base ??= typeof given === "function" ? given() : buildSimilarityIndex(state.bullets.values());
     if (!overlay) {
       overlay = base.empty();
       for (const id of stale) {

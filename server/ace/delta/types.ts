@@ -132,14 +132,16 @@ export interface PlaybookState {
 export interface EngineOptions {
   /** Longest bullet content, in characters; longer is an error. Default 1000. */
   maxContentLength?: number;
-  /** Near-duplicate threshold (inclusive). Default 0.85. */
+  /** Near-duplicate threshold (inclusive). Default 0.85. Above 1 (scores never are): no search at all. */
   similarityThreshold?: number;
   /**
-   * Index of the state's active bullets. Services should keep one per playbook (see
-   * syncSimilarityIndex); without it the engine builds the local n-gram index for each validation.
-   * The engine only queries it; bullets the delta writes go to a separate overlay (index.empty()).
+   * Index of the state's active bullets, or a function giving it, called only when an operation
+   * needs a near-duplicate search (building one for 10,000 bullets takes most of a second). Services
+   * should keep one per playbook (see syncSimilarityIndex); without it the engine builds the local
+   * n-gram index for each validation. The engine only queries it; bullets the delta writes go to a
+   * separate overlay (index.empty()).
    */
-  similarity?: SimilarityIndex;
+  similarity?: SimilarityIndex | (() => SimilarityIndex);
   /**
    * When set, a delta that takes the active bullets past this many tokens of the compiled playbook
    * (their ACE lines with counters, compiledBulletText) gets a warning.

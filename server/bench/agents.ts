@@ -57,7 +57,9 @@ interface Answer {
  * reused socket: the server drops connections idle for 5 s) is sent once more on a new one, as HTTP
  * clients do for idempotent requests (RFC 9112, 9.3.1). Every request of a simulated agent is
  * idempotent: a GET, a trace with its externalId (stored once), a sticky assignment. Its time still
- * runs from the first attempt.
+ * runs from the first attempt. The second attempt opens a connection of its own: taken from the
+ * pool, it could land on another kept-alive socket the server is closing at the same moment (seen as a
+ * "socket hang up" on the retry).
  */
 function call(
   agent: http.Agent,
@@ -76,7 +78,8 @@ function call(
         port: origin.port,
         method,
         path,
-        agent,
+        // false: a new connection, outside the pool (see above).
+        agent: retried ? false : agent,
         timeout: REQUEST_TIMEOUT_MS,
         headers: payload ? { ...headers, "content-type": "application/json", "content-length": payload.length } : headers,
       },

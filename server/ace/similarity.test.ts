@@ -199,6 +199,31 @@ describe("the index", () => {
     expect(fresh.size).toBe(0);
     expect(fresh.compare("a b c", "a b d")).toBe(index.compare("a b c", "a b d"));
   });
+
+  it("scores bit for bit as an index of vectorizeText's vectors (it counts features straight into ids)", () => {
+    const contents = [
+      "Retry the request on a 429; retry again after the Retry-After header.",
+      "Ｆｕｌｌ-width ﬁle names and café résumé naïve über straße",
+      "Emoji 😀 and astral 𝒜𝒷𝒸 characters stay whole 😀",
+      "one",
+      "?!",
+      "Always check the page_index before the page_limit, always.",
+      "always check the page index before the page limit",
+    ];
+    const fast = createSimilarityIndex();
+    const general = createSimilarityIndex({ vectorize: vectorizeText });
+    contents.forEach((content, i) => {
+      fast.add(`b-${i}`, content);
+      general.add(`b-${i}`, content);
+    });
+    fast.remove("b-3");
+    general.remove("b-3");
+    for (const query of [...contents, "retry after the header", "café resume", "page index limit check"]) {
+      for (const threshold of [0.05, 0.5, 0.85]) {
+        expect(fast.query(query, { threshold, limit: 10 })).toEqual(general.query(query, { threshold, limit: 10 }));
+      }
+    }
+  });
 });
 
 /** Scores a query against every bullet of `contents` (ids b-<i>; "" stands for a bullet not indexed). */

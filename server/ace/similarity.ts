@@ -50,14 +50,17 @@ export type Vectorizer = (text: string) => SparseVector;
  */
 export const FEATURE_WEIGHTS = { word: 0.4, bigram: 0.2, trigram: 0.4 } as const;
 type Family = keyof typeof FEATURE_WEIGHTS;
+const FAMILIES = Object.keys(FEATURE_WEIGHTS) as Family[];
 
 // One-character family marks: the first character of every feature key.
 const MARK: Record<Family, string> = { word: "w", bigram: "b", trigram: "c" };
 
+const ASCII = /^[\x00-\x7f]*$/u;
+
 /** Lower case, NFKC (full-width letters, ligatures), punctuation, symbols and controls as spaces. */
 export function normalizeForSimilarity(text: string): string {
-  return text
-    .normalize("NFKC")
+  // NFKC changes no ASCII character: most bullets skip it.
+  return (ASCII.test(text) ? text : text.normalize("NFKC"))
     .toLowerCase()
     .replace(/[\p{P}\p{S}\p{C}]+/gu, " ")
     .replace(/\s+/gu, " ")
@@ -87,20 +90,44 @@ export function vectorizeText(text: string): SparseVector {
   const normalized = normalizeForSimilarity(text);
   const counts: Record<Family, Map<string, number>> = { word: new Map(), bigram: new Map(), trigram: new Map() };
   if (normalized === "") return new Map();
+  walkFeatures(normalized, {
+    word: (word) => increment(counts.word, MARK.word + word),
+    bigram: (first, second) => increment(counts.bigram, `${MARK.bigram}${first} ${second}`),
+    trigram: (text, at) => increment(counts.trigram, MARK.trigram + text.slice(at, at + 3)),
+    gram: (gram) => increment(counts.trigram, MARK.trigram + gram),
+  });
+  return combineFamilies(counts);
+}
+
+/** What walkFeatures hands each feature to: its parts, so a caller can look them up without making the key. */
+interface FeatureSink {
+  word(word: string): void;
+  bigram(first: string, second: string): void;
+  /** A character 3-gram of text without astral characters: `text.slice(at, at + 3)`. */
+  trigram(text: string, at: number): void;
+  /** A character 3-gram of text with astral characters: three code points. */
+  gram(gram: string): void;
+}
+
+/**
+ * Every feature of a normalised text, as often as it occurs: content words and word bigrams in word
+ * order, then character 3-grams. The features come as parts, not keys: the index
+ * (createSimilarityIndex) counts those of 10,000 bullets without making 2 million key strings.
+ */
+function walkFeatures(normalized: string, sink: FeatureSink): void {
   const words = contentWords(normalized);
   for (let index = 0; index < words.length; index += 1) {
-    increment(counts.word, MARK.word + words[index]);
-    if (index + 1 < words.length) increment(counts.bigram, `${MARK.bigram}${words[index]} ${words[index + 1]}`);
+    sink.word(words[index] as string);
+    if (index + 1 < words.length) sink.bigram(words[index] as string, words[index + 1] as string);
   }
   // Padded so word starts and ends are features too; code points, so astral characters stay whole.
   const padded = ` ${normalized} `;
-  const chars = /[\uD800-\uDFFF]/u.test(padded) ? [...padded] : null;
-  const length = chars ? chars.length : padded.length;
-  for (let index = 0; index + 3 <= length; index += 1) {
-    const gram = chars ? chars.slice(index, index + 3).join("") : padded.slice(index, index + 3);
-    increment(counts.trigram, MARK.trigram + gram);
+  if (/[\uD800-\uDFFF]/u.test(padded)) {
+    const chars = [...padded];
+    for (let index = 0; index + 3 <= chars.length; index += 1) sink.gram(chars.slice(index, index + 3).join(""));
+  } else {
+    for (let index = 0; index + 3 <= padded.length; index += 1) sink.trigram(padded, index);
   }
-  return combineFamilies(counts);
 }
 
 function increment(counts: Map<string, number>, key: string): void {
@@ -234,8 +261,10 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
 
   function add(bulletId: string, content: string): void {
     remove(bulletId);
-    const vector = vectorize(content);
-    const slot = slots.length;
+    store(slots.length, options.vectorize ? vectorOf(bulletId, vectorize(content)) : ngramVectorOf(bulletId, content));
+  }
+
+  function vectorOf(bulletId: string, vector: SparseVector): StoredVector {
     const features = new Int32Array(vector.size);
     const weights = new Float64Array(vector.size);
     let index = 0;
@@ -244,7 +273,90 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
       weights[index] = weight;
       index += 1;
     }
-    store(slot, { bulletId, features, weights });
+    return { bulletId, features, weights };
+  }
+
+  // The default vectorizer's features counted straight into feature ids, the same vector as
+  // vectorOf(vectorizeText(content)) in the same order (words, bigrams, trigrams, each as first
+  // seen), with the same arithmetic, so scores are bit for bit the same. Words are numbered, so a
+  // bigram of two numbered words and a trigram of three ASCII characters are looked up by a small
+  // integer (a V8 Smi: no string made or hashed). Scratch: per feature id its count in the text being
+  // added, zero again after each add.
+  const wordNumbers = new Map<string, number>();
+  const wordFeatures: number[] = [];
+  const bigramIds = new Map<number, number>();
+  const trigramIds = new Map<number, number>();
+  const WORD_NUMBERS = 1 << 15; // two of them side by side stay under 2^30
+  let counts = new Int32Array(4096);
+
+  function wordNumber(word: string): number {
+    let number = wordNumbers.get(word);
+    if (number === undefined) {
+      number = wordFeatures.length;
+      wordNumbers.set(word, number);
+      wordFeatures.push(featureId(MARK.word + word));
+    }
+    return number;
+  }
+
+  function ngramVectorOf(bulletId: string, content: string): StoredVector {
+    const normalized = normalizeForSimilarity(content);
+    const order: Record<Family, number[]> = { word: [], bigram: [], trigram: [] };
+    const note = (family: Family, id: number) => {
+      if (id >= counts.length) {
+        const grown = new Int32Array(Math.max(id + 1, counts.length * 2));
+        grown.set(counts);
+        counts = grown;
+      }
+      if (counts[id] === 0) order[family].push(id);
+      counts[id] = (counts[id] ?? 0) + 1;
+    };
+    if (normalized !== "") {
+      walkFeatures(normalized, {
+        word: (word) => note("word", wordFeatures[wordNumber(word)] as number),
+        bigram: (first, second) => {
+          const a = wordNumber(first);
+          const b = wordNumber(second);
+          const code = a < WORD_NUMBERS && b < WORD_NUMBERS ? a * WORD_NUMBERS + b : -1;
+          let id = code < 0 ? undefined : bigramIds.get(code);
+          if (id === undefined) {
+            id = featureId(`${MARK.bigram}${first} ${second}`);
+            if (code >= 0) bigramIds.set(code, id);
+          }
+          note("bigram", id);
+        },
+        trigram: (text, at) => {
+          const a = text.charCodeAt(at);
+          const b = text.charCodeAt(at + 1);
+          const c = text.charCodeAt(at + 2);
+          const code = a < 128 && b < 128 && c < 128 ? (a << 14) | (b << 7) | c : -1;
+          let id = code < 0 ? undefined : trigramIds.get(code);
+          if (id === undefined) {
+            id = featureId(MARK.trigram + text.slice(at, at + 3));
+            if (code >= 0) trigramIds.set(code, id);
+          }
+          note("trigram", id);
+        },
+        gram: (gram) => note("trigram", featureId(MARK.trigram + gram)),
+      });
+    }
+    const present = FAMILIES.filter((family) => order[family].length > 0);
+    const total = present.reduce((sum, family) => sum + FEATURE_WEIGHTS[family], 0);
+    const features = new Int32Array(order.word.length + order.bigram.length + order.trigram.length);
+    const weights = new Float64Array(features.length);
+    let index = 0;
+    for (const family of present) {
+      let squares = 0;
+      for (const id of order[family]) squares += (counts[id] ?? 0) * (counts[id] ?? 0);
+      const scale = Math.sqrt(FEATURE_WEIGHTS[family] / total / squares);
+      for (const id of order[family]) {
+        features[index] = id;
+        weights[index] = (counts[id] ?? 0) * scale;
+        counts[id] = 0;
+        index += 1;
+      }
+    }
+    return { bulletId, features, weights };
   }
 
   function store(slot: number, stored: StoredVector): void {
@@ -267,12 +379,12 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
   }
 
   function exceedsCaps(stored: StoredVector): boolean {
-    const squares = new Map<string, number>();
-    stored.features.forEach((feature, index) => {
-      const block = featureBlocks[feature] ?? "";
-      squares.set(block, (squares.get(block) ?? 0) + (stored.weights[index] ?? 0) ** 2);
-    });
-    return [...squares].some(([block, sum]) => Math.sqrt(sum) > (blocks.caps[block] ?? 1) + STOP_EPSILON);
+    const squares: Record<string, number> = {};
+    for (let index = 0; index < stored.features.length; index += 1) {
+      const block = featureBlocks[stored.features[index] ?? 0] ?? "";
+      squares[block] = (squares[block] ?? 0) + (stored.weights[index] ?? 0) ** 2;
+    }
+    return Object.entries(squares).some(([block, sum]) => Math.sqrt(sum) > (blocks.caps[block] ?? 1) + STOP_EPSILON);
   }
 
   function compact(): void {

@@ -6,7 +6,6 @@
 // A person's own change (an edit, a rollback, an undo) commits through commitPersonChange().
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import type { PlaybookState } from "@/server/ace/delta";
-import { syncSimilarityIndex } from "@/server/ace/similarity";
 import { recordAudit, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
 import { forgetHead } from "@/server/context/heads";
 import type { Db, Tx } from "@/server/db/client";
@@ -14,7 +13,7 @@ import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
 import * as playbookRepo from "@/server/playbooks/repository";
 import { changeSummaries, type ChangeSummaries } from "./audit";
-import { remember, tokenDelta, type Snapshot } from "./engine-state";
+import { moveOn, remember, tokenDelta, type Snapshot } from "./engine-state";
 import * as repo from "./repository";
 
 /** Large applies (a rollback of thousands of bullets) on the embedded engine take seconds. */
@@ -69,15 +68,15 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
   forgetHead(db, commit.playbookId);
   // Committed: move the cached state forward instead of reloading it.
   if (!entry.retired) {
-    entry.retired = true;
-    if (entry.index) syncSimilarityIndex(entry.index, commit.changes);
-    remember(db, commit.playbookId, {
-      version,
-      state: commit.next,
-      index: entry.index,
-      tokens: entry.tokens === null ? null : entry.tokens + tokenDelta(commit.changes),
-      retired: false,
-    });
+    remember(
+      db,
+      commit.playbookId,
+      moveOn(entry, commit.changes, {
+        version,
+        state: commit.next,
+        tokens: entry.tokens === null ? null : entry.tokens + tokenDelta(commit.changes),
+      }),
+    );
   }
   return version;
 }

@@ -4,18 +4,21 @@
 // database is exact.
 //
 // The similarity index is built on first need (the compiled context reads the state and never
-// needs it) and is mutable: it is synced forward after a commit (commit.ts), and the entry it
-// belonged to is retired, so nobody validates against an index that has moved past their state.
+// needs it), or in the background when someone opens the playbook (warmSimilarityIndex), and is
+// mutable: it is synced forward after a commit (commit.ts), and the entry it belonged to is
+// retired, so nobody validates against an index that has moved past their state.
 import { randomUUID } from "node:crypto";
+import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { changesCompiledLine, createPlaybookState, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";
-import type { VersionChange } from "@/server/ace/history";
+import type { BulletState, VersionChange } from "@/server/ace/history";
 import { redoChanges } from "@/server/ace/replay";
-import { buildSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { buildSimilarityIndex, createSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { countBulletTokens } from "@/server/ace/tokens";
 import { cachePerScope } from "@/server/cache/lru";
 import { getEnv } from "@/server/config/env";
 import { Prisma, type Db, type DbOrTx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { recentlyServing } from "@/server/http/activity";
 import * as historyRepo from "@/server/history/repository";
 import { readSettings } from "@/server/playbooks/manage";
 import * as playbookRepo from "@/server/playbooks/repository";
@@ -60,15 +63,30 @@ async function catchUp(db: Db, head: repo.PlaybookHead, cached: EngineEntry): Pr
   const changes = records.flatMap((record) => record.changes);
   if (records.length !== head.version - cached.version || changes.length > CATCH_UP_CHANGES || cached.retired) return null;
   const replayed = redoChanges(cached.state, changes);
-  cached.retired = true;
-  if (cached.index) syncSimilarityIndex(cached.index, changes);
-  return {
+  return moveOn(cached, changes, {
     version: head.version,
     state: { ...replayed, nextIdNumber: Math.max(replayed.nextIdNumber, head.nextBulletNumber) },
-    index: cached.index,
     tokens: cached.tokens === null ? null : cached.tokens + tokenDelta(changes),
-    retired: false,
-  };
+  });
+}
+
+/**
+ * The entry that follows `entry` after `changes` (a commit of this process, or versions caught up):
+ * the old one is retired, and its index, built or being built in the background, moves on with
+ * the changes.
+ */
+export function moveOn(entry: EngineEntry, changes: readonly VersionChange[], next: Omit<EngineEntry, "index" | "retired">): EngineEntry {
+  entry.retired = true;
+  if (entry.index) syncSimilarityIndex(entry.index, changes);
+  const moved: EngineEntry = { ...next, index: entry.index, retired: false };
+  const warm = warms.get(entry);
+  if (warm) {
+    warms.delete(entry);
+    warm.pending.push(...changes);
+    warm.owner = moved;
+    warms.set(moved, warm);
+  }
+  return moved;
 }
 
 function busy(): AppError {
@@ -142,12 +160,93 @@ export async function freshSnapshot(db: Db, playbookId: string): Promise<Snapsho
   throw busy();
 }
 
-/** The entry's near-duplicate index, built from its state the first time it is asked for. */
+/**
+ * The entry's near-duplicate index, built from its state the first time it is asked for; an index
+ * being built in the background for it is finished here instead.
+ */
 export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
   if (entry.index) return entry.index;
+  const warm = warms.get(entry);
+  if (warm) return finishWarm(warm);
   entry.index = buildSimilarityIndex(entry.state.bullets.values());
   recountEntry(entry); // about ten times the state's size: the cache must know
   return entry.index;
+}
+
+// ---- Building the index in the background -----------------------------------------------------
+// The index of 10,000 bullets takes a few hundred milliseconds, which a person's first edit after
+// opening a large playbook would wait for. Opening it (playbook.get) starts the build instead, a
+// slice of bullets per turn of the event loop so requests go on meanwhile. A commit or a catch-up
+// hands the build on to the entry that follows (moveOn), which applies their changes once every
+// bullet of the state it started from is in. Whoever needs the index first finishes the build.
+
+interface Warm {
+  /** The entry the index will be for. */
+  owner: EngineEntry;
+  index: SimilarityIndex;
+  /** The bullets of the state the build started from that are not indexed yet. */
+  remaining: Iterator<BulletState>;
+  /** Changes since that state, applied once `remaining` is done. */
+  pending: VersionChange[];
+}
+
+/** Bullets indexed per turn of the event loop: about 10 ms. */
+const WARM_SLICE = 300;
+/** warmInBackground gives way while requests are answered, and looks again this often. */
+const SERVING_WINDOW_MS = 100;
+const BUSY_PAUSE_MS = 50;
+
+// On globalThis, as the states are: the route that starts a build and the one that needs the index
+// may be separate module instances.
+const globalForWarms = globalThis as typeof globalThis & { __aceIndexWarms?: WeakMap<EngineEntry, Warm> };
+const warms = (globalForWarms.__aceIndexWarms ??= new WeakMap());
+
+/** Indexes up to `count` more bullets; true once none is left. */
+function indexSlice(warm: Warm, count: number): boolean {
+  for (let added = 0; added < count; added += 1) {
+    const next = warm.remaining.next();
+    if (next.done) return true;
+    if (next.value.status === "active") warm.index.add(next.value.externalId, next.value.content);
+  }
+  return false;
+}
+
+function finishWarm(warm: Warm): SimilarityIndex {
+  while (!indexSlice(warm, Number.POSITIVE_INFINITY));
+  syncSimilarityIndex(warm.index, warm.pending);
+  warms.delete(warm.owner);
+  warm.owner.index = warm.index;
+  recountEntry(warm.owner);
+  return warm.index;
+}
+
+/**
+ * Starts building the playbook's near-duplicate index in the background, unless it is built or
+ * being built. Resolves when the build is done or given up (the state was dropped or reloaded);
+ * callers need not wait for it. `slice`: bullets per turn (tests make it small to meet the build
+ * half-way); `busy`: while true, no slice is built.
+ */
+export async function warmSimilarityIndex(
+  db: Db,
+  playbookId: string,
+  { slice = WARM_SLICE, busy = () => false }: { slice?: number; busy?: () => boolean } = {},
+): Promise<void> {
+  const { entry } = await loadSnapshot(db, playbookId);
+  if (entry.index || entry.retired || warms.has(entry)) return;
+  const warm: Warm = { owner: entry, index: createSimilarityIndex(), remaining: entry.state.bullets.values(), pending: [] };
+  warms.set(entry, warm);
+  // Until it is done, or its entry was finished by a caller, or dropped without a successor.
+  while (warms.get(warm.owner) === warm && !warm.owner.retired) {
+    if (busy()) {
+      await sleep(BUSY_PAUSE_MS);
+      continue;
+    }
+    if (indexSlice(warm, slice)) {
+      finishWarm(warm);
+      return;
+    }
+    await nextTurn();
+  }
 }
 
 function activeTokens(state: PlaybookState): number {
@@ -202,4 +301,29 @@ export function tokenDelta(changes: readonly VersionChange[]): number {
     if (change.after?.status === "active") delta += countBulletTokens(change.after);
   }
   return delta;
+}
+
+// Builds under way per database, so that closing one can wait for them (backgroundBuilds).
+const globalForBuilds = globalThis as typeof globalThis & { __aceIndexBuilds?: WeakMap<Db, Set<Promise<void>>> };
+const builds = (globalForBuilds.__aceIndexBuilds ??= new WeakMap());
+
+/**
+ * warmSimilarityIndex without waiting for it, giving way to requests (the page that opened the
+ * playbook renders first): a playbook deleted meanwhile is no trouble; anything else is logged.
+ */
+export function warmInBackground(db: Db, playbookId: string): void {
+  const underWay = builds.get(db) ?? new Set<Promise<void>>();
+  builds.set(db, underWay);
+  const build = warmSimilarityIndex(db, playbookId, { busy: () => recentlyServing(SERVING_WINDOW_MS) })
+    .catch((error: unknown) => {
+      if (error instanceof AppError && error.code === "NOT_FOUND") return;
+      console.error(`[ace-studio] building the near-duplicate index of playbook ${playbookId} in the background failed:`, error);
+    })
+    .finally(() => underWay.delete(build));
+  underWay.add(build);
+}
+
+/** Resolves once the background builds started on this database are over (before it is closed). */
+export async function backgroundBuilds(db: Db): Promise<void> {
+  await Promise.all([...(builds.get(db) ?? [])]);
 }

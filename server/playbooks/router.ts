@@ -1,4 +1,6 @@
 // Thin procedures: validate with zod, call the domain function.
+import { authorize } from "@/server/auth/principal";
+import { warmInBackground } from "@/server/deltas/engine-state";
 import { createTRPCRouter, adminProcedure, curatorProcedure, viewerProcedure } from "@/server/trpc/init";
 import {
   bulletRefInput,
@@ -20,7 +22,13 @@ import { createPlaybook, updateSettings } from "./manage";
 export const playbookRouter = createTRPCRouter({
   list: viewerProcedure.query(({ ctx }) => listPlaybooks(ctx.db)),
 
-  get: viewerProcedure.input(playbookIdSchema).query(({ ctx, input }) => getPlaybook(ctx.db, input.playbookId)),
+  get: viewerProcedure.input(playbookIdSchema).query(async ({ ctx, input }) => {
+    const playbook = await getPlaybook(ctx.db, input.playbookId);
+    // Whoever may edit it opened it: its near-duplicate index is built meanwhile, so the first edit
+    // does not wait for it (server/deltas/engine-state.ts).
+    if (authorize(ctx.principal, "curator", input.playbookId).ok) warmInBackground(ctx.db, input.playbookId);
+    return playbook;
+  }),
 
   create: curatorProcedure
     .input(createPlaybookInput)

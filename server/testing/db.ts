@@ -9,6 +9,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { describe, inject, it } from "vitest";
 import { type Db, type DatabaseHandle, openDatabase, serveDb } from "../db/client";
 import { forgetHeads } from "../context/heads";
+import { backgroundBuilds } from "../deltas/engine-state";
 import { MEMORY_DATA_DIR } from "../db/config";
 import { applyMigrations, defaultMigrationPaths, readMigrationsList } from "../db/migrate";
 
@@ -53,11 +54,16 @@ export async function openTestDatabase(engine: TestEngine, { serve = false }: { 
   }
   const reset = () => truncateAppTables(handle.db);
   if (engine === "postgres") await reset(); // the run's database is shared by the files, one after another
-  if (!serve) return { db: handle.db, engine, handle, reset, close: handle.close };
+  // Opening a playbook starts building its near-duplicate index (engine-state.ts): let it end first.
+  const closeHandle = async () => {
+    await backgroundBuilds(handle.db);
+    await handle.close();
+  };
+  if (!serve) return { db: handle.db, engine, handle, reset, close: closeHandle };
   serveDb(handle.db);
   const close = async () => {
     serveDb(undefined);
-    await handle.close();
+    await closeHandle();
   };
   return { db: handle.db, engine, handle, reset, close };
 }

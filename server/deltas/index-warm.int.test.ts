@@ -1,0 +1,170 @@
+// The near-duplicate index built in the background when a playbook is opened (warmSimilarityIndex
+// in engine-state.ts), against real databases: it ends up the index of the current state whatever
+// happens meanwhile, and whoever needs it first finishes it.
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { buildSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
+import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
+import { callerAs } from "@/server/trpc/callers";
+import type { createCaller } from "@/server/trpc/root";
+import { forgetEngineStates, loadSnapshot, similarityIndexOf, warmSimilarityIndex } from "./engine-state";
+import type { EngineEntry } from "./state-cache";
+
+type Caller = ReturnType<typeof createCaller>;
+
+// Which opening starts a build: the real one, watched.
+const warmed = vi.hoisted(() => vi.fn());
+vi.mock("./engine-state", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("./engine-state")>();
+  return {
+    ...actual,
+    warmInBackground: (db: Parameters<typeof actual.warmInBackground>[0], playbookId: string) => {
+      warmed(db, playbookId);
+      actual.warmInBackground(db, playbookId);
+    },
+  };
+});
+
+const BULLETS = 2_000; // several slices of the build, several turns of the event loop
+
+function largePlaybook(): string {
+  const lines = Array.from({ length: BULLETS }, (_, i) => {
+    const id = String(i + 1).padStart(5, "0");
+    return `[str-${id}] helpful=0 harmful=0 :: Lesson ${id}: handle the ${i % 7}th kind of paginated answer by ${i % 3 ? "retrying" : "checking"} page ${i}.`;
+  });
+  return ["## strategies_and_insights", ...lines, ""].join("\n");
+}
+
+const QUERIES = [
+  "Lesson 00001: handle the 0th kind of paginated answer by checking page 0.",
+  `Lesson ${String(BULLETS).padStart(5, "0")}: handle the 4th kind of paginated answer by retrying page ${BULLETS - 1}.`,
+  "Always read the rate limit headers before the next call.",
+  "handle paginated answers by retrying",
+];
+
+/** The index answers every query as an index built afresh from the entry's state does. */
+function expectIndexOf(index: SimilarityIndex, entry: EngineEntry): void {
+  const fresh = buildSimilarityIndex(entry.state.bullets.values());
+  expect(index.size).toBe(fresh.size);
+  for (const query of QUERIES) {
+    for (const threshold of [0.5, 0.85]) {
+      expect(index.query(query, { threshold, limit: 50 })).toEqual(fresh.query(query, { threshold, limit: 50 }));
+    }
+  }
+}
+
+describe.each(testEngines())("the near-duplicate index built in the background on %s", (engine) => {
+  let database: TestDatabase;
+  let alice: Caller;
+  let playbookId: string;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(engine);
+    alice = callerAs(database.db, "admin", "alice");
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  beforeEach(async () => {
+    forgetEngineStates(database.db);
+    await database.reset();
+    ({ playbookId } = await alice.playbook.import({ content: largePlaybook(), format: "ace", target: { kind: "new", name: "large" } }));
+    forgetEngineStates(database.db);
+  });
+
+  it("is built a slice per turn, so requests go on meanwhile, and is the state's index when done", async () => {
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    const building = warmSimilarityIndex(database.db, playbookId);
+    await nextTurn();
+    expect(entry.index).toBeNull(); // not in one go
+    await building;
+    expect(entry.index).not.toBeNull();
+    expectIndexOf(entry.index!, entry);
+    // Built or being built: asking again starts nothing.
+    await warmSimilarityIndex(database.db, playbookId);
+    expect((await loadSnapshot(database.db, playbookId)).entry.index).toBe(entry.index);
+  });
+
+  it("builds nothing while the server is busy answering requests", async () => {
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    // Busy for three looks, then free. The whole build is one slice: had it been built while busy,
+    // it would have ended before the fourth look.
+    let looks = 0;
+    await warmSimilarityIndex(database.db, playbookId, { slice: BULLETS + 1, busy: () => (looks += 1) <= 3 });
+    expect(looks).toBe(4);
+    expectIndexOf(entry.index!, entry);
+  });
+
+  it("moves on with a commit made while it is built: the finished index is the committed state's", async () => {
+    const before = (await loadSnapshot(database.db, playbookId)).entry;
+    // One bullet a turn: the edit below commits long before the last one.
+    const building = warmSimilarityIndex(database.db, playbookId, { slice: 1 });
+    await nextTurn();
+    expect(before.index).toBeNull();
+    // Removes a bullet indexed already and one not yet read. A removal searches no near-duplicates,
+    // so the edit commits without the index and hands the build on.
+    await alice.delta.edit({
+      playbookId,
+      reason: "Retire two lessons",
+      operations: [
+        { type: "remove", bulletId: "str-00001", reason: "Superseded" },
+        { type: "remove", bulletId: `str-${String(BULLETS).padStart(5, "0")}`, reason: "Superseded" },
+      ],
+    });
+    expect(before.retired).toBe(true);
+    expect(before.index).toBeNull(); // the build was still under way: it was handed on
+    await building;
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expect(entry.version).toBe(before.version + 1);
+    expect(entry.index).not.toBeNull();
+    expectIndexOf(entry.index!, entry);
+    expect(entry.index!.has("str-00001")).toBe(false);
+    expect(entry.index!.size).toBe(BULLETS - 2);
+  });
+
+  it("is finished by the first edit that searches for near-duplicates, which does not wait for the slices", async () => {
+    const before = (await loadSnapshot(database.db, playbookId)).entry;
+    const building = warmSimilarityIndex(database.db, playbookId);
+    await nextTurn();
+    expect(before.index).toBeNull();
+    const index = similarityIndexOf(before);
+    expect(before.index).toBe(index);
+    expectIndexOf(index, before);
+    await building; // gives up: there is nothing left to build
+
+    const outcome = await alice.delta.edit({
+      playbookId,
+      reason: "A lesson again",
+      operations: [{ type: "add", section: "strategies_and_insights", content: QUERIES[0]! }],
+    });
+    expect(outcome.findings).toMatchObject([{ kind: "near_duplicate", matchedBulletId: "str-00001" }]);
+  });
+
+  it("is started when someone who may edit the playbook opens it, not when a viewer does", async () => {
+    warmed.mockClear();
+    await callerAs(database.db, "viewer", "victor").playbook.get({ playbookId });
+    expect(warmed).not.toHaveBeenCalled();
+
+    await alice.playbook.get({ playbookId });
+    expect(warmed).toHaveBeenCalledTimes(1);
+    // Compared by identity: a deep comparison of the database client never ends.
+    expect(warmed.mock.calls[0]?.[0]).toBe(database.db);
+    expect(warmed.mock.calls[0]?.[1]).toBe(playbookId);
+    await expect.poll(async () => (await loadSnapshot(database.db, playbookId)).entry.index, { timeout: 20_000 }).not.toBeNull();
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expectIndexOf(entry.index!, entry);
+  });
+
+  it("gives up when the state is dropped, and the next one is built afresh", async () => {
+    const dropped = (await loadSnapshot(database.db, playbookId)).entry;
+    const building = warmSimilarityIndex(database.db, playbookId);
+    await nextTurn();
+    forgetEngineStates(database.db);
+    await building;
+    expect(dropped.index).toBeNull();
+    await warmSimilarityIndex(database.db, playbookId);
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expect(entry).not.toBe(dropped);
+    expectIndexOf(entry.index!, entry);
+  });
+});

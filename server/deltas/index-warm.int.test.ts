@@ -85,14 +85,22 @@ describe.each(testEngines())("the near-duplicate index built in the background o
     expect((await loadSnapshot(database.db, playbookId)).entry.index).toBe(entry.index);
   });
 
-  it("builds nothing while the server is busy answering requests", async () => {
+  it("builds only small slices while the server is busy answering requests, and still ends", async () => {
     const { entry } = await loadSnapshot(database.db, playbookId);
-    // Busy for three looks, then free. The whole build is one slice: had it been built while busy,
-    // it would have ended before the fourth look.
+    // Busy for three looks, then free, with nothing built while busy: the whole build is one slice,
+    // so had it been built while busy it would have ended before the fourth look.
     let looks = 0;
-    await warmSimilarityIndex(database.db, playbookId, { slice: BULLETS + 1, busy: () => (looks += 1) <= 3 });
+    await warmSimilarityIndex(database.db, playbookId, { slice: BULLETS + 1, busySlice: 0, busy: () => (looks += 1) <= 3 });
     expect(looks).toBe(4);
     expectIndexOf(entry.index!, entry);
+
+    // Busy all along: a quarter at a time, so four busy slices and a last look find it done.
+    forgetEngineStates(database.db);
+    const next = (await loadSnapshot(database.db, playbookId)).entry;
+    looks = 0;
+    await warmSimilarityIndex(database.db, playbookId, { busySlice: BULLETS / 4, busy: () => (looks += 1) > 0 });
+    expect(looks).toBe(5);
+    expectIndexOf(next.index!, next);
   });
 
   it("moves on with a commit made while it is built: the finished index is the committed state's", async () => {

@@ -3,7 +3,20 @@ import { performance } from "node:perf_hooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
-import { cancel, claim, complete, defer, enqueue, enqueueMany, extendLease, fail, getJob, listJobs, queueStats } from "./queue";
+import {
+  cancel,
+  claim,
+  complete,
+  defer,
+  enqueue,
+  enqueueMany,
+  extendLease,
+  fail,
+  getJob,
+  listJobs,
+  queueStats,
+  wakeWorkers,
+} from "./queue";
 import { DEFAULT_LEASE_MS, HEARTBEATS_PER_LEASE, type JobHandler, type JobLogger, type JobOutcome, JobWorker } from "./worker";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -433,6 +446,28 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       await until(() => ran.includes(id));
       await until(async () => (await job(id)).status === "succeeded");
       expect(w.completedPolls).toBeGreaterThan(1);
+    });
+
+    it("wakes no worker for jobs enqueued inside a transaction until the caller commits and wakes them", async () => {
+      const ran: string[] = [];
+      const reflect: JobHandler = async (job) => {
+        ran.push(job.id);
+        return { type: "done" };
+      };
+      const w = worker({ reflect }, { pollIntervalMs: 60_000 });
+      w.start();
+      await until(() => w.completedPolls === 1); // the next poll is a minute away
+      const ids = await db.$transaction(async (tx) => {
+        const one = await enqueue(tx, { kind: "reflect" });
+        await enqueueMany(tx, [{ kind: "reflect" }]);
+        return [one.id];
+      });
+      // Woken inside the transaction, a worker on another connection would have polled, found
+      // nothing yet, and waited a minute for the next poll.
+      await sleep(50);
+      expect(w.completedPolls).toBe(1);
+      wakeWorkers();
+      await until(() => ran.length === 2 && ran.includes(ids[0]!));
     });
 
     it("waits for running handlers when stopped", async () => {

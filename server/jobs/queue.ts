@@ -23,9 +23,10 @@ export function onJobEnqueued(listener: () => void): () => void {
 }
 
 /**
- * Wakes this process's workers to look for due jobs now. enqueueMany leaves it to its caller, who
- * calls it once the jobs are committed: woken inside the transaction, a worker on another connection
- * would find nothing yet and wait for its next poll.
+ * Wakes this process's workers to look for due jobs now. enqueue and enqueueMany call it themselves
+ * outside a transaction; inside one they leave it to the caller, who calls it once the jobs are
+ * committed: woken before, a worker on another connection would find nothing yet and wait for its
+ * next poll.
  */
 export function wakeWorkers(): void {
   for (const listener of enqueueListeners) {
@@ -84,14 +85,15 @@ export async function enqueue(db: DbOrTx, input: EnqueueInput): Promise<{ id: st
     };
     result = isClient(db) ? await db.$transaction(insertOnce) : await insertOnce(db);
   }
-  // Inside a caller's transaction the row is not visible yet; the worker's next poll finds it.
-  if (result.created) wakeWorkers();
+  // Inside a caller's transaction the row is not visible to other connections yet: the caller wakes
+  // the workers once it commits.
+  if (result.created && isClient(db)) wakeWorkers();
   return result;
 }
 
 /**
  * Adds many jobs in one statement (a batch of ingested traces); singleton keys are not allowed here.
- * Written inside the caller's transaction: the caller wakes the workers once it commits (wakeWorkers).
+ * Inside a transaction, the caller wakes the workers once it commits (wakeWorkers).
  */
 export async function enqueueMany(db: DbOrTx, inputs: readonly Omit<EnqueueInput, "singletonKey">[]): Promise<number> {
   if (inputs.length === 0) return 0;
@@ -108,7 +110,9 @@ export async function enqueueMany(db: DbOrTx, inputs: readonly Omit<EnqueueInput
       maxAttempts,
     };
   });
-  return repo.insertJobs(db, jobs);
+  const count = await repo.insertJobs(db, jobs);
+  if (isClient(db)) wakeWorkers();
+  return count;
 }
 
 // ---- Claiming ------------------------------------------------------------------------------

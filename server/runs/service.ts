@@ -101,7 +101,7 @@ export async function enqueueCuration(
   who?: Who,
 ): Promise<{ runId: string; created: boolean }> {
   const provider = runProviderFor(db);
-  return db.$transaction(async (tx) => {
+  const queued = await db.$transaction(async (tx) => {
     await repo.lockCuration(tx, playbookId);
     const waiting = await repo.queuedRunIds(tx, playbookId, "curator");
     if (waiting[0]) return { runId: waiting[0].id, created: false };
@@ -120,6 +120,8 @@ export async function enqueueCuration(
     }
     return { runId, created: true };
   });
+  if (queued.created) queue.wakeWorkers();
+  return queued;
 }
 
 /**
@@ -286,6 +288,7 @@ export async function retryRun(db: Db, who: WhoOrName, runId: string): Promise<E
       after: { status: "queued" },
     });
   });
+  queue.wakeWorkers();
   return { runIds: [run.id], message: "The run is queued again." };
 }
 

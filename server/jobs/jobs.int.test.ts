@@ -433,7 +433,8 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       expect(await job(deferred.id)).toMatchObject({ status: "queued", attempts: 0, lastError: "budget spent" });
     });
 
-    it("runs a job enqueued in this process at once, without waiting for the poll", async () => {
+    /** A started worker that records the jobs it runs: its first poll found nothing; the next is a minute away. */
+    async function idleWorker() {
       const ran: string[] = [];
       const reflect: JobHandler = async (job) => {
         ran.push(job.id);
@@ -441,7 +442,12 @@ describe.each(testEngines())("job queue on %s", (engine) => {
       };
       const w = worker({ reflect }, { pollIntervalMs: 60_000 });
       w.start();
-      await until(() => w.completedPolls === 1); // the first poll found nothing; the next is a minute away
+      await until(() => w.completedPolls === 1);
+      return { w, ran };
+    }
+
+    it("runs a job enqueued in this process at once, without waiting for the poll", async () => {
+      const { w, ran } = await idleWorker();
       const { id } = await enqueue(db, { kind: "reflect" });
       await until(() => ran.includes(id));
       await until(async () => (await job(id)).status === "succeeded");
@@ -449,14 +455,7 @@ describe.each(testEngines())("job queue on %s", (engine) => {
     });
 
     it("wakes no worker for jobs enqueued inside a transaction until the caller commits and wakes them", async () => {
-      const ran: string[] = [];
-      const reflect: JobHandler = async (job) => {
-        ran.push(job.id);
-        return { type: "done" };
-      };
-      const w = worker({ reflect }, { pollIntervalMs: 60_000 });
-      w.start();
-      await until(() => w.completedPolls === 1); // the next poll is a minute away
+      const { w, ran } = await idleWorker();
       const ids = await db.$transaction(async (tx) => {
         const one = await enqueue(tx, { kind: "reflect" });
         await enqueueMany(tx, [{ kind: "reflect" }]);

@@ -135,7 +135,7 @@ function increment(counts: Map<string, number>, key: string): void {
 }
 
 function combineFamilies(families: Record<Family, Map<string, number>>): SparseVector {
-  const present = (Object.keys(families) as Family[]).filter((family) => families[family].size > 0);
+  const present = FAMILIES.filter((family) => families[family].size > 0);
   const total = present.reduce((sum, family) => sum + FEATURE_WEIGHTS[family], 0);
   const vector = new Map<string, number>();
   for (const family of present) {

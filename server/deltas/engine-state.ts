@@ -238,6 +238,9 @@ export async function warmSimilarityIndex(
   playbookId: string,
   { slice = WARM_SLICE, busySlice = BUSY_SLICE, busy = () => false }: { slice?: number; busySlice?: number; busy?: () => boolean } = {},
 ): Promise<void> {
+  // Built or being built for the cached state: nothing to read (a later version moves it on).
+  const cached = cacheOf(db).get(playbookId);
+  if (cached && !cached.retired && (cached.index || warms.has(cached))) return;
   const { entry } = await loadSnapshot(db, playbookId);
   if (entry.index || entry.retired || warms.has(entry)) return;
   const warm: Warm = { owner: entry, index: createSimilarityIndex(), remaining: entry.state.bullets.values(), pending: [] };

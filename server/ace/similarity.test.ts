@@ -5,6 +5,7 @@ import {
   buildSimilarityIndex,
   cosine,
   createSimilarityIndex,
+  createWordScanIndex,
   normalizeForSimilarity,
   syncSimilarityIndex,
   vectorizeText,
@@ -17,6 +18,20 @@ const score = (a: string, b: string) => createSimilarityIndex().compare(a, b);
 describe("normalisation", () => {
   it("lower-cases, applies NFKC and turns punctuation and symbols into single spaces", () => {
     expect(normalizeForSimilarity("  Ｃｈｅｃｋ the API—response (status_code)!! ")).toBe("check the api response status code");
+  });
+
+  it("normalises ASCII text, which takes a quicker way, as the Unicode rules do", () => {
+    // The rules as written for any text: every ASCII character, alone and between letters and digits.
+    const byUnicode = (text: string) =>
+      text
+        .normalize("NFKC")
+        .toLowerCase()
+        .replace(/[\p{P}\p{S}\p{C}]+/gu, " ")
+        .replace(/\s+/gu, " ")
+        .trim();
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+    const texts = [ascii.join(""), ...ascii.map((char) => `Ab${char}9 x${char}${char}Y `), " \t\n Two\r\nlines\u0000 and_more... "];
+    for (const text of texts) expect(normalizeForSimilarity(text)).toBe(byUnicode(text));
   });
 
   it("gives every non-empty text a vector of length 1", () => {
@@ -78,9 +93,44 @@ describe("the index", () => {
     expect(index.query("a", { threshold: 0.6 + 1e-12 })).toEqual([]);
   });
 
+  it("scores bit for bit as an index of vectorizeText's vectors (it counts features straight into ids), as the word-scan index does", () => {
+    const contents = [
+      "Retry the request on a 429; retry again after the Retry-After header.",
+      "Ｆｕｌｌ-width ﬁle names and café résumé naïve über straße",
+      "Emoji 😀 and astral 𝒜𝒷𝒸 characters stay whole 😀",
+      "one",
+      "?!",
+      "Always check the page_index before the page_limit, always.",
+      "always check the page index before the page limit",
+      // Function words only: no word features, so the 3-grams carry the whole vector.
+      "It is what it is.",
+      "it is what it was",
+    ];
+    const fast = createSimilarityIndex();
+    const scan = createWordScanIndex();
+    const general = createSimilarityIndex({ vectorize: vectorizeText });
+    for (const index of [fast, scan, general]) {
+      contents.forEach((content, i) => index.add(`b-${i}`, content));
+      index.remove("b-3");
+    }
+    for (const query of [...contents, "retry after the header", "café resume", "page index limit check", "one"]) {
+      for (const threshold of [0.05, 0.5, 0.85]) {
+        const expected = general.query(query, { threshold, limit: 10 });
+        expect(fast.query(query, { threshold, limit: 10 })).toEqual(expected);
+        expect(scan.query(query, { threshold, limit: 10 })).toEqual(expected);
+      }
+    }
+  });
+});
+
+// The default index and the word-scan index the engine searches while the default one is built.
+describe.each([
+  ["the index", createSimilarityIndex],
+  ["the word-scan index", createWordScanIndex],
+])("%s", (_name, create: () => SimilarityIndex) => {
   it("finds exactly what scoring every bullet finds, at several thresholds", () => {
     const corpus = syntheticBullets(500);
-    const index = createSimilarityIndex();
+    const index = create();
     corpus.forEach((content, i) => index.add(`b-${i}`, content));
     const scoresOf = bruteForce(corpus);
     const queries = [...corpus.slice(0, 20).map((content) => `${content} again`), ...syntheticBullets(20, 99)];
@@ -94,7 +144,7 @@ describe("the index", () => {
     // The duplicate check's hard case: thousands of candidates share a word, so most are dropped
     // while reading; a bullet scoring exactly the threshold must survive that.
     const corpus = syntheticBullets(1_000, 11, { minWords: 4, maxWords: 60 });
-    const index = createSimilarityIndex();
+    const index = create();
     corpus.forEach((content, i) => index.add(`b-${i}`, content));
     const scoresOf = bruteForce(corpus);
     const random = lcg(5);
@@ -112,11 +162,11 @@ describe("the index", () => {
     }
     // Matches just above the threshold are what a wrong early stop would lose: the fixture has plenty.
     expect(nearThreshold).toBeGreaterThan(100);
-  });
+  }, 30_000); // the word-scan index scores most of the corpus at the low thresholds: slow, and exact all the same
 
   it("finds exactly what scoring every bullet finds after removals, re-indexing and one-word bullets", () => {
     const corpus = syntheticBullets(1_200, 17, { minWords: 1, maxWords: 40 });
-    const index = createSimilarityIndex();
+    const index = create();
     corpus.forEach((content, i) => index.add(`b-${i}`, content));
     // Removed and re-indexed bullets leave empty slots in the posting lists (too few for a compaction).
     const current = [...corpus];
@@ -145,14 +195,14 @@ describe("the index", () => {
   });
 
   it("finds one-word bullets, which have no bigrams", () => {
-    const index = createSimilarityIndex();
+    const index = create();
     syntheticBullets(50).forEach((content, i) => index.add(`b-${i}`, content));
     index.add("one", "Retry");
     expect(index.query("retry!", { threshold: 0.85 })).toEqual([{ bulletId: "one", score: 1 }]);
   });
 
   it("returns the best matches first, ties by id, up to the limit, without excluded ids", () => {
-    const index = createSimilarityIndex();
+    const index = create();
     index.add("b", "Check the balance before paying.");
     index.add("a", "Check the balance before paying.");
     index.add("c", "Check the balance before paying the bill.");
@@ -165,7 +215,7 @@ describe("the index", () => {
   });
 
   it("forgets removed bullets and re-indexes changed content, also after compaction", () => {
-    const index = createSimilarityIndex();
+    const index = create();
     for (let i = 0; i < 1_500; i += 1) index.add(`tmp-${i}`, `temporary bullet number ${i}`);
     index.add("keep", "Confirm the payment went through before closing.");
     for (let i = 0; i < 1_500; i += 1) index.remove(`tmp-${i}`);
@@ -180,7 +230,7 @@ describe("the index", () => {
   it("builds from active bullets only, and follows a version's changes", () => {
     const active = bullet("str-00001", "Use the paging helper for long lists.");
     const archived = bullet("str-00002", "Guess the date.", { status: "archived" });
-    const index = buildSimilarityIndex([active, archived]);
+    const index = buildSimilarityIndex([active, archived], create);
     expect(index.size).toBe(1);
     syncSimilarityIndex(index, [
       { entity: "bullet", id: "str-00001", before: active, after: { ...active, status: "archived" } },
@@ -193,36 +243,11 @@ describe("the index", () => {
   });
 
   it("makes empty indexes that score the same way", () => {
-    const index = createSimilarityIndex();
+    const index = create();
     index.add("x", "Anything.");
     const fresh = index.empty();
     expect(fresh.size).toBe(0);
     expect(fresh.compare("a b c", "a b d")).toBe(index.compare("a b c", "a b d"));
-  });
-
-  it("scores bit for bit as an index of vectorizeText's vectors (it counts features straight into ids)", () => {
-    const contents = [
-      "Retry the request on a 429; retry again after the Retry-After header.",
-      "Ｆｕｌｌ-width ﬁle names and café résumé naïve über straße",
-      "Emoji 😀 and astral 𝒜𝒷𝒸 characters stay whole 😀",
-      "one",
-      "?!",
-      "Always check the page_index before the page_limit, always.",
-      "always check the page index before the page limit",
-    ];
-    const fast = createSimilarityIndex();
-    const general = createSimilarityIndex({ vectorize: vectorizeText });
-    contents.forEach((content, i) => {
-      fast.add(`b-${i}`, content);
-      general.add(`b-${i}`, content);
-    });
-    fast.remove("b-3");
-    general.remove("b-3");
-    for (const query of [...contents, "retry after the header", "café resume", "page index limit check"]) {
-      for (const threshold of [0.05, 0.5, 0.85]) {
-        expect(fast.query(query, { threshold, limit: 10 })).toEqual(general.query(query, { threshold, limit: 10 }));
-      }
-    }
   });
 });
 

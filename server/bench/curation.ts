@@ -12,6 +12,7 @@ import { countTokens } from "@/server/ace/tokens";
 import { approveDeltaInput, editDeltaInput, proposeDeltaInput, type DeltaOutcome } from "@/server/deltas/schemas";
 import { editPlaybook } from "@/server/deltas/edit";
 import { forgetEngineStates, warmSimilarityIndex } from "@/server/deltas/engine-state";
+import { servingRequest } from "@/server/http/activity";
 import { proposeDelta } from "@/server/deltas/propose";
 import { approveDelta } from "@/server/deltas/review";
 import { diffVersionsInput } from "@/server/history/schemas";
@@ -109,11 +110,15 @@ export async function curationBenchmarks(
     expectApplied(await editPlaybook(db, ACTOR, editDeltaInput.parse({ playbookId, reason: `Benchmark edit ${deltas.made}`, operations })));
   };
 
-  /** Times `work` once, after `prepare` (untimed), which drops the cached states as a start does. */
+  /**
+   * Times `work` once, after `prepare` (untimed), which drops the cached states as a start does. As
+   * the server runs it: a request in flight (servingRequest, as the tRPC route marks every request),
+   * which the index build it may start in the background gives way to.
+   */
   const first = (name: string, prepare: () => Promise<unknown>, work: () => Promise<unknown>, note: string) =>
     guarded(record, name, engine.name, async () => {
       await prepare();
-      const ms = await timeOnce(work, CALL_TIMEOUT_MS, name);
+      const ms = await timeOnce(() => servingRequest(work), CALL_TIMEOUT_MS, name);
       recordSamples(record, name, engine.name, [ms], { target: CURATION_TARGETS.first, note });
     });
 
@@ -122,9 +127,9 @@ export async function curationBenchmarks(
     `${APPLY}: first delta.edit with nothing cached (as after a start), once`,
     async () => forgetEngineStates(db),
     edit,
-    "With no state cached, as after a start: loads the 10,000 bullets, builds the near-duplicate index (the delta adds " +
-      "bullets, which are searched) and counts the active bullets' tokens (for the token budget) before it applies; every " +
-      "later apply finds all three in the service's cache.",
+    "With no state cached, as after a start: loads the 10,000 bullets and builds their word-scan index (the delta adds " +
+      "bullets and rewrites some, which are searched for near-duplicates; the full index is built in the background " +
+      "from then on), then applies; the active bullets' tokens (for the token budget) are stored with them.",
   );
   if (!warmed) return;
 

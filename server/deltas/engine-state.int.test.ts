@@ -64,6 +64,15 @@ describe.each(testEngines())("cached playbook states on %s", (engine) => {
     expect(entry.state.bullets.get("str-00001")?.helpful).toBe(3);
   });
 
+  it("gives reads of an uncached playbook made at the same time one state, so one index is built for it", async () => {
+    const playbookId = await playbook("support");
+    forgetEngineStates(database.db);
+    const reads = await Promise.all([1, 2, 3].map(() => loadSnapshot(database.db, playbookId)));
+    expect(reads[1]?.entry).toBe(reads[0]?.entry);
+    expect(reads[2]?.entry).toBe(reads[0]?.entry);
+    expect((await loadSnapshot(database.db, playbookId)).entry).toBe(reads[0]?.entry);
+  });
+
   it("retires the state a commit moved on from, and the next read gets the committed version", async () => {
     const playbookId = await playbook("support");
     const before = (await loadSnapshot(database.db, playbookId)).entry;

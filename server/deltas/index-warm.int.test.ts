@@ -1,13 +1,14 @@
-// The near-duplicate index built in the background when a playbook is opened (warmSimilarityIndex
-// in engine-state.ts), against real databases: it ends up the index of the current state whatever
-// happens meanwhile, and whoever needs it first finishes it.
+// The near-duplicate index built in the background when a playbook is opened or first searched
+// (engine-state.ts), against real databases: it ends up the index of the current state whatever
+// happens meanwhile, deltas search an exact word-scan index until then, and whoever needs the index
+// itself finishes it.
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { callerAs } from "@/server/trpc/callers";
 import type { createCaller } from "@/server/trpc/root";
-import { forgetEngineStates, loadSnapshot, similarityIndexOf, warmSimilarityIndex } from "./engine-state";
+import { forgetEngineStates, loadSnapshot, searchableIndexOf, similarityIndexOf, warmSimilarityIndex } from "./engine-state";
 import type { EngineEntry } from "./state-cache";
 
 type Caller = ReturnType<typeof createCaller>;
@@ -43,11 +44,11 @@ const QUERIES = [
 ];
 
 /** The index answers every query as an index built afresh from the entry's state does. */
-function expectIndexOf(index: SimilarityIndex, entry: EngineEntry): void {
+function expectIndexOf(index: SimilarityIndex, entry: EngineEntry, thresholds = [0.5, 0.85]): void {
   const fresh = buildSimilarityIndex(entry.state.bullets.values());
   expect(index.size).toBe(fresh.size);
   for (const query of QUERIES) {
-    for (const threshold of [0.5, 0.85]) {
+    for (const threshold of thresholds) {
       expect(index.query(query, { threshold, limit: 50 })).toEqual(fresh.query(query, { threshold, limit: 50 }));
     }
   }
@@ -130,7 +131,7 @@ describe.each(testEngines())("the near-duplicate index built in the background o
     expect(entry.index!.size).toBe(BULLETS - 2);
   });
 
-  it("is finished by the first edit that searches for near-duplicates, which does not wait for the slices", async () => {
+  it("is finished by whoever needs the index itself (MCP search), which does not wait for the slices", async () => {
     const before = (await loadSnapshot(database.db, playbookId)).entry;
     const building = warmSimilarityIndex(database.db, playbookId);
     await nextTurn();
@@ -146,6 +147,74 @@ describe.each(testEngines())("the near-duplicate index built in the background o
       operations: [{ type: "add", section: "strategies_and_insights", content: QUERIES[0]! }],
     });
     expect(outcome.findings).toMatchObject([{ kind: "near_duplicate", matchedBulletId: "str-00001" }]);
+  });
+
+  it("is started by a first edit that searches, which searches an exact word-scan index instead of waiting for it", async () => {
+    const content = QUERIES[0]!;
+    const expected = buildSimilarityIndex((await loadSnapshot(database.db, playbookId)).entry.state.bullets.values()).query(content, {
+      threshold: 0.85,
+      limit: 1,
+    })[0]!;
+    forgetEngineStates(database.db);
+    const outcome = await alice.delta.edit({
+      playbookId,
+      reason: "A lesson again",
+      operations: [{ type: "add", section: "strategies_and_insights", content }],
+    });
+    expect(outcome.findings).toMatchObject([{ kind: "near_duplicate", matchedBulletId: expected.bulletId, similarity: expected.score }]);
+    await expect.poll(async () => (await loadSnapshot(database.db, playbookId)).entry.index, { timeout: 20_000 }).not.toBeNull();
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expectIndexOf(entry.index!, entry);
+    expect(searchableIndexOf(entry)).toBe(entry.index);
+  });
+
+  it("lets deltas search the word-scan index until the build ends, moved on with each commit", async () => {
+    const before = (await loadSnapshot(database.db, playbookId)).entry;
+    // A build that waits for a server never free: it goes on only when finished below.
+    let started = () => {};
+    const underWay = new Promise<void>((resolve) => (started = resolve));
+    const building = warmSimilarityIndex(database.db, playbookId, { busySlice: 0, busy: () => (started(), true) });
+    await underWay;
+    const quick = searchableIndexOf(before);
+    expect(before.index).toBeNull(); // searching built nothing of the index itself
+    expect(searchableIndexOf(before)).toBe(quick);
+    // At the default threshold: a low one scores most bullets in full, which finishes the build (below).
+    expectIndexOf(quick, before, [0.85]);
+    await alice.delta.edit({
+      playbookId,
+      reason: "Retire a lesson, learn one",
+      operations: [
+        { type: "remove", bulletId: "str-00001", reason: "Superseded" },
+        { type: "add", section: "strategies_and_insights", content: QUERIES[2]! },
+      ],
+    });
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expect(entry.version).toBe(before.version + 1);
+    expect(entry.index).toBeNull();
+    expect(searchableIndexOf(entry)).toBe(quick);
+    expectIndexOf(quick, entry, [0.85]);
+    expect(quick.has("str-00001")).toBe(false);
+    expectIndexOf(similarityIndexOf(entry), entry);
+    await building;
+    expect(searchableIndexOf(entry)).toBe(entry.index);
+  });
+
+  it("is finished by a search once the word-scan index has scored a quarter of the bullets in full", async () => {
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    let started = () => {};
+    const underWay = new Promise<void>((resolve) => (started = resolve));
+    const building = warmSimilarityIndex(database.db, playbookId, { busySlice: 0, busy: () => (started(), true) });
+    await underWay;
+    const quick = searchableIndexOf(entry);
+    // A threshold this low rules out almost nothing on words: each search scores most bullets in full.
+    const low = { threshold: 0.05, limit: 5 };
+    const fresh = buildSimilarityIndex(entry.state.bullets.values());
+    expect(quick.query(QUERIES[3]!, low)).toEqual(fresh.query(QUERIES[3]!, low));
+    expect(entry.index).toBeNull();
+    expect(quick.query(QUERIES[3]!, low)).toEqual(fresh.query(QUERIES[3]!, low));
+    expect(entry.index).not.toBeNull();
+    expectIndexOf(entry.index!, entry);
+    await building;
   });
 
   it("is started when someone who may edit the playbook opens it, not when a viewer does", async () => {

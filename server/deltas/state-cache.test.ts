@@ -97,6 +97,20 @@ describe("createEngineStateCache", () => {
     expect(cache.get("p")).toBe(v3);
   });
 
+  it("keeps the entry remembered first when another of the same version comes, and hands it back", () => {
+    const cache = createEngineStateCache(1_000_000);
+    const first = entryOf(10, 2);
+    const second = entryOf(10, 2);
+    expect(cache.remember("p", first)).toBe(first);
+    expect(cache.remember("p", second)).toBe(first);
+    expect(cache.get("p")).toBe(first);
+    expect(first.retired).toBe(false);
+    // An older version is not cached; whoever loaded it still uses it (exact for its version).
+    const older = entryOf(10, 1);
+    expect(cache.remember("p", older)).toBe(older);
+    expect(cache.get("p")).toBe(first);
+  });
+
   it("retires every entry it forgets, so that nobody goes on writing into a dropped state", () => {
     const cache = createEngineStateCache(1_000_000);
     const entries = [entryOf(10), entryOf(10)];

@@ -61,8 +61,12 @@ export function recountEntry(entry: EngineEntry): void {
 export interface EngineStateCache {
   /** The playbook's cached entry, now the most recently used. */
   get(playbookId: string): EngineEntry | undefined;
-  /** Caches the entry as the playbook's newest, retiring the one it replaces; an older version is ignored. */
-  remember(playbookId: string, entry: EngineEntry): void;
+  /**
+   * Caches the entry as the playbook's newest, retiring the one it replaces; an older version is
+   * ignored. Returns the entry cached for its version: another one, loaded at the same time and
+   * remembered first, is kept (and its index, built or being built, with it).
+   */
+  remember(playbookId: string, entry: EngineEntry): EngineEntry;
   /** Drops and retires every entry. */
   clear(): void;
   /** The cached entries' summed estimated sizes. */
@@ -90,12 +94,14 @@ export function createEngineStateCache(maxBytes: number): EngineStateCache {
     remember(playbookId, entry) {
       // peek: looking at the current entry is no use of it.
       const current = slots.peek(playbookId)?.entry;
-      if (current && current.version >= entry.version) return;
+      if (current && current.version === entry.version && !current.retired) return current;
+      if (current && current.version >= entry.version) return entry;
       if (current) current.retired = true;
       recounts.set(entry, () => {
         if (slots.peek(playbookId)?.entry === entry) slots.set(playbookId, { entry });
       });
       slots.set(playbookId, { entry });
+      return entry;
     },
     clear: () => slots.clear(),
     get bytes() {

@@ -227,6 +227,19 @@ describe.each([
     expect(index.has("keep")).toBe(true);
   });
 
+  it("finds bullets added and re-indexed after a search, and not the content they had", () => {
+    const index = create();
+    syntheticBullets(300).forEach((content, i) => index.add(`b-${i}`, content));
+    const lesson = "Confirm the payment went through before closing the ticket";
+    const found = () => index.query(lesson, { threshold: 0.85 }).map((match) => match.bulletId);
+    expect(found()).toEqual([]);
+    index.add("new", lesson);
+    expect(found()).toEqual(["new"]);
+    index.add("b-0", `${lesson}.`);
+    index.add("new", "Something else entirely");
+    expect(found()).toEqual(["b-0"]);
+  });
+
   it("builds from active bullets only, and follows a version's changes", () => {
     const active = bullet("str-00001", "Use the paging helper for long lists.");
     const archived = bullet("str-00002", "Guess the date.", { status: "archived" });

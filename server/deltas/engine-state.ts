@@ -287,8 +287,8 @@ async function runWarm(warm: Warm, { slice = WARM_SLICE, busySlice = BUSY_SLICE,
 
 /**
  * The near-duplicate index a delta searches: the entry's own once built. Before that, a word-scan
- * index of the same state (the same matches and scores, about 2 ms a search for 10,000 bullets
- * instead of under 1), and the entry's index is built in the background for the deltas that follow.
+ * index of the same state (the same matches and scores, built in a tenth of the time), and the
+ * entry's index is built in the background for the deltas that follow.
  */
 export function searchableIndexOf(entry: EngineEntry): SimilarityIndex {
   if (entry.index) return entry.index;

@@ -6,6 +6,8 @@ import { FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ac
 import { AGENT_FORMAT_INFO, isAgentFormat, type AgentFormat } from "@/server/ace/formats/agent-formats";
 import { AgentBudgetError, contextSectionsOfDocument, writeAgentInstructions } from "@/server/ace/formats/agent-instructions";
 import type { Db } from "@/server/db/client";
+import type { BulletState } from "@/server/ace/history";
+import { loadSnapshot } from "@/server/deltas/engine-state";
 import { AppError } from "@/server/errors/app-error";
 import { readSettings, requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
@@ -14,10 +16,62 @@ import type { exportPlaybookInput, ExportResult } from "./schemas";
 
 type StoredPlaybookRow = Awaited<ReturnType<typeof requirePlaybook>>;
 
-/** The playbook's sections and bullets as a document, under the row its caller has read. */
-async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
+/**
+ * The playbook's sections and bullets as a document, under the row its caller has read. The bullets'
+ * states come from the delta engine's cache when it holds the row's version, so only what files
+ * carry beyond them is read (a 10,000-bullet playbook's contents are 2 MB); when a write came in
+ * between, everything is read in one statement instead.
+ */
+export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
+  const { entry } = await loadSnapshot(db, playbook.id);
+  if (entry.version === playbook.version) {
+    const [sections, extras] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletExtras(db, playbook.id)]);
+    // Read between two reads of the same version, so no write came in between (every write bumps it).
+    const after = await repo.findPlaybookVersion(db, playbook.id);
+    const bullets = after === playbook.version ? exportRowsOf(entry.state.bullets.values(), extras) : null;
+    if (bullets) return documentFromRows(playbook, sections, bullets);
+  }
+  return loadDocumentFromRows(db, playbook);
+}
+
+/** loadDocument reading every column of every bullet in one statement. */
+export async function loadDocumentFromRows(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
   const [sections, bullets] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletsForExport(db, playbook.id)]);
   return documentFromRows(playbook, sections, bullets);
+}
+
+/** The states with their extras, in file order (position, then id); null if one lacks its extras. */
+function exportRowsOf(states: Iterable<BulletState>, extras: ReadonlyMap<string, repo.ExportBulletExtras>): repo.ExportBulletRow[] | null {
+  const rows: repo.ExportBulletRow[] = [];
+  for (const state of states) {
+    const more = extras.get(state.externalId);
+    if (!more) return null;
+    // A new object of one shape (the cached state is shared and must not change).
+    rows.push({
+      externalId: state.externalId,
+      sectionId: state.sectionId,
+      content: state.content,
+      helpful: state.helpful,
+      harmful: state.harmful,
+      neutral: state.neutral,
+      countersKnown: state.countersKnown,
+      status: state.status,
+      position: state.position,
+      archivedReason: state.archivedReason,
+      mergedInto: state.mergedInto,
+      origin: more.origin,
+      sourceTraceId: more.sourceTraceId,
+      sourceRunId: more.sourceRunId,
+      justification: more.justification,
+      evidence: more.evidence,
+      extra: more.extra,
+      blankLinesBefore: more.blankLinesBefore,
+      createdAt: more.createdAt,
+      updatedAt: more.updatedAt,
+    });
+  }
+  if (rows.length !== extras.size) return null;
+  return rows.sort((a, b) => a.position - b.position || (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
 }
 
 function slugOf(name: string): string {

@@ -103,8 +103,8 @@ function bulletDocFromRow(row: ExportBulletRow): BulletDoc {
     content: row.content,
     counters: row.countersKnown ? { helpful: row.helpful, harmful: row.harmful, neutral: row.neutral } : null,
     status: row.status,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
     origin: row.origin,
   };
   if (row.justification !== null) doc.justification = row.justification;

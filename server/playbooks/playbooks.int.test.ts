@@ -7,6 +7,8 @@ import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { testEngines } from "@/server/testing/db";
 import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
+import { loadDocument, loadDocumentFromRows } from "./export";
+import { requirePlaybook } from "./manage";
 import { countBullets } from "./repository";
 import { listBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
@@ -98,6 +100,29 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
       const imported = await suite.caller.playbook.import({ content: text, fileName: file, target: { kind: "new", name: file } });
       const exported = await suite.caller.playbook.export({ playbookId: imported.playbookId });
       expect(exported.content, file).toBe(text);
+    }
+  });
+
+  it("an export built on the cached state is the one read from the rows, also for a row read before a write", async () => {
+    const files = readdirSync(fixturesDir).filter((file) => /\.(txt|json)$/.test(file) && !file.endsWith(".peer.json"));
+    for (const file of files) {
+      const { playbookId } = await suite.caller.playbook.import({
+        content: fixture(file),
+        fileName: file,
+        target: { kind: "new", name: file },
+      });
+      const { db } = suite.database;
+      const before = await requirePlaybook(db, playbookId);
+      const first = (await loadDocumentFromRows(db, before)).sections.flatMap((section) => section.bullets)[0]!;
+      await suite.caller.delta.edit({
+        playbookId,
+        reason: "Retire one",
+        operations: [{ type: "remove", bulletId: first.id, reason: "Superseded" }],
+      });
+      const after = await requirePlaybook(db, playbookId);
+      expect(await loadDocument(db, after), file).toEqual(await loadDocumentFromRows(db, after));
+      // The cached state is a version ahead of this row: the rows are read.
+      expect(await loadDocument(db, before), file).toEqual(await loadDocumentFromRows(db, before));
     }
   });
 

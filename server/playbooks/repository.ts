@@ -335,8 +335,14 @@ export async function loadBulletStates(db: DbOrTx, playbookId: string): Promise<
   return (JSON.parse(row?.bullets ?? "[]") as BulletStateTuple[]).map(bulletStateOf);
 }
 
-/** A bullet as exports write it: its state and every other column a file can carry. */
-export interface ExportBulletRow extends BulletState {
+/** The playbook's version, or null when it does not exist. */
+export async function findPlaybookVersion(db: DbOrTx, playbookId: string): Promise<number | null> {
+  const row = await db.playbook.findUnique({ where: { id: playbookId }, select: { version: true } });
+  return row?.version ?? null;
+}
+
+/** What a file can carry of a bullet beyond its state. */
+export interface ExportBulletExtras {
   origin: BulletOrigin;
   sourceTraceId: string | null;
   sourceRunId: string | null;
@@ -344,48 +350,72 @@ export interface ExportBulletRow extends BulletState {
   evidence: string | null;
   extra: Prisma.JsonValue;
   blankLinesBefore: number;
-  createdAt: Date;
-  updatedAt: Date;
+  /** ISO 8601 in UTC with milliseconds, as Date.prototype.toISOString writes it. */
+  createdAt: string;
+  updatedAt: string;
 }
 
-/** A bullet as an export reads it: its state as one nested tuple, then the columns only files carry. */
-type ExportBulletTuple = [
-  BulletStateTuple,
-  ExportBulletRow["origin"],
+/** A bullet as exports write it: its state and every other column a file can carry. */
+export type ExportBulletRow = BulletState & ExportBulletExtras;
+
+type ExportExtrasTuple = [
+  ExportBulletExtras["origin"],
   string | null,
   string | null,
   string | null,
   string | null,
   Prisma.JsonValue,
   number,
-  number,
-  number,
+  string,
+  string,
 ];
+
+// The columns of ExportExtrasTuple; the timestamps written in SQL as toISOString writes them (the
+// columns hold milliseconds), so no Date is made per bullet.
+const EXPORT_EXTRA_COLUMNS = Prisma.raw(
+  `origin, "sourceTraceId", "sourceRunId", justification, evidence, extra, "blankLinesBefore", ` +
+    `to_char("createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), ` +
+    `to_char("updatedAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+);
+
+function exportExtrasOf([
+  origin,
+  sourceTraceId,
+  sourceRunId,
+  justification,
+  evidence,
+  extra,
+  blankLinesBefore,
+  createdAt,
+  updatedAt,
+]: ExportExtrasTuple) {
+  return { origin, sourceTraceId, sourceRunId, justification, evidence, extra, blankLinesBefore, createdAt, updatedAt };
+}
 
 /** Every bullet of the playbook in file order, read as one JSON document like loadBulletStates. */
 export async function listBulletsForExport(db: DbOrTx, playbookId: string): Promise<ExportBulletRow[]> {
   const [row] = await db.$queryRaw<{ bullets: string }[]>`
-    SELECT COALESCE(json_agg(json_build_array(json_build_array(${BULLET_STATE_COLUMNS}), origin, "sourceTraceId", "sourceRunId",
-      justification, evidence, extra, "blankLinesBefore", floor(extract(epoch FROM "createdAt") * 1000)::bigint,
-      floor(extract(epoch FROM "updatedAt") * 1000)::bigint) ORDER BY position, "externalId"), '[]'::json)::text AS bullets
+    SELECT COALESCE(json_agg(json_build_array(json_build_array(${BULLET_STATE_COLUMNS}), ${EXPORT_EXTRA_COLUMNS})
+      ORDER BY position, "externalId"), '[]'::json)::text AS bullets
     FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
   // Object.assign, not a spread: 10,000 objects built as { ...state, origin, … } took 20 times as
   // long to make and were about 3 times slower to read afterwards (V8 gives each its own shape), which
   // made a 10k export 2.5 times slower (110 → 278 ms on PGlite).
-  return (JSON.parse(row?.bullets ?? "[]") as ExportBulletTuple[]).map(
-    ([state, origin, sourceTraceId, sourceRunId, justification, evidence, extra, blankLinesBefore, createdAt, updatedAt]) =>
-      Object.assign(bulletStateOf(state), {
-        origin,
-        sourceTraceId,
-        sourceRunId,
-        justification,
-        evidence,
-        extra,
-        blankLinesBefore,
-        createdAt: new Date(createdAt),
-        updatedAt: new Date(updatedAt),
-      }),
+  return (JSON.parse(row?.bullets ?? "[]") as [BulletStateTuple, ...ExportExtrasTuple][]).map(([state, ...extras]) =>
+    Object.assign(bulletStateOf(state), exportExtrasOf(extras)),
   );
+}
+
+/**
+ * What a file can carry of each bullet beyond its state, by id: with the state the delta engine
+ * keeps (loadSnapshot), everything an export needs, without reading the contents again.
+ */
+export async function listBulletExtras(db: DbOrTx, playbookId: string): Promise<Map<string, ExportBulletExtras>> {
+  const [row] = await db.$queryRaw<{ bullets: string }[]>`
+    SELECT COALESCE(json_agg(json_build_array("externalId", ${EXPORT_EXTRA_COLUMNS})), '[]'::json)::text AS bullets
+    FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
+  const tuples = JSON.parse(row?.bullets ?? "[]") as [string, ...ExportExtrasTuple][];
+  return new Map(tuples.map(([externalId, ...extras]) => [externalId, exportExtrasOf(extras)]));
 }
 
 export interface NewPlaybookRow {

@@ -564,11 +564,11 @@ export function buildSimilarityIndex(
 /**
  * A near-duplicate index that builds in about a tenth of createSimilarityIndex's time, searches
  * about as fast at the default threshold (0.5 ms for 10,000 bullets) and much more slowly at low
- * ones, where its bound rules out little: the delta engine searches it
- * while the other is built in the background, so a first edit after a start need not wait for that
- * build. Scores are the default index's, bit for bit (the same vectors, summed in the same order);
- * only for vectorizeText. It keeps each bullet's content words as numbers, one array for all, and
- * per word the bullets that have it (made at the first search).
+ * ones, where its bound rules out little: the delta engine searches it while the other is built in
+ * the background, so a first edit after a start need not wait for that build. Scores are the
+ * default index's, bit for bit (the same vectors, summed in the same order); only for vectorizeText.
+ * It keeps each bullet's content words as numbers, one array for all, and per word the bullets that
+ * have it (made at the first search after an add).
  * A bullet's content words bound its score. In each family the dot product runs over the features
  * both texts have, so it is at most the product of the two vectors' lengths over those features
  * (Cauchy–Schwarz), read from the query's weights and the bullet's counts (sharedLength); the

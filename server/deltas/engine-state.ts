@@ -4,8 +4,9 @@
 // database is exact.
 //
 // The similarity index is built in the background, when someone opens the playbook or a delta first
-// searches it (the compiled context reads the state and never needs it), and is mutable: it is synced forward after a commit (commit.ts), and the entry it belonged to is
-// retired, so nobody validates against an index that has moved past their state.
+// searches it (the compiled context reads the state and never needs it), and is mutable: it is
+// synced forward after a commit (commit.ts), and the entry it belonged to is retired, so nobody
+// validates against an index that has moved past their state.
 import { randomUUID } from "node:crypto";
 import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promises";
 import { changesCompiledLine, createPlaybookState, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";

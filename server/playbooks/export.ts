@@ -6,6 +6,7 @@ import { FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ac
 import { AGENT_FORMAT_INFO, isAgentFormat, type AgentFormat } from "@/server/ace/formats/agent-formats";
 import { AgentBudgetError, contextSectionsOfDocument, writeAgentInstructions } from "@/server/ace/formats/agent-instructions";
 import type { Db } from "@/server/db/client";
+import { compareBullets } from "@/server/ace/delta";
 import type { BulletState } from "@/server/ace/history";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { AppError } from "@/server/errors/app-error";
@@ -40,7 +41,7 @@ export async function loadDocumentFromRows(db: Db, playbook: StoredPlaybookRow):
   return documentFromRows(playbook, sections, bullets);
 }
 
-/** The states with their extras, in file order (position, then id); null if one lacks its extras. */
+/** The states with their extras, in reading order (compareBullets); null if one lacks its extras. */
 function exportRowsOf(states: Iterable<BulletState>, extras: ReadonlyMap<string, repo.ExportBulletExtras>): repo.ExportBulletRow[] | null {
   const rows: repo.ExportBulletRow[] = [];
   for (const state of states) {
@@ -71,7 +72,7 @@ function exportRowsOf(states: Iterable<BulletState>, extras: ReadonlyMap<string,
     });
   }
   if (rows.length !== extras.size) return null;
-  return rows.sort((a, b) => a.position - b.position || (a.externalId < b.externalId ? -1 : a.externalId > b.externalId ? 1 : 0));
+  return rows.sort(compareBullets);
 }
 
 function slugOf(name: string): string {

@@ -5,13 +5,13 @@ import {
   buildSimilarityIndex,
   cosine,
   createSimilarityIndex,
-  createWordScanIndex,
   normalizeForSimilarity,
   syncSimilarityIndex,
   vectorizeText,
   type SimilarityIndex,
   type SparseVector,
 } from "./similarity";
+import { createWordScanIndex } from "./word-scan-index";
 
 const score = (a: string, b: string) => createSimilarityIndex().compare(a, b);
 

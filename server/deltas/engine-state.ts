@@ -12,14 +12,9 @@ import { setImmediate as nextTurn, setTimeout as sleep } from "node:timers/promi
 import { changesCompiledLine, createPlaybookState, type DeltaOperation, type EngineOptions, type PlaybookState } from "@/server/ace/delta";
 import type { BulletState, VersionChange } from "@/server/ace/history";
 import { redoChanges } from "@/server/ace/replay";
-import {
-  buildSimilarityIndex,
-  createSimilarityIndex,
-  createWordScanIndex,
-  syncSimilarityIndex,
-  type SimilarityIndex,
-} from "@/server/ace/similarity";
+import { buildSimilarityIndex, createSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
 import { countBulletTokens } from "@/server/ace/tokens";
+import { createWordScanIndex } from "@/server/ace/word-scan-index";
 import { cachePerScope } from "@/server/cache/lru";
 import { getEnv } from "@/server/config/env";
 import { Prisma, type Db, type DbOrTx } from "@/server/db/client";

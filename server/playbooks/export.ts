@@ -9,6 +9,7 @@ import type { Db } from "@/server/db/client";
 import { compareBullets } from "@/server/ace/delta";
 import type { BulletState } from "@/server/ace/history";
 import { loadSnapshot } from "@/server/deltas/engine-state";
+import { currentVersion } from "@/server/deltas/repository";
 import { AppError } from "@/server/errors/app-error";
 import { readSettings, requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
@@ -28,8 +29,8 @@ export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise
   if (entry.version === playbook.version) {
     const [sections, extras] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletExtras(db, playbook.id)]);
     // Read between two reads of the same version, so no write came in between (every write bumps it).
-    const after = await repo.findPlaybookVersion(db, playbook.id);
-    const bullets = after === playbook.version ? exportRowsOf(entry.state.bullets.values(), extras) : null;
+    const after = await currentVersion(db, playbook.id);
+    const bullets = after?.version === playbook.version ? exportRowsOf(entry.state.bullets.values(), extras) : null;
     if (bullets) return documentFromRows(playbook, sections, bullets);
   }
   return loadDocumentFromRows(db, playbook);
@@ -47,7 +48,8 @@ function exportRowsOf(states: Iterable<BulletState>, extras: ReadonlyMap<string,
   for (const state of states) {
     const more = extras.get(state.externalId);
     if (!more) return null;
-    // A new object of one shape (the cached state is shared and must not change).
+    // A new object (the cached state is shared and must not change), written out field by field:
+    // Object.assign({}, state, more) made a 10k ace export 12 ms slower on PGlite (82 against 70 ms).
     rows.push({
       externalId: state.externalId,
       sectionId: state.sectionId,

@@ -335,12 +335,6 @@ export async function loadBulletStates(db: DbOrTx, playbookId: string): Promise<
   return (JSON.parse(row?.bullets ?? "[]") as BulletStateTuple[]).map(bulletStateOf);
 }
 
-/** The playbook's version, or null when it does not exist. */
-export async function findPlaybookVersion(db: DbOrTx, playbookId: string): Promise<number | null> {
-  const row = await db.playbook.findUnique({ where: { id: playbookId }, select: { version: true } });
-  return row?.version ?? null;
-}
-
 /** What a file can carry of a bullet beyond its state. */
 export interface ExportBulletExtras {
   origin: BulletOrigin;

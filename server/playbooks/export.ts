@@ -30,7 +30,7 @@ export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise
     const [sections, extras] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletExtras(db, playbook.id)]);
     // Read between two reads of the same version, so no write came in between (every write bumps it).
     const after = await currentVersion(db, playbook.id);
-    const bullets = after?.version === playbook.version ? exportRowsOf(entry.state.bullets.values(), extras) : null;
+    const bullets = after?.version === playbook.version && extras ? exportRowsOf(entry.state.bullets.values(), extras) : null;
     if (bullets) return documentFromRows(playbook, sections, bullets);
   }
   return loadDocumentFromRows(db, playbook);

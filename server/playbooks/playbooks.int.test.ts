@@ -126,6 +126,45 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     }
   });
 
+  it("an export built on the cached state writes every timestamp as the rows do: whole seconds, cut fractions, years past 9999", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "timestamps");
+    const { db } = suite.database;
+    const setTimes = (pairs: [string, string][]) =>
+      Promise.all(
+        pairs.map(
+          ([externalId, at]) =>
+            db.$executeRaw`UPDATE "Bullet" SET "createdAt" = ${at}::timestamp(3), "updatedAt" = ${at}::timestamp(3) + interval '0.05 seconds'
+            WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = ${externalId}`,
+        ),
+      );
+    await setTimes([
+      ["str-00001", "2026-01-01 10:00:00"],
+      ["str-00002", "2026-01-01 10:00:00.1"],
+      ["str-00003", "2026-01-01 10:00:00.12"],
+      ["str-00004", "0999-12-31 23:59:59.999"],
+    ]);
+    // A content changed behind the app's back (every write of the app moves the version) shows which
+    // path ran: the state cached by the first export still has the imported text.
+    await loadDocument(db, await requirePlaybook(db, playbookId));
+    await db.$executeRaw`UPDATE "Bullet" SET content = 'changed outside' WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'mis-00007'`;
+    const playbook = await requirePlaybook(db, playbookId);
+    const fromState = await loadDocument(db, playbook);
+    const fromRows = await loadDocumentFromRows(db, playbook);
+    expect(fromState.sections[1]!.bullets.at(-1)!.content).toBe("Only harmful votes");
+    expect(fromRows.sections[1]!.bullets.at(-1)!.content).toBe("changed outside");
+    fromRows.sections[1]!.bullets.at(-1)!.content = "Only harmful votes";
+    expect(fromState).toEqual(fromRows);
+    expect(fromState.sections[0]!.bullets.map((bullet) => [bullet.createdAt, bullet.updatedAt])).toEqual([
+      ["2026-01-01T10:00:00.000Z", "2026-01-01T10:00:00.050Z"],
+      ["2026-01-01T10:00:00.100Z", "2026-01-01T10:00:00.150Z"],
+      ["2026-01-01T10:00:00.120Z", "2026-01-01T10:00:00.170Z"],
+      ["0999-12-31T23:59:59.999Z", "1000-01-01T00:00:00.049Z"],
+    ]);
+    // A year json writes with five digits: the rows' own reading, whatever it writes.
+    await setTimes([["mis-00005", "12026-01-01 10:00:00"]]);
+    expect(await loadDocument(db, playbook)).toEqual(await loadDocumentFromRows(db, playbook));
+  });
+
   it("an import says what it read the way the peers read it: counters spaced with tabs come in as counters, with a note", async () => {
     const text = "## STRATEGIES & INSIGHTS\n[sai-00001] helpful=3\tharmful=1\t::\ttabs\n[sai-00002] helpful=1 harmful=0 :: plain\n";
     const imported = await importText(text, "tabbed", "ace");

@@ -27,6 +27,27 @@ describe("the JSON tree", () => {
     expect(printTree(parseTree("[1,[2]]"), 2)).toBe("[\n      1,\n      [\n        2\n      ]\n    ]");
   });
 
+  // Python: json.dumps({"skills": {"s-1": {"id": "s-1", "n": [1, 2.5, -3], "e": []},
+  //   "7": {"__proto__": {"x": 1}, "w": [0.5, 1.0]}}, "next_id": 3, "d": {"k": -0.0}}, indent=2, ensure_ascii=False)
+  const MIXED =
+    '{\n  "skills": {\n    "s-1": {\n      "id": "s-1",\n      "n": [\n        1,\n        2.5,\n        -3\n      ],\n      "e": []\n    },\n' +
+    '    "7": {\n      "__proto__": {\n        "x": 1\n      },\n      "w": [\n        0.5,\n        1.0\n      ]\n    }\n  },\n' +
+    '  "next_id": 3,\n  "d": {\n    "k": -0.0\n  }\n}';
+
+  it("prints a tree JSON.stringify would print otherwise part by part: the parts it prints the same are printed by it", () => {
+    expect(printTree(parseTree(MIXED))).toBe(MIXED);
+    // Each reason on its own: an index key, __proto__, a number spelled otherwise, a repeated key.
+    expect(printTree(parseTree('{"a": {"b": [{"x": 0, "7": 1}]}}'))).toBe(
+      '{\n  "a": {\n    "b": [\n      {\n        "x": 0,\n        "7": 1\n      }\n    ]\n  }\n}',
+    );
+    expect(printTree(parseTree('[{"__proto__": []}]'))).toBe('[\n  {\n    "__proto__": []\n  }\n]');
+    expect(printTree(parseTree("[[1.0], [1e-05], [-0]]"))).toBe("[\n  [\n    1.0\n  ],\n  [\n    1e-05\n  ],\n  [\n    -0\n  ]\n]");
+    expect(printTree(parseTree('{"a": 1, "b": {"c": 2, "c": 3}}'))).toBe('{\n  "a": 1,\n  "b": {\n    "c": 2,\n    "c": 3\n  }\n}');
+    // Strings JSON.stringify escapes as Python does: lone surrogates, controls, U+2028.
+    const strings = treeOf(["\ud800", "\u0001\u001f", "\u2028", '"\\']);
+    expect(printTree(strings, 1)).toBe('[\n    "\\ud800",\n    "\\u0001\\u001f",\n    "\u2028",\n    "\\"\\\\"\n  ]');
+  });
+
   it("gives the values JSON.parse gives, a repeated key in its first place with its last value", () => {
     expect(valueOf(parseTree(PYTHON))).toEqual(JSON.parse(PYTHON));
     const repeated = valueOf(parseTree('{"a": 1, "b": 2, "a": 3}')) as Record<string, number>;

@@ -95,6 +95,16 @@ const FRESH_FIELDS: Record<KaybaFlavour, Record<string, unknown>> = {
   "skills-counters": { justification: null, evidence: null, embedding: null, sources: [] },
   bullets: {},
 };
+// The same as trees, made once: nodes are never changed, so every fresh skill shares them.
+const FRESH_NODES: Record<KaybaFlavour, readonly [string, JsonNode][]> = {
+  skills: freshNodes("skills"),
+  "skills-counters": freshNodes("skills-counters"),
+  bullets: freshNodes("bullets"),
+};
+
+function freshNodes(flavour: KaybaFlavour): [string, JsonNode][] {
+  return Object.entries(FRESH_FIELDS[flavour]).map(([key, value]) => [key, treeOf(value)]);
+}
 // kayba's soft-deleted status.
 const INACTIVE_STATUS = "invalid";
 // Values kayba assumes when a key is absent, so an older file that left them out gets none added.
@@ -374,7 +384,7 @@ export function serializeKayba(doc: PlaybookDocument, flavour?: KaybaFlavour): s
   const sourceOrder = (doc.hints.kaybaKeyOrder ?? []).map((key) => (key === doc.hints.kaybaCollection ? collection : key));
   const root: JsonNode = {
     kind: "object",
-    entries: ordered(values, sourceOrder, [collection, "sections", "next_id", "similarity_decisions"]),
+    entries: takeOrdered(values, sourceOrder, [collection, "sections", "next_id", "similarity_decisions"]),
   };
   const json = printTree(root);
   // Python's json.dump writes no final newline and LF; other layout is only kept from a kayba source.
@@ -411,7 +421,7 @@ function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, as
           ...Object.entries(kayba.fields ?? {}).map(([key, value]): [string, JsonNode] => [key, treeOf(value)]),
           ...Object.entries(kayba.raw).map(([key, text]): [string, JsonNode] => [key, parseTree(text)]),
         ]
-      : Object.entries(FRESH_FIELDS[flavour]).map(([key, value]) => [key, treeOf(value)]),
+      : FRESH_NODES[flavour],
   );
   const setText = (key: string, value: string | undefined) => {
     if (value !== undefined) values.set(key, { kind: "string", value });
@@ -434,7 +444,7 @@ function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, as
       const node = values.get(key);
       if (!kayba.keyOrder.includes(key) && node && JSON.stringify(valueOf(node)) === JSON.stringify(implied)) values.delete(key);
     }
-    return { kind: "object", entries: ordered(values, kayba.keyOrder, SKILL_KEYS[flavour]) };
+    return { kind: "object", entries: takeOrdered(values, kayba.keyOrder, SKILL_KEYS[flavour]) };
   }
   // Another flavour than the source's: that version's dataclass decides the keys.
   if (flavour === "bullets") {
@@ -442,7 +452,7 @@ function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, as
   }
   if (flavour === "skills" && values.get("embedding")?.kind === "null") values.delete("embedding");
   if (flavour === "skills-counters" && !values.has("embedding")) values.set("embedding", { kind: "null" });
-  return { kind: "object", entries: ordered(values, SKILL_KEYS[flavour]) };
+  return { kind: "object", entries: takeOrdered(values, SKILL_KEYS[flavour]) };
 }
 
 /** The source text when it denotes the same millisecond as the document's value, else that value. */
@@ -473,8 +483,21 @@ export function readKaybaExtra(extra: Record<string, unknown> | undefined): Kayb
   return read;
 }
 
-/** Entries in the first order that names them (source order, then the canonical one, then insertion). */
-function ordered(values: Map<string, JsonNode>, ...orders: readonly (readonly string[])[]): [string, JsonNode][] {
-  const keys = new Set([...orders.flat(), ...values.keys()]);
-  return [...keys].filter((key) => values.has(key)).map((key) => [key, values.get(key) as JsonNode]);
+/**
+ * Entries in the first order that names them (source order, then the canonical one, then insertion),
+ * taken out of the map: a Set of keys per skill made a 10,000-skill export a quarter slower.
+ */
+function takeOrdered(values: Map<string, JsonNode>, ...orders: readonly (readonly string[])[]): [string, JsonNode][] {
+  const entries: [string, JsonNode][] = [];
+  for (const order of orders) {
+    for (const key of order) {
+      const node = values.get(key);
+      if (node === undefined) continue;
+      entries.push([key, node]);
+      values.delete(key);
+    }
+  }
+  for (const entry of values) entries.push(entry);
+  values.clear();
+  return entries;
 }

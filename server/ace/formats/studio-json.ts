@@ -177,8 +177,13 @@ export function serializeStudioJson(doc: PlaybookDocument): string {
   return `${JSON.stringify(file, null, 2)}\n`;
 }
 
-/** The schema's keys, in its order, taken from a value; keys it does not know are left out. */
+const KEYS_OF = new WeakMap<z.ZodObject, readonly string[]>();
+
+/** The schema's keys, in its order, taken from a value's own keys; keys it does not know are left out. */
 function inSchemaOrder(schema: z.ZodObject, value: object): Record<string, unknown> {
-  const source = new Map<string, unknown>(Object.entries(value));
-  return Object.fromEntries(Object.keys(schema.shape).map((key) => [key, source.get(key)]));
+  let keys = KEYS_OF.get(schema);
+  if (!keys) KEYS_OF.set(schema, (keys = Object.keys(schema.shape)));
+  const ordered: Record<string, unknown> = {};
+  for (const key of keys) ordered[key] = Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
+  return ordered;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseTree, printCompact, printTree, treeOf, valueOf } from "./json-tree";
+import { parseTree, printCompact, printTree, treeOf, valueOf, type JsonNode } from "./json-tree";
 
 // What Python's json.dumps(value, ensure_ascii=False, indent=2) printed for
 // {"b": [1.0, -2.5e-05, 1e16, 0.1, 12345678901234567890, -0.0], "42": {"x": [], "y": {}},
@@ -46,6 +46,19 @@ describe("the JSON tree", () => {
     // Strings JSON.stringify escapes as Python does: lone surrogates, controls, U+2028.
     const strings = treeOf(["\ud800", "\u0001\u001f", "\u2028", '"\\']);
     expect(printTree(strings, 1)).toBe('[\n    "\\ud800",\n    "\\u0001\\u001f",\n    "\u2028",\n    "\\"\\\\"\n  ]');
+  });
+
+  it("prints a value built as plain where it stands, inside a tree printed part by part", () => {
+    const tree: JsonNode = {
+      kind: "object",
+      entries: [
+        ["a", { kind: "plain", value: { x: [1, "y"], z: {} } }],
+        ["b", { kind: "number", text: "1.0" }],
+      ],
+    };
+    expect(printTree(tree)).toBe('{\n  "a": {\n    "x": [\n      1,\n      "y"\n    ],\n    "z": {}\n  },\n  "b": 1.0\n}');
+    expect(printCompact(tree)).toBe('{"a":{"x":[1,"y"],"z":{}},"b":1.0}');
+    expect(valueOf(tree)).toEqual({ a: { x: [1, "y"], z: {} }, b: 1 });
   });
 
   it("gives the values JSON.parse gives, a repeated key in its first place with its last value", () => {

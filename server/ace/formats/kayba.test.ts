@@ -445,7 +445,7 @@ describe("skillbooks kayba writes in ordinary use", () => {
     ]);
   });
 
-  it('comes back byte for byte with Python\'s float spelling, ids and sections like "42", and skills in their own order', () => {
+  it('comes back byte for byte with Python\'s float spelling, ids, keys and sections like "42", and skills in their own order', () => {
     const text = [
       "{",
       '  "skills": {',
@@ -467,6 +467,7 @@ describe("skillbooks kayba writes in ordinary use", () => {
       '      "id": "42",',
       '      "section": "words",',
       '      "content": "y",',
+      '      "7": "seven",',
       '      "status": "active"',
       "    }",
       "  },",

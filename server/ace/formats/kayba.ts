@@ -24,7 +24,18 @@ import {
   parseJsonText,
   quote,
 } from "./errors";
-import { parseTree, printCompact, printTree, repeatedKeys, treeOf, valueOf, type JsonNode } from "./json-tree";
+import {
+  NOT_PLAIN,
+  parseTree,
+  plainObjectOf,
+  plainOf,
+  printCompact,
+  printTree,
+  repeatedKeys,
+  treeOf,
+  valueOf,
+  type JsonNode,
+} from "./json-tree";
 
 export const KAYBA_FLAVOURS = ["skills", "skills-counters", "bullets"] as const;
 export type KaybaFlavour = (typeof KAYBA_FLAVOURS)[number];
@@ -95,16 +106,6 @@ const FRESH_FIELDS: Record<KaybaFlavour, Record<string, unknown>> = {
   "skills-counters": { justification: null, evidence: null, embedding: null, sources: [] },
   bullets: {},
 };
-// The same as trees, made once: nodes are never changed, so every fresh skill shares them.
-const FRESH_NODES: Record<KaybaFlavour, readonly [string, JsonNode][]> = {
-  skills: freshNodes("skills"),
-  "skills-counters": freshNodes("skills-counters"),
-  bullets: freshNodes("bullets"),
-};
-
-function freshNodes(flavour: KaybaFlavour): [string, JsonNode][] {
-  return Object.entries(FRESH_FIELDS[flavour]).map(([key, value]) => [key, treeOf(value)]);
-}
 // kayba's soft-deleted status.
 const INACTIVE_STATUS = "invalid";
 // Values kayba assumes when a key is absent, so an older file that left them out gets none added.
@@ -413,18 +414,31 @@ function nextIdOf(doc: PlaybookDocument, fromKayba: boolean): number {
   return highest > known ? highest : doc.hints.kaybaNextId;
 }
 
+/** A value kept as its tree, which JSON.stringify would print otherwise than the file has it (1.0, …). */
+class Kept {
+  constructor(readonly node: JsonNode) {}
+}
+
+/** A stored JSON text as a plain value when JSON.stringify prints it back the same, else its tree. */
+function plainOrKept(text: string): unknown {
+  const node = parseTree(text);
+  const plain = plainOf(node);
+  return plain === NOT_PLAIN ? new Kept(node) : plain;
+}
+
+/**
+ * The skill object, as a plain value when it can be: then the whole skillbook is printed by one call
+ * of JSON.stringify (a tree node per value made a 10,000-skill export 1.5 times slower).
+ */
 function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, asSource: boolean): JsonNode {
   const kayba = readKaybaExtra(bullet.extra);
-  const values = new Map<string, JsonNode>(
+  const values = new Map<string, unknown>(
     kayba
-      ? [
-          ...Object.entries(kayba.fields ?? {}).map(([key, value]): [string, JsonNode] => [key, treeOf(value)]),
-          ...Object.entries(kayba.raw).map(([key, text]): [string, JsonNode] => [key, parseTree(text)]),
-        ]
-      : FRESH_NODES[flavour],
+      ? [...Object.entries(kayba.fields ?? {}), ...Object.entries(kayba.raw).map(([key, text]) => [key, plainOrKept(text)] as const)]
+      : Object.entries(FRESH_FIELDS[flavour]),
   );
   const setText = (key: string, value: string | undefined) => {
-    if (value !== undefined) values.set(key, { kind: "string", value });
+    if (value !== undefined) values.set(key, value);
   };
   setText("id", bullet.id);
   setText("section", section);
@@ -434,25 +448,35 @@ function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, as
   const counters = bullet.counters ?? { helpful: 0, harmful: 0, neutral: 0 };
   for (const name of COUNTER_KEYS) {
     if (flavour === "skills") values.delete(name);
-    else values.set(name, { kind: "number", text: String(counters[name]) });
+    else values.set(name, counters[name]);
   }
   for (const [key, field] of TIMESTAMP_KEYS) setText(key, timestampToWrite(bullet[field], kayba?.[field]));
   setText("status", bullet.status === "active" ? "active" : inactiveStatus(kayba?.status));
 
   if (asSource && kayba) {
     for (const [key, implied] of Object.entries(IMPLIED_VALUES)) {
-      const node = values.get(key);
-      if (!kayba.keyOrder.includes(key) && node && JSON.stringify(valueOf(node)) === JSON.stringify(implied)) values.delete(key);
+      const value = values.get(key);
+      const plain = value instanceof Kept ? valueOf(value.node) : value;
+      if (!kayba.keyOrder.includes(key) && values.has(key) && JSON.stringify(plain) === JSON.stringify(implied)) values.delete(key);
     }
-    return { kind: "object", entries: takeOrdered(values, kayba.keyOrder, SKILL_KEYS[flavour]) };
+    return objectNode(takeOrdered(values, kayba.keyOrder, SKILL_KEYS[flavour]));
   }
   // Another flavour than the source's: that version's dataclass decides the keys.
   if (flavour === "bullets") {
     for (const key of values.keys()) if (!SKILL_KEYS.bullets.includes(key)) values.delete(key);
   }
-  if (flavour === "skills" && values.get("embedding")?.kind === "null") values.delete("embedding");
-  if (flavour === "skills-counters" && !values.has("embedding")) values.set("embedding", { kind: "null" });
-  return { kind: "object", entries: takeOrdered(values, SKILL_KEYS[flavour]) };
+  const embedding = values.get("embedding");
+  if (flavour === "skills" && (embedding === null || (embedding instanceof Kept && embedding.node.kind === "null")))
+    values.delete("embedding");
+  if (flavour === "skills-counters" && !values.has("embedding")) values.set("embedding", null);
+  return objectNode(takeOrdered(values, SKILL_KEYS[flavour]));
+}
+
+/** Plain values and kept trees in an object node; a plain one when none is kept and no key would move. */
+function objectNode(entries: [string, unknown][]): JsonNode {
+  const plain = entries.some(([, value]) => value instanceof Kept) ? NOT_PLAIN : plainObjectOf(entries);
+  if (plain !== NOT_PLAIN) return { kind: "plain", value: plain };
+  return { kind: "object", entries: entries.map(([key, value]) => [key, value instanceof Kept ? value.node : treeOf(value)]) };
 }
 
 /** The source text when it denotes the same millisecond as the document's value, else that value. */
@@ -487,8 +511,8 @@ export function readKaybaExtra(extra: Record<string, unknown> | undefined): Kayb
  * Entries in the first order that names them (source order, then the canonical one, then insertion),
  * taken out of the map: a Set of keys per skill made a 10,000-skill export a quarter slower.
  */
-function takeOrdered(values: Map<string, JsonNode>, ...orders: readonly (readonly string[])[]): [string, JsonNode][] {
-  const entries: [string, JsonNode][] = [];
+function takeOrdered<T>(values: Map<string, T>, ...orders: readonly (readonly string[])[]): [string, T][] {
+  const entries: [string, T][] = [];
   for (const order of orders) {
     for (const key of order) {
       const node = values.get(key);

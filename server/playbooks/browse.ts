@@ -129,10 +129,10 @@ export async function listBullets(db: Db, query: z.output<typeof listBulletsInpu
   // spares the query a count over every matching bullet; otherwise the query counts them.
   const tallied = talliesOf(db).peek(query.playbookId);
   const countable = tallied !== undefined && totalFromTally(db, query, tallied.version) !== null;
-  const { rows, version } = await repo.listBullets(db, query, { count: !countable });
+  const { rows, version, total: counted } = await repo.listBullets(db, query, { count: !countable });
   const total =
     (version === null ? null : totalFromTally(db, query, version)) ??
-    rows[0]?.total ??
+    counted ??
     (rows.length > 0 || query.cursor > 0 ? await repo.countBullets(db, query) : 0);
   // No rows at all may mean no such playbook: say so rather than show an empty list.
   if (total === 0) await requirePlaybook(db, query.playbookId);
@@ -140,7 +140,7 @@ export async function listBullets(db: Db, query: z.output<typeof listBulletsInpu
   return {
     total,
     nextCursor,
-    items: rows.map(({ total: _total, version: _version, ...row }) => ({ ...row, signal: classifyBullet(row) })),
+    items: rows.map((row) => ({ ...row, signal: classifyBullet(row) })),
   };
 }
 

@@ -36,7 +36,11 @@ const STUDIO_REDACTION_KEY = "traces.redactionDefault";
 
 /** The studio default: what a playbook that never set its own redaction settings redacts. */
 export async function readStudioRedaction(db: DbOrTx): Promise<RedactionSettings> {
-  const parsed = redactionSettingsSchema.safeParse((await repo.readAppSetting(db, STUDIO_REDACTION_KEY)) ?? {});
+  return redactionOf(await repo.readAppSetting(db, STUDIO_REDACTION_KEY));
+}
+
+function redactionOf(stored: unknown): RedactionSettings {
+  const parsed = redactionSettingsSchema.safeParse(stored ?? {});
   return parsed.success ? parsed.data : redactionSettingsSchema.parse({});
 }
 
@@ -65,7 +69,11 @@ const STUDIO_RETENTION_KEY = "retention.default";
 
 /** The studio default: how long a playbook that never set its own retention keeps its rows. */
 export async function readStudioRetention(db: DbOrTx): Promise<RetentionSettings> {
-  const parsed = retentionSettingsSchema.safeParse((await repo.readAppSetting(db, STUDIO_RETENTION_KEY)) ?? {});
+  return retentionOf(await repo.readAppSetting(db, STUDIO_RETENTION_KEY));
+}
+
+function retentionOf(stored: unknown): RetentionSettings {
+  const parsed = retentionSettingsSchema.safeParse(stored ?? {});
   return parsed.success ? parsed.data : retentionSettingsSchema.parse({});
 }
 
@@ -93,10 +101,17 @@ function withoutKeys(settings: object, keys: readonly string[]): Record<string, 
 /** The settings that apply: the stored ones, with the studio defaults for what the playbook has none of its own. */
 export async function effectiveSettings(db: DbOrTx, stored: unknown): Promise<PlaybookSettings> {
   const settings = readSettings(stored);
+  const ownRedaction = hasOwnRedaction(stored);
+  const ownRetention = hasOwnRetention(stored);
+  // The studio's defaults the playbook does not override, in one statement.
+  const studio = await repo.readAppSettings(db, [
+    ...(ownRedaction ? [] : [STUDIO_REDACTION_KEY]),
+    ...(ownRetention ? [] : [STUDIO_RETENTION_KEY]),
+  ]);
   return {
     ...settings,
-    redaction: hasOwnRedaction(stored) ? settings.redaction : await readStudioRedaction(db),
-    retention: hasOwnRetention(stored) ? settings.retention : await readStudioRetention(db),
+    redaction: ownRedaction ? settings.redaction : redactionOf(studio.get(STUDIO_REDACTION_KEY)),
+    retention: ownRetention ? settings.retention : retentionOf(studio.get(STUDIO_RETENTION_KEY)),
   };
 }
 

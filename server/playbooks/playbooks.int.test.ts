@@ -9,7 +9,7 @@ import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
 import { loadDocument, loadDocumentFromRows } from "./export";
 import { requirePlaybook } from "./manage";
-import { countBullets } from "./repository";
+import { countBullets, listBullets as listBulletRows, listSections } from "./repository";
 import { listBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
@@ -163,6 +163,36 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     // A year json writes with five digits: the rows' own reading, whatever it writes.
     await setTimes([["mis-00005", "12026-01-01 10:00:00"]]);
     expect(await loadDocument(db, playbook)).toEqual(await loadDocumentFromRows(db, playbook));
+  });
+
+  it("a page in reading order read section by section is the top of every row: ties, both directions, every filter", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "reading order");
+    const { db } = suite.database;
+    // Ties the section-by-section read must merge: both sections at one position, bullets sharing
+    // positions across and within sections, and an archived bullet.
+    await db.$executeRaw`UPDATE "Section" SET position = 4 WHERE "playbookId" = ${playbookId}::uuid`;
+    await db.$executeRaw`UPDATE "Bullet" SET position = position % 2 WHERE "playbookId" = ${playbookId}::uuid`;
+    await db.$executeRaw`UPDATE "Bullet" SET status = 'archived' WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'str-00002'`;
+    const sections = await listSections(db, playbookId);
+    const filters = [{}, { sectionIds: [sections[1]!.id] }, { signals: ["problematic" as const] }, { search: "o" }];
+    let compared = 0;
+    for (const order of ["asc", "desc"] as const)
+      for (const status of ["active", "archived", "all"] as const)
+        for (const filter of filters)
+          for (const [limit, cursor] of [
+            [1, 0],
+            [3, 2],
+            [50, 0],
+            [2, 5],
+            [4, 7],
+          ] as const) {
+            const query = listBulletsInput.parse({ playbookId, sort: "position", order, status, limit, cursor, ...filter });
+            const bySection = await listBulletRows(db, query, { count: false });
+            const fromTop = await listBulletRows(db, query, { count: true });
+            expect(bySection.rows, JSON.stringify({ order, status, filter, limit, cursor })).toEqual(fromTop.rows);
+            compared += bySection.rows.length;
+          }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it("an import says what it read the way the peers read it: counters spaced with tabs come in as counters, with a note", async () => {

@@ -153,8 +153,12 @@ function sectionPosition(playbookId: string): Prisma.Sql {
   return Prisma.sql`(ARRAY(SELECT s.position ${sections}))[array_position(ARRAY(SELECT s.id ${sections}), b."sectionId")]`;
 }
 
+function directionOf(query: ListBulletsQuery): Prisma.Sql {
+  return (query.order ?? DEFAULT_DIRECTION[query.sort]) === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+}
+
 function orderBy(query: ListBulletsQuery): Prisma.Sql {
-  const dir = (query.order ?? DEFAULT_DIRECTION[query.sort]) === "asc" ? Prisma.sql`ASC` : Prisma.sql`DESC`;
+  const dir = directionOf(query);
   const section = sectionPosition(query.playbookId);
   // Ties fall back to reading order so paging is stable.
   const reading = Prisma.sql`${section} ASC, b.position ASC, b."externalId" ASC`;
@@ -185,11 +189,9 @@ export interface BulletListRow {
   countersKnown: boolean;
   status: "active" | "archived";
   updatedAt: Date;
-  /** Bullets matching the filter, on every row of the page; null when not counted. */
-  total: number | null;
-  /** The playbook's version the page was read at, on every row. */
-  version: number;
 }
+
+type BulletListTuple = [string, string, string, string, number, number, number, boolean, BulletListRow["status"], number];
 
 function bulletFilter(query: ListBulletsQuery): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`b."playbookId" = ${query.playbookId}::uuid`];
@@ -220,35 +222,76 @@ export async function countBullets(db: DbOrTx, query: ListBulletsQuery): Promise
 }
 
 /**
- * One page of the filtered, sorted list, and on each of its rows the playbook's version and, when
- * asked, the number of bullets the filter matches (an empty page has no rows to carry it: see
- * countBullets). A caller that knows the count at that version leaves the counting out: it is a
- * window over every matching row, a fifth of the query on PGlite. Only the page's rows leave the
- * sort (top-N, not a sort of every bullet), by id, so a 10,000-bullet playbook never sorts its
- * megabytes of text; the page's 200 rows are then read by primary key (= ANY of the ids: as a join,
- * PGlite's planner scanned every bullet a second time to hash-join 200 rows) and put in the same
- * order again.
+ * One page of the filtered, sorted list, the playbook's version it was read at (null: no such
+ * playbook) and, when asked, the number of bullets the filter matches (null when not asked, or when
+ * the page is empty: see countBullets). A caller that knows the count at that version leaves the
+ * counting out: it is a window over every matching row, a fifth of the query on PGlite. Only the
+ * page's ids leave the sort (top-N, not a sort of every bullet), so a 10,000-bullet playbook never
+ * sorts its megabytes of text; the page's 200 rows are then read by primary key (= ANY of the ids:
+ * as a join, PGlite's planner scanned every bullet a second time to hash-join 200 rows), in the same
+ * order again, as one JSON document (Prisma's rows took 1.5 ms more on PGlite).
  */
 export async function listBullets(
   db: DbOrTx,
   query: ListBulletsQuery,
   { count }: { count: boolean },
-): Promise<{ rows: BulletListRow[]; version: number | null }> {
-  const total = count ? Prisma.sql`COUNT(*) OVER ()` : Prisma.sql`NULL::bigint`;
-  const rows = await db.$queryRaw<BulletListRow[]>`
-    WITH page AS MATERIALIZED (
-      SELECT b.id, ${total} AS total
-      FROM "Bullet" b
-      WHERE ${bulletFilter(query)}
-      ORDER BY ${orderBy(query)}
-      LIMIT ${query.limit} OFFSET ${query.cursor})
-    SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
-           b."countersKnown", b.status::text AS status, b."updatedAt", (SELECT total FROM page LIMIT 1)::int AS total,
-           (SELECT p.version FROM "Playbook" p WHERE p.id = ${query.playbookId}::uuid) AS version
+): Promise<{ rows: BulletListRow[]; total: number | null; version: number | null }> {
+  const [row] = await db.$queryRaw<{ rows: string | null; total: number | null; version: number | null }[]>`
+    WITH page AS MATERIALIZED (${count || query.sort !== "position" ? topRows(query, count) : inSectionOrder(query)})
+    SELECT (SELECT json_agg(json_build_array(b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
+             b."countersKnown", b.status, extract(epoch FROM b."updatedAt") * 1000) ORDER BY ${orderBy(query)})
+             FROM "Bullet" b WHERE b.id = ANY (ARRAY(SELECT id FROM page)))::text AS rows,
+           (SELECT total FROM page LIMIT 1)::int AS total,
+           (SELECT p.version FROM "Playbook" p WHERE p.id = ${query.playbookId}::uuid) AS version`;
+  const tuples = JSON.parse(row?.rows ?? "[]") as BulletListTuple[];
+  return {
+    rows: tuples.map(([id, externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status, updatedAtMs]) => ({
+      id,
+      externalId,
+      sectionId,
+      content,
+      helpful,
+      harmful,
+      neutral,
+      countersKnown,
+      status,
+      updatedAt: new Date(updatedAtMs),
+    })),
+    total: row?.total ?? null,
+    version: row?.version ?? null,
+  };
+}
+
+/** The page's ids, and the number of bullets the filter matches when asked: the top of every matching row. */
+function topRows(query: ListBulletsQuery, count: boolean): Prisma.Sql {
+  return Prisma.sql`
+    SELECT b.id, ${count ? Prisma.sql`COUNT(*) OVER ()` : Prisma.sql`NULL::bigint`} AS total
     FROM "Bullet" b
-    WHERE b.id = ANY (ARRAY(SELECT id FROM page))
-    ORDER BY ${orderBy(query)}`;
-  return { rows, version: rows[0]?.version ?? null };
+    WHERE ${bulletFilter(query)}
+    ORDER BY ${orderBy(query)}
+    LIMIT ${query.limit} OFFSET ${query.cursor}`;
+}
+
+/**
+ * The page's ids in reading order, section by section: each section's first rows come from the
+ * (playbookId, status, sectionId, position) index, and the planner stops reading sections once the
+ * page is full. On PGlite with 10,000 bullets: 1.5 ms, against 10 ms for the top of every row (its
+ * sort key, the section's position, is no column of Bullet). A section's rows past the page's end
+ * cannot be on it, so the order is the same as topRows'; it counts nothing.
+ */
+function inSectionOrder(query: ListBulletsQuery): Prisma.Sql {
+  const dir = directionOf(query);
+  return Prisma.sql`
+    SELECT x.id, NULL::bigint AS total
+    FROM "Section" s
+    CROSS JOIN LATERAL (
+      SELECT b.id, b.position, b."externalId" FROM "Bullet" b
+      WHERE ${bulletFilter(query)} AND b."sectionId" = s.id
+      ORDER BY b.position ${dir}, b."externalId" ${dir}
+      LIMIT ${query.limit + query.cursor}) x
+    WHERE s."playbookId" = ${query.playbookId}::uuid
+    ORDER BY s.position ${dir}, x.position ${dir}, x."externalId" ${dir}
+    LIMIT ${query.limit} OFFSET ${query.cursor}`;
 }
 
 /**
@@ -563,6 +606,13 @@ export async function refreshStatistics(db: Db): Promise<void> {
 export async function readAppSetting(db: DbOrTx, key: string): Promise<unknown> {
   const row = await db.appSetting.findUnique({ where: { key }, select: { value: true } });
   return row?.value ?? null;
+}
+
+/** Several settings in one statement, by key; a key never written is absent. */
+export async function readAppSettings(db: DbOrTx, keys: readonly string[]): Promise<Map<string, unknown>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db.appSetting.findMany({ where: { key: { in: [...keys] } }, select: { key: true, value: true } });
+  return new Map(rows.map((row) => [row.key, row.value]));
 }
 
 export async function writeAppSetting(db: DbOrTx, key: string, value: Prisma.InputJsonValue): Promise<void> {

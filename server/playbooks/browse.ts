@@ -6,7 +6,7 @@ import { countBulletTokens, countSectionTokens } from "@/server/ace/tokens";
 import type { Db } from "@/server/db/client";
 import { approximateBytes, cachePerScope, createByteBoundedCache, type LRUCache, MEGABYTE } from "@/server/cache/lru";
 import { notFound } from "@/server/errors/app-error";
-import { effectiveSettings, hasOwnRetention, requirePlaybook } from "./manage";
+import { hasOwnRetention, requirePlaybook, settingsWithDefaults, STUDIO_DEFAULT_KEYS } from "./manage";
 import { fromDbFormat } from "./mapping";
 import * as repo from "./repository";
 import type { BulletDetail, BulletPage, listBulletsInput, PlaybookDetail, PlaybookListItem, PlaybookSummary } from "./schemas";
@@ -76,7 +76,9 @@ async function tallyOfVersion(db: Db, playbookId: string, version: number, secti
 }
 
 export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookDetail> {
-  const [playbook, sections] = await Promise.all([requirePlaybook(db, playbookId), repo.listSections(db, playbookId)]);
+  const found = await repo.findPlaybookPage(db, playbookId, STUDIO_DEFAULT_KEYS);
+  if (!found) throw notFound("The playbook");
+  const { sections, settingsByKey, ...playbook } = found;
   const { summary, activeBySection } = await tallyOfVersion(
     db,
     playbookId,
@@ -90,7 +92,7 @@ export async function getPlaybook(db: Db, playbookId: string): Promise<PlaybookD
     agentLabel: playbook.agentLabel,
     sourceFormat: fromDbFormat(playbook.sourceFormat),
     version: playbook.version,
-    settings: await effectiveSettings(db, playbook.settings),
+    settings: settingsWithDefaults(playbook.settings, settingsByKey),
     ownRetention: hasOwnRetention(playbook.settings),
     createdAt: playbook.createdAt,
     updatedAt: playbook.updatedAt,

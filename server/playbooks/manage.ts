@@ -98,20 +98,26 @@ function withoutKeys(settings: object, keys: readonly string[]): Record<string, 
   return Object.fromEntries(Object.entries(settings).filter(([key]) => !keys.includes(key)));
 }
 
+/** The app settings that hold the studio defaults a playbook's settings fall back to. */
+export const STUDIO_DEFAULT_KEYS = [STUDIO_REDACTION_KEY, STUDIO_RETENTION_KEY] as const;
+
 /** The settings that apply: the stored ones, with the studio defaults for what the playbook has none of its own. */
 export async function effectiveSettings(db: DbOrTx, stored: unknown): Promise<PlaybookSettings> {
-  const settings = readSettings(stored);
-  const ownRedaction = hasOwnRedaction(stored);
-  const ownRetention = hasOwnRetention(stored);
   // The studio's defaults the playbook does not override, in one statement.
   const studio = await repo.readAppSettings(db, [
-    ...(ownRedaction ? [] : [STUDIO_REDACTION_KEY]),
-    ...(ownRetention ? [] : [STUDIO_RETENTION_KEY]),
+    ...(hasOwnRedaction(stored) ? [] : [STUDIO_REDACTION_KEY]),
+    ...(hasOwnRetention(stored) ? [] : [STUDIO_RETENTION_KEY]),
   ]);
+  return settingsWithDefaults(stored, studio);
+}
+
+/** effectiveSettings with the studio's defaults read already (STUDIO_DEFAULT_KEYS, by key). */
+export function settingsWithDefaults(stored: unknown, studio: ReadonlyMap<string, unknown>): PlaybookSettings {
+  const settings = readSettings(stored);
   return {
     ...settings,
-    redaction: ownRedaction ? settings.redaction : redactionOf(studio.get(STUDIO_REDACTION_KEY)),
-    retention: ownRetention ? settings.retention : retentionOf(studio.get(STUDIO_RETENTION_KEY)),
+    redaction: hasOwnRedaction(stored) ? settings.redaction : redactionOf(studio.get(STUDIO_REDACTION_KEY)),
+    retention: hasOwnRetention(stored) ? settings.retention : retentionOf(studio.get(STUDIO_RETENTION_KEY)),
   };
 }
 

@@ -49,7 +49,8 @@ type SectionRow = Awaited<ReturnType<typeof listSections>>[number];
 
 /**
  * The playbook, its sections in order (as listSections) and the app settings named, in one statement:
- * what the playbook page opens with. Three statements took 3.4 ms on PGlite, this one 1.3 ms.
+ * what the playbook page opens with. On PGlite, which serves one statement at a time, getPlaybook
+ * took 3.4 ms with three statements and takes 1.8 ms with this one.
  */
 export async function findPlaybookPage(
   db: DbOrTx,
@@ -70,7 +71,7 @@ export async function findPlaybookPage(
   return {
     ...playbook,
     sections: JSON.parse(sections) as SectionRow[],
-    settingsByKey: new Map(Object.entries((JSON.parse(appSettings ?? "{}") ?? {}) as Record<string, unknown>)),
+    settingsByKey: new Map(Object.entries(JSON.parse(appSettings ?? "{}") as Record<string, unknown>)),
   };
 }
 

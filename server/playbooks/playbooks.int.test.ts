@@ -195,6 +195,32 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     expect(compared).toBeGreaterThan(100);
   });
 
+  it("a page's rows carry each bullet's fields as stored, its update time to the millisecond", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "page rows");
+    const { db } = suite.database;
+    await db.$executeRaw`UPDATE "Bullet" SET "updatedAt" = '2026-01-02 03:04:05.678'::timestamp(3) WHERE "playbookId" = ${playbookId}::uuid`;
+    const page = await suite.caller.playbook.bullets({ playbookId, status: "all", limit: 50 });
+    const stored = await db.bullet.findMany({
+      where: { playbookId },
+      select: {
+        id: true,
+        externalId: true,
+        sectionId: true,
+        content: true,
+        helpful: true,
+        harmful: true,
+        neutral: true,
+        countersKnown: true,
+        status: true,
+        updatedAt: true,
+      },
+    });
+    expect(page.items.map(({ signal: _signal, ...row }) => row)).toEqual(
+      expect.arrayContaining(stored.map((row) => ({ ...row, updatedAt: new Date("2026-01-02T03:04:05.678Z") }))),
+    );
+    expect(page.items).toHaveLength(stored.length);
+  });
+
   it("an import says what it read the way the peers read it: counters spaced with tabs come in as counters, with a note", async () => {
     const text = "## STRATEGIES & INSIGHTS\n[sai-00001] helpful=3\tharmful=1\t::\ttabs\n[sai-00002] helpful=1 harmful=0 :: plain\n";
     const imported = await importText(text, "tabbed", "ace");

@@ -222,8 +222,6 @@ export interface BulletListRow {
   updatedAt: Date;
 }
 
-type BulletListTuple = [string, string, string, string, number, number, number, boolean, BulletListRow["status"], number];
-
 function bulletFilter(query: ListBulletsQuery): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`b."playbookId" = ${query.playbookId}::uuid`];
   if (query.status !== "all") where.push(Prisma.sql`b.status = ${query.status}::"BulletStatus"`);
@@ -269,25 +267,17 @@ export async function listBullets(
 ): Promise<{ rows: BulletListRow[]; total: number | null; version: number | null }> {
   const [row] = await db.$queryRaw<{ rows: string | null; total: number | null; version: number | null }[]>`
     WITH page AS MATERIALIZED (${count || query.sort !== "position" ? topRows(query, count) : inSectionOrder(query)})
-    SELECT (SELECT json_agg(json_build_array(b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral,
-             b."countersKnown", b.status, extract(epoch FROM b."updatedAt") * 1000) ORDER BY ${orderBy(query)})
+    SELECT (SELECT json_agg(json_build_object('id', b.id, 'externalId', b."externalId", 'sectionId', b."sectionId", 'content', b.content,
+             'helpful', b.helpful, 'harmful', b.harmful, 'neutral', b.neutral, 'countersKnown', b."countersKnown", 'status', b.status,
+             'updatedAt', extract(epoch FROM b."updatedAt") * 1000) ORDER BY ${orderBy(query)})
              FROM "Bullet" b WHERE b.id = ANY (ARRAY(SELECT id FROM page)))::text AS rows,
            (SELECT total FROM page LIMIT 1)::int AS total,
            (SELECT p.version FROM "Playbook" p WHERE p.id = ${query.playbookId}::uuid) AS version`;
-  const tuples = JSON.parse(row?.rows ?? "[]") as BulletListTuple[];
+  // The update time comes as epoch milliseconds: a Date on each of the page's rows.
+  const rows = JSON.parse(row?.rows ?? "[]") as (Omit<BulletListRow, "updatedAt"> & { updatedAt: number | Date })[];
+  for (const bullet of rows) bullet.updatedAt = new Date(bullet.updatedAt);
   return {
-    rows: tuples.map(([id, externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status, updatedAtMs]) => ({
-      id,
-      externalId,
-      sectionId,
-      content,
-      helpful,
-      harmful,
-      neutral,
-      countersKnown,
-      status,
-      updatedAt: new Date(updatedAtMs),
-    })),
+    rows: rows as BulletListRow[],
     total: row?.total ?? null,
     version: row?.version ?? null,
   };

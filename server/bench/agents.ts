@@ -32,8 +32,11 @@ export interface AgentsPlan {
   /** Seconds of load; the first `warmupS` are not counted. */
   seconds: number;
   warmupS: number;
-  /** Seconds after the load before the "after" memory is read. */
-  settleS: number;
+  /**
+   * At most this many seconds after the load for the server to work off what it queued (reflections,
+   * curations) and go idle, before the "after" memory is read.
+   */
+  drainMaxS: number;
   /** The closed loop of cached polls after the load; the soak has none. */
   cachedPolls?: LoadPlan;
 }
@@ -45,6 +48,38 @@ export interface AgentsPlan {
 const SOAK_MAX_LATE_GROWTH_MB = 50;
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
+
+/**
+ * Idle: the server's processes used under this share of one core over the window. A server working
+ * off queued reflections is not idle, whatever its request rate: its memory then is not idle memory.
+ */
+const IDLE_CPU_SHARE = 0.05;
+const IDLE_WINDOW_MS = 5_000;
+/** The warm-up before the idle baseline: this many agents, each assigning itself, polling and posting a few traces. */
+const WARM_UP = { agents: 10, traces: 3, maxIdleWaitS: 120 } as const;
+
+interface Idle {
+  /** Whether the server went idle before the deadline (false too when its CPU time cannot be read). */
+  idle: boolean;
+  waitedMs: number;
+}
+
+const idleText = ({ idle, waitedMs }: Idle) =>
+  idle ? `idle ${Math.round(waitedMs / 1000)} s later` : `${Math.round(waitedMs / 1000)} s later, at the deadline`;
+
+/** Waits, window by window, until the server is idle (IDLE_CPU_SHARE) or maxMs have passed. */
+async function waitUntilIdle(server: Server, maxMs: number): Promise<Idle> {
+  const start = performance.now();
+  let cpu = server.cpuMs();
+  while (cpu !== null && performance.now() - start < maxMs) {
+    await sleep(IDLE_WINDOW_MS);
+    const now = server.cpuMs();
+    if (now === null) break;
+    if (now - cpu < IDLE_CPU_SHARE * IDLE_WINDOW_MS) return { idle: true, waitedMs: performance.now() - start };
+    cpu = now;
+  }
+  return { idle: false, waitedMs: performance.now() - start };
+}
 
 interface Answer {
   status: number;
@@ -117,7 +152,18 @@ interface LoadOutcome {
   context: Stream;
   traces: Stream;
   assign: Stream;
-  rss: { before: number | null; peak: number | null; after: number | null; samples: { atS: number; bytes: number }[] };
+  rss: {
+    /** Right after the start, having served one page. */
+    cold: number | null;
+    /** Idle after the warm-up: every route the agents call loaded, its first reflections done. */
+    before: number | null;
+    peak: number | null;
+    /** Idle again after the load, once what it queued is worked off (or at the drain's deadline). */
+    after: number | null;
+    samples: { atS: number; bytes: number }[];
+  };
+  warmUp: Idle;
+  drain: Idle;
   sentPerSecond: number;
 }
 
@@ -135,10 +181,39 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
     context: newStream(),
     traces: newStream(),
     assign: newStream(),
-    rss: { before: null, peak: null, after: null, samples: [] },
+    rss: { cold: null, before: null, peak: null, after: null, samples: [] },
+    warmUp: { idle: false, waitedMs: 0 },
+    drain: { idle: false, waitedMs: 0 },
     sentPerSecond: 0,
   };
   const rss = () => server.rssBytes();
+  outcome.rss.cold = rss();
+  // The baseline is the server idle once it has served what the agents ask (their routes' code
+  // loaded, the tokenizer read, the first reflections run): the load's growth is measured from there.
+  await Promise.all(
+    Array.from({ length: WARM_UP.agents }, async (_, index) => {
+      const unitId = `warm-up-${index}`;
+      const answers = [
+        await call(agent, origin, "POST", `/api/v1/experiments/${encodeURIComponent(experiment)}/assign`, auth, JSON.stringify({ unitId })),
+        await call(agent, origin, "GET", contextPath, auth),
+      ];
+      for (let trace = 0; trace < WARM_UP.traces; trace += 1) {
+        const body = {
+          playbook: PLAYBOOK,
+          externalId: `${unitId}-${trace}`,
+          task: `Warm-up task ${trace}`,
+          output: "Done.",
+          outcome: "success",
+        };
+        answers.push(
+          await call(agent, origin, "POST", "/api/v1/traces", auth, JSON.stringify({ ...body, citedBulletIds: [ids[index % ids.length]] })),
+        );
+      }
+      const failed = answers.find((answer) => answer.status >= 300);
+      check(!failed, `the warm-up got HTTP ${failed?.status}: ${failed?.body.slice(0, 200)}`);
+    }),
+  );
+  outcome.warmUp = await waitUntilIdle(server, WARM_UP.maxIdleWaitS * 1000);
   outcome.rss.before = rss();
   const start = performance.now();
   const sampler = setInterval(() => {
@@ -237,7 +312,7 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
   try {
     await Promise.all(Array.from({ length: plan.agents }, (_, index) => runAgent(index)));
     outcome.sentPerSecond = sent / plan.seconds; // sent on schedule, whatever the answers
-    await sleep(plan.settleS * 1000);
+    outcome.drain = await waitUntilIdle(server, plan.drainMaxS * 1000);
     outcome.rss.after = rss();
     return outcome;
   } finally {
@@ -331,15 +406,20 @@ export async function agentsBenchmarks(
     const up = await guarded(record, `${load}: server start`, engineLabel, () => waitUntilServing(server, `${server.origin}/playbooks`));
     if (!up) return;
     const target = AGENT_TARGETS[engine.name];
+    let drained = false;
     await guarded(record, load, engineLabel, async () => {
       const result = await agentLoad(server, plan, apiKey, ids, experiment);
+      drained = result.drain.idle;
       const { before, peak, after } = result.rss;
       const growth = before !== null && peak !== null ? peak - before : null;
       const trend = soak && before !== null ? memoryTrend(result.rss.samples, plan.seconds) : null;
       const memory =
         before === null
           ? "The server's memory could not be read (no /proc)."
-          : `Server RSS (every process of next start): ${mb(before)} before, ${mb(peak ?? before)} at the peak, ${mb(after ?? before)} ${plan.settleS} s after.`;
+          : `Server RSS (every process of next start): ${mb(result.rss.cold ?? before)} right after the start; ${mb(before)} idle ` +
+            `after a warm-up (${WARM_UP.agents} agents each assigning itself, polling once and posting ${WARM_UP.traces} traces; ` +
+            `${idleText(result.warmUp)}); ${mb(peak ?? before)} at the peak; ${mb(after ?? before)} after the load, ` +
+            `${result.drain.idle ? `once the server had worked off what it queued and gone idle (${idleText(result.drain)})` : `still busy ${idleText(result.drain)}`}.`;
       const streams: [string, Stream, string][] = [
         ["context poll (If-None-Match)", result.context, "GET /api/v1/playbooks/{name}/context with the agent's last ETag, once a second"],
         ["trace post", result.traces, "POST /api/v1/traces, one trace citing two bullets, once a second"],
@@ -415,8 +495,8 @@ export async function agentsBenchmarks(
         throughput: { perSecond, unit: "polls/s", target: { minPerSecond: CACHED_POLLS_PER_SECOND } },
         note:
           `GET /api/v1/playbooks/{name}/context with If-None-Match and a Bearer key, ${cachedPolls.concurrency} clients in a closed loop ` +
-          `over kept-alive connections, ${cachedPolls.warmup} untimed then ${cachedPolls.requests} timed, right after the ` +
-          `agents' load (reflections may still be queued); ${((notModified / requests) * 100).toFixed(1)} % answered 304` +
+          `over kept-alive connections, ${cachedPolls.warmup} untimed then ${cachedPolls.requests} timed, after the agents' ` +
+          `load${drained ? ", the server idle again" : ", its queued work not yet done"}; ${((notModified / requests) * 100).toFixed(1)} % answered 304` +
           (cpuBefore === null || cpuAfter === null
             ? "."
             : `; the server's processes used ${formatMs((cpuAfter - cpuBefore) / requests)} of CPU per poll.`),
@@ -439,6 +519,10 @@ export function agentsNotes(plan: AgentsPlan, soak: AgentsPlan): string[] {
       `RSS growing by ≤ ${MAX_RSS_GROWTH_MB} MB, ≥ ${CACHED_POLLS_PER_SECOND.toLocaleString("en")} cached polls/s): \`next start -p ${PORT}\` ` +
       `on the engine's database holding the AppWorld playbook and a running experiment, the offline reflector and curator on. Each ` +
       `agent assigns itself once, then every second polls the context with its last ETag and posts a trace, on a fixed schedule ` +
-      `(open loop), for ${plan.seconds} s; the load generator runs in the bench's process on the same cores as the server and the database.`,
+      `(open loop), for ${plan.seconds} s; the load generator runs in the bench's process on the same cores as the server and the database. ` +
+      `Memory: the growth is the peak over the server idle after a warm-up (each route the agents call served, its first ` +
+      `reflections run: code loaded once is not growth); after the load the bench waits (at most ${plan.drainMaxS} s) until the ` +
+      `server has worked off the reflections and curations the load queued and is idle (its processes under ` +
+      `${IDLE_CPU_SHARE * 100} % of a core over ${IDLE_WINDOW_MS / 1000} s), then reads it again and runs the closed loop of cached polls.`,
   ];
 }

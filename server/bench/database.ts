@@ -28,7 +28,9 @@ const LARGE_IMPORT_TIMEOUT_MS = 600_000;
 
 export const TARGETS = {
   import: { maxMs: 300 },
-  page: { maxMs: 50, aim: "aim 25 ms" },
+  // Issue 15 (item 5) brought the page from 50 ms down to 10 ms on both engines, and gave a 10k export 100 ms.
+  page: { maxMs: 10 },
+  export: { maxMs: 100 },
 } satisfies Record<string, Target>;
 
 export interface DatabasePlans {
@@ -263,7 +265,7 @@ export const exportBenchmarks: SyntheticBenchmark = async (engine, synthetic, pl
       check(first.content.includes(synthetic.firstBulletId), `the ${format} export lacks bullet ${synthetic.firstBulletId}`);
       const samples = await measure(() => exportPlaybook(engine.db, input), plan, CALL_TIMEOUT_MS, name);
       const size = `${(Buffer.byteLength(first.content) / 1e6).toFixed(1)} MB`;
-      recordSamples(record, `${name} (${size})`, engine.name, samples);
+      recordSamples(record, `${name} (${size})`, engine.name, samples, { target: TARGETS.export });
     });
   }
 };

@@ -105,8 +105,8 @@ const FULL: Plans = {
     assignConcurrent: { concurrency: 8, warmup: 200, requests: 4_000 },
     pages: { warmup: 2, runs: 10 },
   },
-  agents: { agents: 100, seconds: 60, warmupS: 10, settleS: 15, cachedPolls: { concurrency: 16, warmup: 500, requests: 5_000 } },
-  soak: { agents: 100, seconds: 600, warmupS: 60, settleS: 15 },
+  agents: { agents: 100, seconds: 60, warmupS: 10, drainMaxS: 600, cachedPolls: { concurrency: 16, warmup: 500, requests: 5_000 } },
+  soak: { agents: 100, seconds: 600, warmupS: 60, drainMaxS: 600 },
   render: { warmup: 2, runs: 10 },
 };
 const QUICK: Plans = {
@@ -126,8 +126,8 @@ const QUICK: Plans = {
     assignConcurrent: { concurrency: 8, warmup: 20, requests: 400 },
     pages: { warmup: 1, runs: 3 },
   },
-  agents: { agents: 100, seconds: 20, warmupS: 5, settleS: 5, cachedPolls: { concurrency: 16, warmup: 100, requests: 1_000 } },
-  soak: { agents: 100, seconds: 120, warmupS: 20, settleS: 5 },
+  agents: { agents: 100, seconds: 20, warmupS: 5, drainMaxS: 120, cachedPolls: { concurrency: 16, warmup: 100, requests: 1_000 } },
+  soak: { agents: 100, seconds: 120, warmupS: 20, drainMaxS: 120 },
   render: { warmup: 1, runs: 3 },
 };
 
@@ -321,10 +321,10 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     `Synthetic playbook: ${synthetic.bulletCount.toLocaleString("en")} bullets in ${synthetic.sectionNames.length} sections, ` +
       `seeded PRNG (same bytes every run), bullets of 60–400 characters (mean ${meanChars}) from a word list, ` +
       `ACE text with counters: ${signals}. "untracked" cannot occur: ACE text with counters carries them on every line.`,
-    `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, aim 25 ms): getPlaybook and the first page of listBullets ` +
+    `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, issue 15): getPlaybook and the first page of listBullets ` +
       `(limit 200) issued together, as the server component of /playbooks/[id] prefetches them (on PGlite they queue ` +
       `on its single connection). Rows marked · time each part alone.`,
-    `Export: exportPlaybook of the synthetic playbook in each format; no target.`,
+    `Export (target p95 ≤ ${formatMs(TARGETS.export.maxMs)}, issue 15): exportPlaybook of the synthetic playbook in each format.`,
     ...contextNotes(plans.context),
     ...mcpNotes(plans.mcp),
     ...curationNotes(plans.curation),

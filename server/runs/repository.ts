@@ -325,10 +325,17 @@ export async function setCuratorInputs(db: DbOrTx, runId: string, reflectionRunI
 
 /** The delta an earlier attempt of this run already wrote (a worker that died after proposing). */
 export async function deltaOfRun(db: DbOrTx, runId: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    SELECT id::text AS id FROM "Delta" WHERE evidence @> ${JSON.stringify({ runIds: [runId] })}::jsonb LIMIT 1`;
+  const rows = await db.$queryRaw<{ id: string }[]>(deltaOfRunQuery(runId));
   return rows[0]?.id ?? null;
 }
+
+/**
+ * deltaOfRun's query, answered from the evidence index (Delta_evidence_idx; its plan is tested). No
+ * LIMIT: a run proposes one delta at most, and with LIMIT 1 the planner expected an early match and
+ * read every delta instead (a scan of 20,000 on both engines, where the run had none).
+ */
+export const deltaOfRunQuery = (runId: string) =>
+  Prisma.sql`SELECT id::text AS id FROM "Delta" WHERE evidence @> ${JSON.stringify({ runIds: [runId] })}::jsonb`;
 
 export function findDeltaSummary(db: DbOrTx, deltaId: string) {
   return db.delta.findUnique({

@@ -5,11 +5,13 @@ import { enqueue, getJob } from "@/server/jobs/queue";
 import { JobWorker } from "@/server/jobs/worker";
 import { CircuitBreaker } from "@/server/llm/circuit-breaker";
 import { loadEnv } from "@/server/config/env";
+import { Prisma } from "@/server/db/client";
 import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { databaseSuite, mockOpenAiSuite } from "@/server/testing/playbook-suite";
 import type { TraceInput } from "@/server/traces/schemas";
 import { breakerStore, offlineProvider, openAiRunProvider, useRunProvider, type RunProvider } from "./providers";
+import { deltaOfRun, deltaOfRunQuery } from "./repository";
 import { REFLECT_JOB, runHandlers } from "./service";
 
 const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
@@ -131,6 +133,45 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
 
       const tagDeltas = await suite.caller.delta.list({ playbookId, origin: "reflector", status: "all", limit: 50 });
       expect(tagDeltas.items.every((item) => item.status === "auto_applied")).toBe(true);
+    });
+
+    it("a run finds the delta it proposed through the evidence index, not by reading every delta", async () => {
+      const playbookId = await playbook({ curatorFrequency: 2 });
+      await ingest([
+        { externalId: "t1", outcome: "success", citedBulletIds: ["str-00001"] },
+        { externalId: "t2", outcome: "failure", citedBulletIds: ["str-00002"] },
+      ]);
+      await worker().drain();
+      const proposed = await Promise.all((await runs(playbookId)).map((run) => suite.caller.runs.get({ runId: run.id })));
+      expect(proposed.map((run) => run.role).sort()).toEqual(["curator", "reflector", "reflector"]);
+      // What a second attempt asks before proposing again (a worker that died after proposing).
+      for (const run of proposed) expect(await deltaOfRun(suite.database.db, run.id)).toBe(run.deltaId);
+      expect(await deltaOfRun(suite.database.db, NO_SUCH_ID)).toBeNull();
+
+      // The plan over the deltas of a studio that has run a while (a handful is cheaper to scan):
+      // 20,000 written and analysed in a transaction that is then rolled back.
+      const rollback = new Error("rolled back on purpose");
+      let plan = "";
+      await suite.database.db
+        .$transaction(
+          async (tx) => {
+            await tx.$executeRaw`
+              INSERT INTO "Delta" (id, "playbookId", status, origin, author, "baseVersion", evidence, "updatedAt")
+              SELECT gen_random_uuid(), ${playbookId}::uuid, 'auto_applied', 'reflector', 'reflector', 1,
+                     jsonb_build_object('runIds', jsonb_build_array(gen_random_uuid()::text), 'notes', 'A reflection.'), now()
+              FROM generate_series(1, 20000)`;
+            await tx.$executeRaw`ANALYZE "Delta"`;
+            const rows = await tx.$queryRaw<{ "QUERY PLAN": string }[]>(Prisma.sql`EXPLAIN ${deltaOfRunQuery(NO_SUCH_ID)}`);
+            plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+            throw rollback;
+          },
+          { timeout: 60_000 },
+        )
+        .catch((error: unknown) => {
+          if (error !== rollback) throw error;
+        });
+      expect(plan).toContain("Delta_evidence_idx");
+      expect(await suite.database.db.delta.count({ where: { playbookId } })).toBe(proposed.filter((run) => run.deltaId).length);
     });
 
     it("the same traces give the same tags and proposals every time", async () => {

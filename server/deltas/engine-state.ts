@@ -22,6 +22,7 @@ import { AppError, notFound } from "@/server/errors/app-error";
 import { recentlyServing } from "@/server/http/activity";
 import * as historyRepo from "@/server/history/repository";
 import { readSettings } from "@/server/playbooks/manage";
+import { loadBulletStates } from "@/server/playbooks/repositories/bullet-states";
 import * as playbookRepo from "@/server/playbooks/repository";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";
@@ -135,7 +136,7 @@ type StateRows = Awaited<ReturnType<typeof readRows>>;
 function readRows(db: DbOrTx, playbookId: string) {
   return Promise.all([
     repo.loadSectionStates(db, playbookId),
-    playbookRepo.loadBulletStates(db, playbookId),
+    loadBulletStates(db, playbookId),
     playbookRepo.activeTokenTotal(db, playbookId),
   ]);
 }

@@ -13,6 +13,7 @@ import { currentVersion } from "@/server/deltas/repository";
 import { AppError } from "@/server/errors/app-error";
 import { readSettings, requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
+import * as bulletStates from "./repositories/bullet-states";
 import * as repo from "./repository";
 import type { exportPlaybookInput, ExportResult } from "./schemas";
 
@@ -27,7 +28,7 @@ type StoredPlaybookRow = Awaited<ReturnType<typeof requirePlaybook>>;
 export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
   const { entry } = await loadSnapshot(db, playbook.id);
   if (entry.version === playbook.version) {
-    const [sections, extras] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletExtras(db, playbook.id)]);
+    const [sections, extras] = await Promise.all([repo.listSections(db, playbook.id), bulletStates.listBulletExtras(db, playbook.id)]);
     // Read between two reads of the same version, so no write came in between (every write bumps it).
     const after = await currentVersion(db, playbook.id);
     const bullets = after?.version === playbook.version && extras ? exportRowsOf(entry.state.bullets.values(), extras) : null;
@@ -38,13 +39,16 @@ export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise
 
 /** loadDocument reading every column of every bullet in one statement. */
 export async function loadDocumentFromRows(db: Db, playbook: StoredPlaybookRow): Promise<PlaybookDocument> {
-  const [sections, bullets] = await Promise.all([repo.listSections(db, playbook.id), repo.listBulletsForExport(db, playbook.id)]);
+  const [sections, bullets] = await Promise.all([repo.listSections(db, playbook.id), bulletStates.listBulletsForExport(db, playbook.id)]);
   return documentFromRows(playbook, sections, bullets);
 }
 
 /** The states with their extras, in reading order (compareBullets); null if one lacks its extras. */
-function exportRowsOf(states: Iterable<BulletState>, extras: ReadonlyMap<string, repo.ExportBulletExtras>): repo.ExportBulletRow[] | null {
-  const rows: repo.ExportBulletRow[] = [];
+function exportRowsOf(
+  states: Iterable<BulletState>,
+  extras: ReadonlyMap<string, bulletStates.ExportBulletExtras>,
+): bulletStates.ExportBulletRow[] | null {
+  const rows: bulletStates.ExportBulletRow[] = [];
   for (const state of states) {
     const more = extras.get(state.externalId);
     if (!more) return null;

@@ -20,6 +20,7 @@ import { proposeFromFile } from "@/server/deltas/propose";
 import { recordVersion } from "@/server/history/record";
 import { createFromDocument, requirePlaybook, WRITE_TRANSACTION } from "./manage";
 import { bulletRowFromDoc, fromDbFormat, sectionStateOf, stateOfRow, type NewSectionRow } from "./mapping";
+import { loadBulletStates } from "./repositories/bullet-states";
 import * as repo from "./repository";
 import { listBulletsInput, type importPlaybookInput, type ImportProposal, type ImportResult, type proposalRequestSchema } from "./schemas";
 
@@ -146,7 +147,7 @@ async function mergeIntoPlaybook(
   return db.$transaction(async (tx) => {
     const playbook = await requirePlaybook(tx, playbookId);
     const sections = await repo.listSections(tx, playbookId);
-    const states = new Map((await repo.loadBulletStates(tx, playbookId)).map((state) => [state.externalId, state]));
+    const states = new Map((await loadBulletStates(tx, playbookId)).map((state) => [state.externalId, state]));
     const sectionIds = new Map(sections.map((section) => [section.name, section.id]));
     const nextPosition = new Map<string, number>();
     for (const state of states.values()) {

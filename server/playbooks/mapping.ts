@@ -4,7 +4,8 @@ import { countersOf, type BulletDoc, type PlaybookDocument, type PlaybookFormat 
 import { defaultSectionGap } from "@/server/ace/formats/ace-text";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { BulletState, SectionState } from "@/server/ace/history";
-import { DB_FORMAT, type DbFormat, type ExportBulletRow, type NewBulletRow } from "./repository";
+import type { ExportBulletRow } from "./repositories/bullet-states";
+import { DB_FORMAT, type DbFormat, type NewBulletRow } from "./repository";
 
 export function toDbFormat(format: PlaybookFormat): DbFormat {
   return DB_FORMAT[format];

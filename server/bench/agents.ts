@@ -20,6 +20,8 @@ import { formatMs, type Target } from "./report";
 
 const PORT = 3450;
 const PLAYBOOK = "Agents under load";
+const CONTEXT_PATH = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
+const assignPath = (experiment: string) => `/api/v1/experiments/${encodeURIComponent(experiment)}/assign`;
 /** The streams' p95 targets: PostgreSQL 50 ms, PGlite 100 ms. */
 export const AGENT_TARGETS: Record<BenchEngine["name"], Target> = { PostgreSQL: { maxMs: 50 }, PGlite: { maxMs: 100 } };
 const MIN_NOT_MODIFIED_SHARE = 0.9;
@@ -176,7 +178,6 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
   const origin = new URL(server.origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: plan.agents * 2 });
   const auth = { authorization: `Bearer ${apiKey}` };
-  const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
   const outcome: LoadOutcome = {
     context: newStream(),
     traces: newStream(),
@@ -194,8 +195,8 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
     Array.from({ length: WARM_UP.agents }, async (_, index) => {
       const unitId = `warm-up-${index}`;
       const answers = [
-        await call(agent, origin, "POST", `/api/v1/experiments/${encodeURIComponent(experiment)}/assign`, auth, JSON.stringify({ unitId })),
-        await call(agent, origin, "GET", contextPath, auth),
+        await call(agent, origin, "POST", assignPath(experiment), auth, JSON.stringify({ unitId })),
+        await call(agent, origin, "GET", CONTEXT_PATH, auth),
       ];
       for (let trace = 0; trace < WARM_UP.traces; trace += 1) {
         const body = {
@@ -260,7 +261,7 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
       outcome.assign,
       performance.now(),
       true,
-      () => call(agent, origin, "POST", `/api/v1/experiments/${encodeURIComponent(experiment)}/assign`, auth, JSON.stringify({ unitId })),
+      () => call(agent, origin, "POST", assignPath(experiment), auth, JSON.stringify({ unitId })),
       (answer) => answer.status === 200,
     );
     for (let tick = 0; ; tick += 1) {
@@ -274,7 +275,7 @@ async function agentLoad(server: Server, plan: AgentsPlan, apiKey: string, ids: 
           scheduled,
           scheduled >= countFrom,
           async () => {
-            const answer = await call(agent, origin, "GET", contextPath, etag ? { ...auth, "if-none-match": etag } : auth);
+            const answer = await call(agent, origin, "GET", CONTEXT_PATH, etag ? { ...auth, "if-none-match": etag } : auth);
             if (answer.status === 200 && typeof answer.headers.etag === "string") etag = answer.headers.etag;
             return answer;
           },
@@ -470,11 +471,10 @@ export async function agentsBenchmarks(
       }
     });
 
-    const contextPath = `/api/v1/playbooks/${encodeURIComponent(PLAYBOOK)}/context`;
     const { cachedPolls } = plan;
     if (!cachedPolls) return; // the soak's plan has none
     await guarded(record, "Cached context polls (304), closed loop", engineLabel, async () => {
-      const first = await call(new http.Agent(), new URL(server.origin), "GET", contextPath, { authorization: `Bearer ${apiKey}` });
+      const first = await call(new http.Agent(), new URL(server.origin), "GET", CONTEXT_PATH, { authorization: `Bearer ${apiKey}` });
       check(first.status === 200 && typeof first.headers.etag === "string", `GET context answered HTTP ${first.status}`);
       const etag = first.headers.etag;
       let notModified = 0;
@@ -482,7 +482,7 @@ export async function agentsBenchmarks(
       const polls = await closedLoop(
         server.origin,
         cachedPolls,
-        () => ({ method: "GET", path: contextPath, headers: { authorization: `Bearer ${apiKey}`, "if-none-match": etag } }),
+        () => ({ method: "GET", path: CONTEXT_PATH, headers: { authorization: `Bearer ${apiKey}`, "if-none-match": etag } }),
         (status) => {
           if (status === 304) notModified += 1;
           else if (status !== 200) throw new Error(`GET context answered HTTP ${status}`);

@@ -136,7 +136,6 @@ export async function claim(db: DbOrTx, input: ClaimInput): Promise<ClaimedJob[]
   const limit = Math.floor(input.limit);
   if (limit < 1 || (input.kinds && input.kinds.length === 0)) return [];
   const filter = { kinds: input.kinds, excludePlaybookIds: input.excludePlaybookIds };
-  await repo.failExhaustedLeases(db, filter);
   const jobs = await repo.claimJobs(db, { ...filter, workerId: input.workerId, limit, leaseMs: input.leaseMs });
   return jobs as ClaimedJob[];
 }

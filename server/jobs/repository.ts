@@ -83,16 +83,24 @@ export async function insertJobs(db: DbOrTx, jobs: readonly NewJob[]): Promise<n
 
 /**
  * Takes up to `limit` due jobs for one worker in one statement: queued jobs whose runAt has come,
- * and running jobs whose lease ran out (their worker died). SKIP LOCKED lets concurrent claims
- * pass each other instead of waiting or taking the same row; the CTE makes sure the LIMIT is
- * applied once, whatever plan PostgreSQL picks.
+ * and running jobs whose lease ran out (their worker died) with attempts left. SKIP LOCKED lets
+ * concurrent claims pass each other instead of waiting or taking the same row; the CTE makes sure
+ * the LIMIT is applied once, whatever plan PostgreSQL picks. The same statement fails the jobs of
+ * `kinds` whose lease ran out on their last attempt (`exhausted`: rows the claim never takes): a job
+ * that kills its worker every time must not be taken again forever.
  */
 export async function claimJobs(
   db: DbOrTx,
   { workerId, limit, leaseMs, ...filter }: ClaimFilter & { workerId: string; limit: number; leaseMs: number },
 ): Promise<JobRow[]> {
   const rows = await db.$queryRaw<JobRow[]>`
-    WITH next AS (
+    WITH exhausted AS (
+      UPDATE "Job"
+      SET status = 'failed', "lockedUntil" = NULL, "finishedAt" = ${NOW}, "updatedAt" = ${NOW},
+          "lastError" = 'The worker running it stopped before finishing (lease expired) on attempt ' || attempts || ' of ' || "maxAttempts"
+      WHERE status = 'running' AND "lockedUntil" < ${NOW} AND attempts >= "maxAttempts" ${kindIn(filter.kinds, Prisma.raw("kind"))}
+      RETURNING id
+    ), next AS (
       SELECT j.id FROM "Job" j
       WHERE (
           (j.status = 'queued' AND j."runAt" <= ${NOW})
@@ -110,18 +118,6 @@ export async function claimJobs(
     RETURNING ${RETURNING}`;
   // RETURNING follows no order; hand jobs out oldest first.
   return rows.sort((a, b) => a.runAt.getTime() - b.runAt.getTime() || a.createdAt.getTime() - b.createdAt.getTime());
-}
-
-/**
- * Fails running jobs whose lease ran out on their last attempt: a job that kills its worker every
- * time must not be taken again forever.
- */
-export function failExhaustedLeases(db: DbOrTx, { kinds }: Pick<ClaimFilter, "kinds">): Promise<number> {
-  return db.$executeRaw`
-    UPDATE "Job"
-    SET status = 'failed', "lockedUntil" = NULL, "finishedAt" = ${NOW}, "updatedAt" = ${NOW},
-        "lastError" = 'The worker running it stopped before finishing (lease expired) on attempt ' || attempts || ' of ' || "maxAttempts"
-    WHERE status = 'running' AND "lockedUntil" < ${NOW} AND attempts >= "maxAttempts" ${kindIn(kinds, Prisma.raw("kind"))}`;
 }
 
 /** Milliseconds until the next job a claim with this filter could take (≤ 0: due now); null when none. */

@@ -20,6 +20,9 @@ export interface RunContext {
   provider: RunProvider;
   runId: string;
   playbookId: string;
+  /** The traces the run was queued with: a reflector run's one trace (a curator run chooses its own). */
+  traceIds: readonly string[];
+  /** The playbook's settings as the run started. */
   settings: PlaybookSettings;
   /** The job attempt this is and how many the queue allows; the last failed attempt fails the run. */
   attempt: number;
@@ -96,11 +99,9 @@ export async function executeRun(
   job: { runId: string; attempt: number; maxAttempts: number; holdsLease?: () => Promise<boolean> },
   role: (context: RunContext, exchange: Exchange) => Promise<RoleResult>,
 ): Promise<JobOutcome> {
-  const run = await repo.findRun(db, job.runId);
+  const run = await repo.findRunToExecute(db, job.runId);
   if (!run || run.status === "succeeded" || run.status === "failed") return { type: "done" };
-  const playbook = await repo.findPlaybookSettings(db, run.playbookId);
-  if (!playbook) return { type: "done" };
-  const settings = readSettings(playbook.settings);
+  const settings = readSettings(run.settings);
 
   if (provider.name === "openai") {
     const blocked = (await budgetUsage(db, run.playbookId, settings)).find((usage) => usage.level === "exceeded");
@@ -122,6 +123,7 @@ export async function executeRun(
     provider,
     runId: run.id,
     playbookId: run.playbookId,
+    traceIds: run.traceIds,
     settings,
     attempt: job.attempt,
     maxAttempts: job.maxAttempts,

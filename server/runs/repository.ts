@@ -73,6 +73,29 @@ export function findRun(db: DbOrTx, runId: string) {
 }
 export type RunRecord = NonNullable<Awaited<ReturnType<typeof findRun>>>;
 
+/** What executing a run reads before it starts: the run and its playbook's settings. */
+export interface RunToExecute {
+  id: string;
+  playbookId: string;
+  role: RunRole;
+  status: RunStatus;
+  traceIds: string[];
+  settings: unknown;
+}
+
+/**
+ * The run a job names, with its playbook's stored settings, in one statement (a worker reads this
+ * for every job); null when the run or its playbook is gone.
+ */
+export async function findRunToExecute(db: DbOrTx, runId: string): Promise<RunToExecute | null> {
+  const [row] = await db.$queryRaw<RunToExecute[]>`
+    SELECT r.id::text AS id, r."playbookId"::text AS "playbookId", r.role::text AS role, r.status::text AS status,
+           r."traceIds", p.settings
+    FROM "Run" r JOIN "Playbook" p ON p.id = r."playbookId"
+    WHERE r.id = ${runId}::uuid`;
+  return row ?? null;
+}
+
 function runWhere(query: z.output<typeof listRunsInput>): Prisma.RunWhereInput {
   return {
     ...(query.playbookId ? { playbookId: query.playbookId } : {}),
@@ -312,6 +335,18 @@ export function uncuratedReflections(db: DbOrTx, playbookId: string, limit: numb
 
 export function countUncurated(db: DbOrTx, playbookId: string) {
   return db.run.count({ where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null } });
+}
+
+/**
+ * In one statement: the reflections not curated yet, and whether a curator run is queued (it will
+ * take them when it starts). Asked after every reflection.
+ */
+export async function curationBacklog(db: DbOrTx, playbookId: string): Promise<{ uncurated: number; curatorQueued: boolean }> {
+  const [row] = await db.$queryRaw<{ uncurated: number; curatorQueued: boolean }[]>`
+    SELECT (SELECT COUNT(*) FROM "Run" r
+            WHERE r."playbookId" = ${playbookId}::uuid AND r.role = 'reflector' AND r.status = 'succeeded' AND r."curatedByRunId" IS NULL)::int AS uncurated,
+           EXISTS (SELECT 1 FROM "Run" r WHERE r."playbookId" = ${playbookId}::uuid AND r.role = 'curator' AND r.status = 'queued') AS "curatorQueued"`;
+  return row ?? { uncurated: 0, curatorQueued: false };
 }
 
 export async function markCurated(db: DbOrTx, reflectionRunIds: readonly string[], curatorRunId: string): Promise<void> {

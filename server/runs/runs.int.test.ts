@@ -11,7 +11,7 @@ import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { databaseSuite, mockOpenAiSuite } from "@/server/testing/playbook-suite";
 import type { TraceInput } from "@/server/traces/schemas";
 import { breakerStore, offlineProvider, openAiRunProvider, useRunProvider, type RunProvider } from "./providers";
-import { deltaOfRun, deltaOfRunQuery } from "./repository";
+import { curationBacklog, deltaOfRun, deltaOfRunQuery } from "./repository";
 import { REFLECT_JOB, runHandlers } from "./service";
 
 const NO_SUCH_ID = "00000000-0000-4000-8000-000000000000";
@@ -172,6 +172,30 @@ describe.each(testEngines())("reflector and curator runs on %s", (engine) => {
         });
       expect(plan).toContain("Delta_evidence_idx");
       expect(await suite.database.db.delta.count({ where: { playbookId } })).toBe(proposed.filter((run) => run.deltaId).length);
+    });
+
+    it("queues one curator run for the reflections waiting, and no other while it waits", async () => {
+      const playbookId = await playbook({ curatorFrequency: 2 });
+      // Reflections only: the curator runs they queue stay queued.
+      const reflector = new JobWorker(suite.database.db, {
+        handlers: { [REFLECT_JOB]: runHandlers()[REFLECT_JOB]! },
+        concurrency: 2,
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      });
+      await ingest([1, 2, 3].map((n) => ({ externalId: `w${n}`, outcome: "success", citedBulletIds: ["str-00001"] })));
+      await reflector.drain();
+      expect(await curationBacklog(suite.database.db, playbookId)).toEqual({ uncurated: 3, curatorQueued: true });
+      await ingest([4, 5, 6].map((n) => ({ externalId: `w${n}`, outcome: "failure", citedBulletIds: ["str-00002"] })));
+      await reflector.drain();
+      expect(await curationBacklog(suite.database.db, playbookId)).toEqual({ uncurated: 6, curatorQueued: true });
+      expect(await runs(playbookId, "curator")).toHaveLength(1);
+
+      // The queued curator takes all six; nothing waits afterwards.
+      await worker().drain();
+      const [curator] = await runs(playbookId, "curator");
+      expect(curator?.status).toBe("succeeded");
+      expect((await suite.caller.runs.get({ runId: curator!.id })).reflectionRunIds).toHaveLength(6);
+      expect(await curationBacklog(suite.database.db, playbookId)).toEqual({ uncurated: 0, curatorQueued: false });
     });
 
     it("the same traces give the same tags and proposals every time", async () => {

@@ -9,6 +9,7 @@ import * as queue from "@/server/jobs/queue";
 import type { ClaimedJob } from "@/server/jobs/queue";
 import type { JobHandler, JobOutcome } from "@/server/jobs/worker";
 import { readSettings } from "@/server/playbooks/manage";
+import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import { budgetUsage } from "./budget";
 import { curatePlaybook } from "./curate";
 import { executeRun } from "./execution";
@@ -150,13 +151,21 @@ export async function scheduleReflections(db: Db, tx: Tx, batches: readonly Stor
   return queued;
 }
 
-/** After a reflection or a curation: curate once curatorFrequency reflections wait, when the playbook curates automatically. */
-async function maybeCurate(db: Db, playbookId: string): Promise<void> {
+/**
+ * After a reflection or a curation: curate once curatorFrequency reflections wait, when the playbook
+ * curates automatically. `settings` are the ones the run started with (read again when it had none);
+ * while a curator run is queued, it will take the waiting reflections and nothing is queued.
+ */
+async function maybeCurate(db: Db, playbookId: string, started: PlaybookSettings | null): Promise<void> {
+  const settings = started ?? (await settingsOf(db, playbookId));
+  if (settings?.curatorMode !== "auto") return;
+  const { uncurated, curatorQueued } = await repo.curationBacklog(db, playbookId);
+  if (!curatorQueued && uncurated >= settings.curatorFrequency) await enqueueCuration(db, playbookId, "auto");
+}
+
+async function settingsOf(db: Db, playbookId: string): Promise<PlaybookSettings | null> {
   const playbook = await repo.findPlaybookSettings(db, playbookId);
-  if (!playbook) return;
-  const settings = readSettings(playbook.settings);
-  if (settings.curatorMode !== "auto") return;
-  if ((await repo.countUncurated(db, playbookId)) >= settings.curatorFrequency) await enqueueCuration(db, playbookId, "auto");
+  return playbook ? readSettings(playbook.settings) : null;
 }
 
 /** Runs whose job is gone are failed with the reason (start-up), so none stays "running" forever. */
@@ -251,17 +260,18 @@ export function runHandlers(providerOf: (db: Db) => RunProvider = runProviderFor
       if (role === "curator" && (await repo.otherRunningCurator(db, job.playbookId ?? "", runId))) {
         return { type: "defer", untilMs: Date.now() + CURATOR_WAIT_MS, reason: "Waiting for the curator run under way to finish." };
       }
+      let settings: PlaybookSettings | null = null;
       const outcome = await executeRun(
         db,
         providerOf(db),
         { runId, attempt: job.attempts, maxAttempts: job.maxAttempts, holdsLease: extendLease },
         (context, exchange) => {
+          settings = context.settings;
           if (role === "curator") return curatePlaybook(context, exchange);
-          const run = context.runId;
-          return repo.findRun(db, run).then((found) => reflectTrace(context, exchange, found?.traceIds[0] ?? ""));
+          return reflectTrace(context, exchange, context.traceIds[0] ?? "");
         },
       );
-      if (outcome.type === "done" && job.playbookId) await maybeCurate(db, job.playbookId);
+      if (outcome.type === "done" && job.playbookId) await maybeCurate(db, job.playbookId, settings);
       return outcome;
     };
   return { [REFLECT_JOB]: handle("reflector"), [CURATE_JOB]: handle("curator") };

@@ -232,6 +232,7 @@ export async function finishRun(
       error: result.error,
       finishedAt: result.finishedAt,
     },
+    select: { id: true },
   });
 }
 

@@ -139,7 +139,7 @@ export async function markRunQueued(
   reason: string,
   exchange?: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
 ): Promise<void> {
-  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason, ...exchange } });
+  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason, ...exchange }, select: { id: true } });
 }
 
 export interface RunResult {
@@ -164,6 +164,7 @@ export async function finishRun(db: DbOrTx, runId: string, result: RunResult): P
       ...(output === undefined ? {} : { output: output === null ? Prisma.DbNull : output }),
       finishedAt: new Date(),
     },
+    select: { id: true },
   });
 }
 
@@ -173,7 +174,7 @@ export async function recordExchange(
   runId: string,
   exchange: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
 ): Promise<void> {
-  await db.run.update({ where: { id: runId }, data: exchange });
+  await db.run.update({ where: { id: runId }, data: exchange, select: { id: true } });
 }
 
 export function queuedRunIds(db: DbOrTx, playbookId: string, role: RunRole) {
@@ -266,7 +267,7 @@ export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: 
 }
 
 export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {
-  await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() } });
+  await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() }, select: { id: true } });
 }
 
 /**
@@ -355,7 +356,7 @@ export async function markCurated(db: DbOrTx, reflectionRunIds: readonly string[
 }
 
 export async function setCuratorInputs(db: DbOrTx, runId: string, reflectionRunIds: string[], traceIds: string[]) {
-  await db.run.update({ where: { id: runId }, data: { reflectionRunIds, traceIds } });
+  await db.run.update({ where: { id: runId }, data: { reflectionRunIds, traceIds }, select: { id: true } });
 }
 
 /** The delta an earlier attempt of this run already wrote (a worker that died after proposing). */

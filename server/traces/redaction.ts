@@ -14,7 +14,7 @@ import { redactorFor } from "@/server/ace/redaction/settings";
 import { readOrInsertAppSetting } from "@/server/apikeys/repository";
 import { getAuthSettings } from "@/server/auth/config";
 import type { DbOrTx } from "@/server/db/client";
-import { hasOwnRedaction, readSettings, readStudioRedaction } from "@/server/playbooks/manage";
+import { hasOwnRedaction, readSettings, settingsWithDefaults } from "@/server/playbooks/manage";
 import type { TraceRedactions } from "./schemas";
 
 /** The fields of a trace that redaction reads and rewrites. */
@@ -49,14 +49,19 @@ export function redactTrace<T extends RedactableTrace>(trace: T, redactor: Redac
 
 // ---- Settings: the playbook's own, else the studio default ------------------------------------
 
-/** Per playbook id, the redactor of its own settings or of the studio default (read once, only if needed). */
-export async function redactorsOf(db: DbOrTx, playbooks: { id: string; settings: unknown }[]): Promise<Map<string, Redactor>> {
-  const studio = playbooks.every((row) => hasOwnRedaction(row.settings)) ? null : redactorFor(await readStudioRedaction(db));
+/**
+ * Per playbook id, the redactor of its own settings or of the studio default, from the studio's
+ * default settings as read with the playbooks (STUDIO_DEFAULT_KEYS, by key): one redactor for all
+ * the playbooks that use the default.
+ */
+export function redactorsOf(playbooks: { id: string; settings: unknown }[], studio: ReadonlyMap<string, unknown>): Map<string, Redactor> {
+  let studioRedactor: Redactor | undefined;
   return new Map(
-    playbooks.map((row) => [
-      row.id,
-      hasOwnRedaction(row.settings) ? redactorFor(readSettings(row.settings).redaction) : (studio as Redactor),
-    ]),
+    playbooks.map((row) => {
+      if (hasOwnRedaction(row.settings)) return [row.id, redactorFor(readSettings(row.settings).redaction)];
+      studioRedactor ??= redactorFor(settingsWithDefaults(row.settings, studio).redaction);
+      return [row.id, studioRedactor];
+    }),
   );
 }
 

@@ -5,11 +5,25 @@ import type { TraceExportRecord, TraceListItem, TraceOutcome, TraceRedactions } 
 
 /**
  * Playbooks by name, locked against deletion until the transaction ends (FOR KEY SHARE blocks a
- * DELETE, not edits), so the traces about to reference them cannot lose their playbook midway.
+ * DELETE, not edits), so the traces about to reference them cannot lose their playbook midway;
+ * with the app settings of `settingKeys` (the studio defaults their settings fall back to), read in
+ * the same statement: every group of agents' trace posts asks for both.
  */
-export function lockPlaybooksByName(tx: Tx, names: string[]) {
-  return tx.$queryRaw<{ id: string; name: string; settings: unknown }[]>`
-    SELECT id::text AS id, name, settings FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
+export async function lockPlaybooksByName(
+  tx: Tx,
+  names: string[],
+  settingKeys: readonly string[],
+): Promise<{ playbooks: { id: string; name: string; settings: unknown }[]; settingsByKey: Map<string, unknown> }> {
+  const rows = await tx.$queryRaw<{ id: string; name: string; settings: unknown; appSettings: string | null }[]>`
+    SELECT id::text AS id, name, settings,
+           (SELECT json_object_agg(a.key, a.value) FROM "AppSetting" a WHERE a.key = ANY (${[...settingKeys]}::text[]))::text
+             AS "appSettings"
+    FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
+  const appSettings = JSON.parse(rows[0]?.appSettings ?? "{}") as Record<string, unknown>;
+  return {
+    playbooks: rows.map(({ appSettings: _same, ...playbook }) => playbook),
+    settingsByKey: new Map(Object.entries(appSettings)),
+  };
 }
 
 /** A trace row as ingest writes it. */

@@ -5,6 +5,7 @@ import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import { planTraceExperiments, type TraceExperimentPlan } from "@/server/experiments/ingest";
+import { STUDIO_DEFAULT_KEYS } from "@/server/playbooks/manage";
 import { redactorFor } from "@/server/ace/redaction/settings";
 import type { Redactor } from "@/server/ace/redaction/detectors";
 import { onTracesStored } from "@/server/runs/triggers";
@@ -167,11 +168,11 @@ export async function ingestTraces(
   );
   const { traces, created, committed } = await db.$transaction(async (tx) => {
     const names = [...new Set(items.map((item) => item.playbook))];
-    const locked = await repo.lockPlaybooksByName(tx, names);
+    const { playbooks: locked, settingsByKey } = await repo.lockPlaybooksByName(tx, names, STUDIO_DEFAULT_KEYS);
     const playbooks = new Map(locked.map((row) => [row.name, row.id]));
     const missing = names.filter((name) => !playbooks.has(name));
     if (missing.length > 0) throw unknownPlaybooksError(items, missing);
-    const redactors = await redactorsOf(tx, locked);
+    const redactors = redactorsOf(locked, settingsByKey);
 
     const experiments = await planTraceExperiments(tx, items, unitIds);
     const { rows, firstOf } = planRows(items, ids, { playbooks, experiments, redactors, unitIds });

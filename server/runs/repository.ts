@@ -1,7 +1,6 @@
 // Every database call of the reflector and curator runs. Plain rows out; the rules live in service.ts.
 import type { CitedBullet } from "@/server/ace/reflection/trace";
 import { Prisma, type Db, type DbOrTx, type Tx } from "@/server/db/client";
-import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
 import type { listRunsInput, RunListItem, RunRole, RunStatus } from "./schemas";
 
@@ -251,19 +250,12 @@ export function findTraceForReflection(db: DbOrTx, traceId: string) {
 
 export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: readonly string[]): Promise<CitedBullet[]> {
   if (externalIds.length === 0) return [];
-  const rows = await db.bullet.findMany({
-    where: { playbookId, externalId: { in: [...externalIds] }, status: "active" },
-    select: BULLET_SELECT,
-  });
-  // Only what the reflector's prompt shows: the run records the bullets it was given.
-  return rows.map((bullet) => ({
-    externalId: bullet.externalId,
-    section: bullet.section.name,
-    content: bullet.content,
-    helpful: bullet.helpful,
-    harmful: bullet.harmful,
-    neutral: bullet.neutral,
-  }));
+  // Only what the reflector's prompt shows (the run records the bullets it was given), with the
+  // section's name joined in: one statement for every reflection.
+  return db.$queryRaw<CitedBullet[]>`
+    SELECT b."externalId", s.name AS section, b.content, b.helpful, b.harmful, b.neutral
+    FROM "Bullet" b JOIN "Section" s ON s.id = b."sectionId"
+    WHERE b."playbookId" = ${playbookId}::uuid AND b."externalId" = ANY (${[...externalIds]}::text[]) AND b.status = 'active'`;
 }
 
 export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {

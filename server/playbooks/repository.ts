@@ -53,6 +53,19 @@ type SectionRow = Awaited<ReturnType<typeof listSections>>[number];
  * what the playbook page opens with. On PGlite, which serves one statement at a time, getPlaybook
  * took 3.4 ms with three statements and takes 1.8 ms with this one.
  */
+/**
+ * A column that reads the app settings of `keys` as one JSON object (a scalar subquery, evaluated
+ * once per statement), for statements that need the studio's defaults beside their own rows.
+ */
+export function appSettingsColumn(keys: readonly string[]): Prisma.Sql {
+  return Prisma.sql`(SELECT json_object_agg(a.key, a.value) FROM "AppSetting" a WHERE a.key = ANY (${[...keys]}::text[]))::text`;
+}
+
+/** appSettingsColumn's text as a map by key (null: none of the keys is stored). */
+export function appSettingsOf(text: string | null | undefined): Map<string, unknown> {
+  return new Map(Object.entries(JSON.parse(text ?? "{}") as Record<string, unknown>));
+}
+
 export async function findPlaybookPage(
   db: DbOrTx,
   playbookId: string,
@@ -64,15 +77,14 @@ export async function findPlaybookPage(
            COALESCE((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'slug', s.slug, 'position', s.position,
                        'blankLinesBefore', s."blankLinesBefore") ORDER BY s.position)
                      FROM "Section" s WHERE s."playbookId" = p.id), '[]'::json)::text AS sections,
-           (SELECT json_object_agg(a.key, a.value) FROM "AppSetting" a WHERE a.key = ANY (${[...settingKeys]}::text[]))::text
-             AS "appSettings"
+           ${appSettingsColumn(settingKeys)} AS "appSettings"
     FROM "Playbook" p WHERE p.id = ${playbookId}::uuid`;
   if (!row) return null;
   const { sections, appSettings, ...playbook } = row;
   return {
     ...playbook,
     sections: JSON.parse(sections) as SectionRow[],
-    settingsByKey: new Map(Object.entries(JSON.parse(appSettings ?? "{}") as Record<string, unknown>)),
+    settingsByKey: appSettingsOf(appSettings),
   };
 }
 

@@ -1,6 +1,6 @@
 // Every database call of the trace domain. Returns plain rows; rules live in service.ts.
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
-import { BULLET_SELECT } from "@/server/playbooks/repository";
+import { appSettingsColumn, appSettingsOf, BULLET_SELECT } from "@/server/playbooks/repository";
 import type { TraceExportRecord, TraceListItem, TraceOutcome, TraceRedactions } from "./schemas";
 
 /**
@@ -15,14 +15,11 @@ export async function lockPlaybooksByName(
   settingKeys: readonly string[],
 ): Promise<{ playbooks: { id: string; name: string; settings: unknown }[]; settingsByKey: Map<string, unknown> }> {
   const rows = await tx.$queryRaw<{ id: string; name: string; settings: unknown; appSettings: string | null }[]>`
-    SELECT id::text AS id, name, settings,
-           (SELECT json_object_agg(a.key, a.value) FROM "AppSetting" a WHERE a.key = ANY (${[...settingKeys]}::text[]))::text
-             AS "appSettings"
+    SELECT id::text AS id, name, settings, ${appSettingsColumn(settingKeys)} AS "appSettings"
     FROM "Playbook" WHERE name = ANY(${names}::text[]) FOR KEY SHARE`;
-  const appSettings = JSON.parse(rows[0]?.appSettings ?? "{}") as Record<string, unknown>;
   return {
     playbooks: rows.map(({ appSettings: _same, ...playbook }) => playbook),
-    settingsByKey: new Map(Object.entries(appSettings)),
+    settingsByKey: appSettingsOf(rows[0]?.appSettings),
   };
 }
 

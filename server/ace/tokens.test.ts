@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOKEN_ENCODING, countTokens } from "./tokens";
+import { TOKEN_ENCODING, adoptStateTokens, countBulletTokens, countTokens, hasStateTokens, stateTokens } from "./tokens";
 
 describe("countTokens", () => {
   // The first call builds the encoder from its ranks, which takes a few seconds on a busy machine.
@@ -21,5 +21,30 @@ describe("countTokens", () => {
   it("grows with the text", () => {
     const bullet = "[str-00001] helpful=5 harmful=0 :: Always verify data types before processing\n";
     expect(countTokens(bullet.repeat(10))).toBeGreaterThan(countTokens(bullet) * 9);
+  });
+});
+
+describe("stateTokens", () => {
+  const bullet = () => ({
+    externalId: "str-00001",
+    content: "Always verify data types before processing.",
+    helpful: 5,
+    harmful: 0,
+    countersKnown: true,
+  });
+
+  it("is the bullet's compiled line count, kept with the object", () => {
+    const state = bullet();
+    expect(hasStateTokens(state)).toBe(false);
+    expect(stateTokens(state)).toBe(countBulletTokens(state));
+    expect(hasStateTokens(state)).toBe(true);
+    // Another object with the same fields is counted on its own: the count belongs to the object.
+    expect(hasStateTokens(bullet())).toBe(false);
+  });
+
+  it("reads a count adopted for the object rather than tokenizing it", () => {
+    const state = bullet();
+    adoptStateTokens(state, 123);
+    expect(stateTokens(state)).toBe(123);
   });
 });

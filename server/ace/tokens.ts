@@ -30,6 +30,32 @@ export function countBulletTokens(bullet: TokenCountedBullet): number {
   return countTokens(compiledBulletText(bullet));
 }
 
+// A bullet state is never changed once made (a new version shares the objects of the bullets it did
+// not change), so its count is kept with the object: whoever asks first (the budget check, the
+// version's figures, the row written, the compiled context) counts it, the others read it. Only for
+// such objects: a count kept for an object that changes afterwards would be wrong.
+const tokensOfState = new WeakMap<TokenCountedBullet, number>();
+
+/** countBulletTokens of a bullet state, counted once per state object. */
+export function stateTokens(bullet: TokenCountedBullet): number {
+  let tokens = tokensOfState.get(bullet);
+  if (tokens === undefined) {
+    tokens = countBulletTokens(bullet);
+    tokensOfState.set(bullet, tokens);
+  }
+  return tokens;
+}
+
+/** Whether the state's count is known (stateTokens will not tokenize it). */
+export function hasStateTokens(bullet: TokenCountedBullet): boolean {
+  return tokensOfState.has(bullet);
+}
+
+/** Takes a count stored with the bullet's row, read at the state's version, as the state's. */
+export function adoptStateTokens(bullet: TokenCountedBullet, tokens: number): void {
+  tokensOfState.set(bullet, tokens);
+}
+
 /** A bullet's lines in the compiled playbook (ACE text with counters), with its line break. */
 export function compiledBulletText(bullet: TokenCountedBullet): string {
   const counters = bullet.countersKnown ? { helpful: bullet.helpful, harmful: bullet.harmful, neutral: 0 } : null;

@@ -9,7 +9,7 @@
 import { DELTA_OPERATION_TYPES, type DeltaOperationType, type PlaybookState } from "./delta";
 import type { BulletState, SectionState, VersionChange } from "./history";
 import { bulletScore } from "./signals";
-import { countBulletTokens, countSectionTokens } from "./tokens";
+import { countSectionTokens, stateTokens } from "./tokens";
 
 export interface SectionFigures {
   id: string;
@@ -63,20 +63,8 @@ export type VersionFigures = PlaybookFigures & ChangeFigures;
 
 // ---- Tokens ----------------------------------------------------------------------------------
 
-// A state's bullets are immutable and a new version shares the objects of the bullets it did not
-// change, so counts are kept per object: after the first version, only changed bullets are counted.
-const tokensByBullet = new WeakMap<BulletState, number>();
 const tokensBySectionName = new Map<string, number>();
 const MAX_CACHED_SECTION_NAMES = 10_000;
-
-function bulletTokens(bullet: BulletState): number {
-  let tokens = tokensByBullet.get(bullet);
-  if (tokens === undefined) {
-    tokens = countBulletTokens(bullet);
-    tokensByBullet.set(bullet, tokens);
-  }
-  return tokens;
-}
 
 function headerTokens(name: string): number {
   let tokens = tokensBySectionName.get(name);
@@ -132,7 +120,7 @@ export function figuresOfState(state: PlaybookState, options: { activeBulletToke
       const score = bulletScore(bullet);
       scores.set(score, (scores.get(score) ?? 0) + 1);
     }
-    if (countLines) lines += bulletTokens(bullet);
+    if (countLines) lines += stateTokens(bullet);
   }
   const sections = state.sections
     .map((section) => ({ id: section.id, name: section.name, position: section.position, activeBullets: active.get(section.id) ?? 0 }))
@@ -189,7 +177,7 @@ export function advanceFigures(previous: PlaybookFigures, changes: readonly Vers
       const score = bulletScore(bullet);
       scores.set(score, (scores.get(score) ?? 0) + sign);
     }
-    lines += sign * bulletTokens(bullet);
+    lines += sign * stateTokens(bullet);
   };
   for (const change of changes) {
     if (change.entity !== "bullet") continue;

@@ -2,10 +2,10 @@
 // token budget by the context compiler (server/ace/context.ts), with an ETag so agents that poll
 // before every call re-download it only when the playbook changed.
 import { createHash } from "node:crypto";
-import { compileContext, contextSectionsOf, type ContextBullet, type ContextSection } from "@/server/ace/context";
+import { compileContext, contextSectionsOf, type ContextSection } from "@/server/ace/context";
 import type { PlaybookState } from "@/server/ace/delta";
 import { undoChanges } from "@/server/ace/replay";
-import { countBulletTokens } from "@/server/ace/tokens";
+import { adoptStateTokens, hasStateTokens, stateTokens } from "@/server/ace/tokens";
 import { approximateBytes, createByteBoundedCache, MEGABYTE } from "@/server/cache/lru";
 import type { Db } from "@/server/db/client";
 import { loadSnapshot } from "@/server/deltas/engine-state";
@@ -141,22 +141,13 @@ export function forgetCompiledContexts(): void {
 }
 
 // A state's bullets are immutable objects, and a version shares the objects of the bullets it did
-// not change, so token counts and section groupings are kept per object: a new version re-counts
-// only the bullets it changed. Both maps are weak: they go when the engine drops the state.
-const tokensByBullet = new WeakMap<ContextBullet, number>();
+// not change, so section groupings are kept per state, and token counts per bullet (stateTokens, which
+// the delta engine fills as it applies): a new version re-counts only the bullets it changed. Both are
+// weak: they go when the engine drops the state.
 const sectionsByState = new WeakMap<PlaybookState, { sections: ContextSection[]; active: number }>();
 
 /** When more of a state's bullets than this lack a count, the counts stored with them are read first. */
 const UNCOUNTED_BEFORE_READING = 200;
-
-function tokensWithCounters(bullet: ContextBullet): number {
-  let tokens = tokensByBullet.get(bullet);
-  if (tokens === undefined) {
-    tokens = countBulletTokens(bullet);
-    tokensByBullet.set(bullet, tokens);
-  }
-  return tokens;
-}
 
 function sectionsOfState(state: PlaybookState): { sections: ContextSection[]; active: number } {
   let grouped = sectionsByState.get(state);
@@ -175,13 +166,13 @@ function sectionsOfState(state: PlaybookState): { sections: ContextSection[]; ac
  */
 async function adoptStoredCounts(db: Db, playbookId: string, state: PlaybookState, version: number, sections: ContextSection[]) {
   let uncounted = 0;
-  for (const section of sections) for (const bullet of section.bullets) if (!tokensByBullet.has(bullet)) uncounted += 1;
+  for (const section of sections) for (const bullet of section.bullets) if (!hasStateTokens(bullet)) uncounted += 1;
   if (uncounted <= UNCOUNTED_BEFORE_READING) return;
   const stored = await repo.loadStoredTokenCounts(db, playbookId);
   if (stored?.version !== version) return;
   for (const [externalId, tokens] of stored.counts) {
     const bullet = state.bullets.get(externalId);
-    if (bullet?.status === "active") tokensByBullet.set(bullet, tokens);
+    if (bullet?.status === "active") adoptStateTokens(bullet, tokens);
   }
 }
 
@@ -214,7 +205,7 @@ async function compileFromState(db: Db, target: ContextTarget): Promise<{ result
   const compiled = compileContext(sections, {
     tokenBudget: target.budget,
     includeCounters: target.includeCounters,
-    tokensWithCounters,
+    tokensWithCounters: stateTokens,
   });
   const etag = version === target.version ? target.etag : contextEtag({ ...target, version });
   return {

@@ -13,7 +13,7 @@ import { changesCompiledLine, createPlaybookState, type DeltaOperation, type Eng
 import type { BulletState, VersionChange } from "@/server/ace/history";
 import { redoChanges } from "@/server/ace/replay";
 import { buildSimilarityIndex, createSimilarityIndex, syncSimilarityIndex, type SimilarityIndex } from "@/server/ace/similarity";
-import { countBulletTokens } from "@/server/ace/tokens";
+import { stateTokens } from "@/server/ace/tokens";
 import { createWordScanIndex } from "@/server/ace/word-scan-index";
 import { cachePerScope } from "@/server/cache/lru";
 import { getEnv } from "@/server/config/env";
@@ -331,7 +331,7 @@ function quickIndexOf(warm: Warm): SimilarityIndex {
 
 function activeTokens(state: PlaybookState): number {
   let total = 0;
-  for (const bullet of state.bullets.values()) if (bullet.status === "active") total += countBulletTokens(bullet);
+  for (const bullet of state.bullets.values()) if (bullet.status === "active") total += stateTokens(bullet);
   return total;
 }
 
@@ -377,8 +377,8 @@ export function tokenDelta(changes: readonly VersionChange[]): number {
   for (const change of changes) {
     if (change.entity !== "bullet") continue;
     if (change.before && change.after && !changesCompiledLine(change.before, change.after)) continue;
-    if (change.before?.status === "active") delta -= countBulletTokens(change.before);
-    if (change.after?.status === "active") delta += countBulletTokens(change.after);
+    if (change.before?.status === "active") delta -= stateTokens(change.before);
+    if (change.after?.status === "active") delta += stateTokens(change.after);
   }
   return delta;
 }

@@ -2,7 +2,7 @@
 // the rules (stale, conflicts, auto-apply) live in service.ts.
 import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState } from "@/server/ace/history";
-import { countBulletTokens } from "@/server/ace/tokens";
+import { stateTokens } from "@/server/ace/tokens";
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
@@ -117,7 +117,7 @@ export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite
         ${b.helpful}::int, ${b.harmful}::int, ${b.neutral}::int, ${b.countersKnown}::boolean, ${b.status}::"BulletStatus",
         ${b.archivedReason}::text, ${b.mergedInto}::text, ${b.position}::int, ${origin}::"BulletOrigin",
         ${p?.sourceTraceId ?? null}::uuid, ${p?.sourceRunId ?? null}::text, ${p?.justification ?? null}::text,
-        ${bump || p ? version : 0}::int, ${countBulletTokens(b)}::int, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
+        ${bump || p ? version : 0}::int, ${stateTokens(b)}::int, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
     });
     const written = await tx.$queryRaw<{ inserted: boolean }[]>`
       INSERT INTO "Bullet" AS b (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BulletState } from "../history";
 import type { SimilarityIndex } from "../similarity";
-import { compiledBulletText } from "../tokens";
+import { compiledBulletText, countBulletTokens, hasStateTokens, stateTokens } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
 import { redoChanges, undoChanges } from "../replay";
 import { orderedBullets } from "./state";
@@ -849,6 +849,18 @@ describe("token budget", () => {
       reports: ["0:warning:token_budget"],
     },
   ])("$title", expectReports);
+
+  it("leaves the default count with the bullet states it wrote, for the version's figures and rows to read", () => {
+    const result = apply(
+      [{ type: "add", section: "strategies_and_insights", content: "One more bullet." }],
+      samplePlaybook(),
+      testOptions({ tokenBudget: 10_000 }),
+    );
+    const [id] = result.addedIds;
+    const added = id === undefined ? undefined : result.state.bullets.get(id);
+    expect(added && hasStateTokens(added)).toBe(true);
+    expect(added && stateTokens(added)).toBe(added && countBulletTokens(added));
+  });
 });
 
 describe("applying a delta", () => {

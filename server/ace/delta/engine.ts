@@ -4,7 +4,7 @@
 // randomness; bullet ids come from the playbook's counter and section ids from options.newSectionId.
 import type { BulletState } from "../history";
 import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
-import { compiledBulletText, countTokens as defaultCountTokens } from "../tokens";
+import { compiledBulletText, stateTokens } from "../tokens";
 import { findContradictions } from "./contradictions";
 import { asSentence, makeFinding } from "./messages";
 import { checkOperation, type OperationContext } from "./operations";
@@ -162,10 +162,13 @@ export function changesCompiledLine(before: BulletState, after: BulletState): bo
 }
 
 function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options: EngineOptions, budget: number) {
-  const count = options.countTokens ?? defaultCountTokens;
+  const count = options.countTokens;
   const cache = new Map<string, number>();
+  // The default count is kept with each bullet state (stateTokens), which what the delta writes reads
+  // again (the version's figures, the rows, the compiled context); a counter the caller gives is asked per text.
   const tokensOf = (bullet: BulletState | undefined) => {
     if (bullet?.status !== "active") return 0;
+    if (!count) return stateTokens(bullet);
     const text = compiledBulletText(bullet);
     let tokens = cache.get(text);
     if (tokens === undefined) {

@@ -224,6 +224,44 @@ describe("serializeKayba", () => {
     expect(text.endsWith("}")).toBe(true);
   });
 
+  it("writes a playbook that did not come from kayba as each kayba version's dataclass writes, byte for byte", () => {
+    const section = "strategies_and_insights";
+    const sections = { strategies_and_insights: ["str-00001", "str-00004"], others: [] };
+    const first = { id: "str-00001", section, content: "Verify types", justification: "why", evidence: null };
+    const old = { id: "str-00004", section, content: "Old advice", justification: null, evidence: null };
+    const created = { created_at: "2026-01-02T03:04:05.678Z" };
+    expect(serializeKayba(studioDoc, "skills")).toBe(
+      asPython({
+        skills: {
+          "str-00001": { ...first, status: "active", sources: [] },
+          "str-00004": { ...old, ...created, status: "invalid", sources: [] },
+        },
+        sections,
+        next_id: 7,
+        similarity_decisions: {},
+      }),
+    );
+    expect(serializeKayba(studioDoc, "skills-counters")).toBe(
+      asPython({
+        skills: {
+          "str-00001": { ...first, helpful: 3, harmful: 1, neutral: 2, embedding: null, status: "active", sources: [] },
+          "str-00004": { ...old, helpful: 0, harmful: 0, neutral: 0, ...created, embedding: null, status: "invalid", sources: [] },
+        },
+        sections,
+        next_id: 7,
+        similarity_decisions: {},
+      }),
+    );
+    // kayba 0.5 has no justification, evidence or status, and no place for an archived bullet.
+    expect(serializeKayba(studioDoc, "bullets")).toBe(
+      asPython({
+        bullets: { "str-00001": { id: "str-00001", section, content: "Verify types", helpful: 3, harmful: 1, neutral: 2 } },
+        sections: { strategies_and_insights: ["str-00001"], others: [] },
+        next_id: 7,
+      }),
+    );
+  });
+
   it("writes the source timestamp while it denotes the same millisecond, and the document's value once it changes", () => {
     const doc = parseKayba(FIXTURE);
     const first = doc.sections[0]?.bullets[0];

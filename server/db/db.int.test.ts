@@ -163,6 +163,16 @@ describe.each(testEngines())("database on %s", (engine) => {
     expect(await t.db.section.count()).toBe(0);
   });
 
+  it("writes every GIN index's entries at once: no pending list, which embedded PGlite would never vacuum", async () => {
+    const indexes = await t.db.$queryRaw<{ name: string; options: string[] | null }[]>`
+      SELECT c.relname AS name, c.reloptions AS options
+      FROM pg_class c JOIN pg_am am ON am.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE am.amname = 'gin' AND n.nspname = current_schema()
+      ORDER BY c.relname`;
+    expect(indexes.map((index) => index.name)).toEqual(["Delta_evidence_idx", "PlaybookVersion_operations_idx", "Run_traceIds_idx"]);
+    for (const index of indexes) expect(index.options ?? [], index.name).toContain("fastupdate=off");
+  });
+
   it("reset() empties the app tables but keeps the migration history", async () => {
     await t.db.playbook.create({ data: { name: "to be truncated" } });
     await t.reset();

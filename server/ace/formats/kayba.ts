@@ -469,7 +469,7 @@ function skillNode(bullet: BulletDoc, section: string, flavour: KaybaFlavour, as
   setText("content", bullet.content);
   setText("justification", bullet.justification);
   setText("evidence", bullet.evidence);
-  const counters = bullet.counters ?? { helpful: 0, harmful: 0, neutral: 0 };
+  const counters = bullet.counters ?? NO_COUNTERS;
   for (const name of COUNTER_KEYS) {
     if (flavour === "skills") values.delete(name);
     else values.set(name, counters[name]);

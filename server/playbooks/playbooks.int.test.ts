@@ -9,8 +9,8 @@ import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
 import { loadDocument, loadDocumentFromRows } from "./export";
 import { requirePlaybook } from "./manage";
-import { countBullets, listBullets as listBulletRows, listSections } from "./repository";
-import { listBulletsInput } from "./schemas";
+import { countBullets, listBullets as listBulletRows, listSections, type BulletListRow } from "./repository";
+import { listBulletsInput, type ListBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
@@ -193,6 +193,75 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
             compared += bySection.rows.length;
           }
     expect(compared).toBeGreaterThan(100);
+  });
+
+  it("a page sorted by a counter or the update time is its slice of the whole order: ties, both directions, every page", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "counter order");
+    const { db } = suite.database;
+    // Few distinct values, so the rows that tie on the sort's first key reach across pages, and
+    // both sections at one position with bullets sharing positions: every tie-breaker decides.
+    await db.$executeRaw`UPDATE "Section" SET position = 4 WHERE "playbookId" = ${playbookId}::uuid`;
+    await db.$executeRaw`UPDATE "Bullet" SET position = position % 2, helpful = length(content) % 3, harmful = length(content) % 2,
+      "updatedAt" = TIMESTAMP '2026-01-01' + (length(content) % 2) * INTERVAL '1 second' WHERE "playbookId" = ${playbookId}::uuid`;
+    const sections = new Map((await listSections(db, playbookId)).map((section) => [section.id, section.position]));
+    const positions = new Map(
+      (await db.bullet.findMany({ where: { playbookId }, select: { externalId: true, position: true } })).map((b) => [
+        b.externalId,
+        b.position,
+      ]),
+    );
+    const all = await listBulletRows(db, listBulletsInput.parse({ playbookId, sort: "position", limit: 500 }), { count: false });
+    expect(all.rows).toHaveLength(7);
+    const keys: [ListBulletsInput["sort"], (bullet: BulletListRow) => number][] = [
+      ["helpful", (b) => b.helpful],
+      ["harmful", (b) => b.harmful],
+      ["score", (b) => b.helpful - b.harmful],
+      ["recent", (b) => b.updatedAt.getTime()],
+    ];
+    let compared = 0;
+    for (const [sort, key] of keys)
+      for (const order of ["asc", "desc"] as const) {
+        const sign = order === "asc" ? 1 : -1;
+        const whole = [...all.rows].sort(
+          (a, b) =>
+            sign * (key(a) - key(b)) ||
+            sections.get(a.sectionId)! - sections.get(b.sectionId)! ||
+            positions.get(a.externalId)! - positions.get(b.externalId)! ||
+            (a.externalId < b.externalId ? -1 : 1),
+        );
+        for (const [limit, cursor] of [
+          [1, 0],
+          [2, 1],
+          [3, 2],
+          [2, 5],
+          [7, 0],
+          [4, 6],
+        ] as const) {
+          const page = await listBulletRows(db, listBulletsInput.parse({ playbookId, sort, order, limit, cursor }), { count: true });
+          const label = JSON.stringify({ sort, order, limit, cursor });
+          expect(
+            page.rows.map((b) => b.externalId),
+            label,
+          ).toEqual(whole.slice(cursor, cursor + limit).map((b) => b.externalId));
+          expect(page.total, label).toBe(7);
+          compared += page.rows.length;
+        }
+      }
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it("a search matches a bullet's text as it is now, in any case: the lowered copy follows every change", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "search copy");
+    const { db } = suite.database;
+    const found = async (search: string) => (await suite.caller.playbook.bullets({ playbookId, search })).items.map((b) => b.externalId);
+    expect(await found("RISKY approach")).toEqual(["str-00003"]);
+    await db.$executeRaw`UPDATE "Bullet" SET content = 'Check the PAGINATION cursor' WHERE "playbookId" = ${playbookId}::uuid
+      AND "externalId" = 'str-00003'`;
+    expect(await found("risky")).toEqual([]);
+    expect(await found("pagination CURSOR")).toEqual(["str-00003"]);
+    const [row] = await db.$queryRaw<{ searchText: string }[]>`
+      SELECT "searchText" FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'str-00003'`;
+    expect(row?.searchText).toBe("check the pagination cursor");
   });
 
   it("a page's rows carry each bullet's fields as stored, its update time to the millisecond", async () => {

@@ -140,6 +140,34 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     });
   });
 
+  it("an apply writes each bullet's text as given, whatever characters an array literal treats specially", async () => {
+    const playbookId = await playbook();
+    // The bullets go to the database as one array per column: quotes, backslashes, braces, commas,
+    // the word NULL must come back as they were, and no value may shift to another row.
+    const texts = [
+      'Quote "as is", then a backslash \\ and {braces}, {"json": [1, 2]}',
+      "NULL",
+      'a tab\there, {a,b}, "{}", and ()',
+      "Unicode: naïve café, 数据, emoji 🚀, and a lone ' quote",
+    ];
+    const applied = await alice.delta.edit({
+      playbookId,
+      reason: "special characters",
+      operations: [
+        ...texts.slice(1).map((content) => ({ type: "add" as const, section: "strategies_and_insights", content })),
+        { type: "update", bulletId: "str-00002", content: texts[0]! },
+        { type: "remove", bulletId: "str-00001", reason: 'Superseded by "str-00002", {see} \\ NULL' },
+      ],
+    });
+    expect(applied.status).toBe("applied");
+    const written = await Promise.all(["str-00002", ...applied.addedIds].map((id) => bullet(playbookId, id)));
+    expect(written.map((b) => b.content)).toEqual(texts);
+    expect(written.map((b) => b.sectionName)).toEqual(Array(4).fill("strategies_and_insights"));
+    const removed = await bullet(playbookId, "str-00001");
+    expect(removed).toMatchObject({ status: "archived", archivedReason: 'Superseded by "str-00002", {see} \\ NULL', mergedInto: null });
+    expect((await bullet(playbookId, applied.addedIds[0]!)).archivedReason).toBeNull();
+  });
+
   it("updateOperation edits a pending operation and re-validates the delta", async () => {
     const playbookId = await playbook();
     const { deltaId, findings } = await propose(playbookId, [{ type: "update", bulletId: "str-09999", content: "Typo in the id" }]);

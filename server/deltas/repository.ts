@@ -1,6 +1,5 @@
 // Every database call of the curation queue and of applying changes to a playbook. Plain rows out;
 // the rules (stale, conflicts, auto-apply) live in service.ts.
-import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState } from "@/server/ace/history";
 import { stateTokens } from "@/server/ace/tokens";
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
@@ -111,19 +110,22 @@ export interface BulletWrite {
 export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite[], version: number) {
   for (let start = 0; start < rows.length; start += WRITE_CHUNK) {
     const chunk = rows.slice(start, start + WRITE_CHUNK);
-    const values = chunk.map(({ state: b, provenance: p, bump }) => {
-      const origin = p?.origin ?? "manual";
-      return Prisma.sql`(${randomUUID()}::uuid, ${playbookId}::uuid, ${b.sectionId}::uuid, ${b.externalId}::text, ${b.content}::text,
-        ${b.helpful}::int, ${b.harmful}::int, ${b.neutral}::int, ${b.countersKnown}::boolean, ${b.status}::"BulletStatus",
-        ${b.archivedReason}::text, ${b.mergedInto}::text, ${b.position}::int, ${origin}::"BulletOrigin",
-        ${p?.sourceTraceId ?? null}::uuid, ${p?.sourceRunId ?? null}::text, ${p?.justification ?? null}::text,
-        ${bump || p ? version : 0}::int, ${stateTokens(b)}::int, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
-    });
+    const column = <T>(of: (row: BulletWrite) => T) => chunk.map(of);
     const written = await tx.$queryRaw<{ inserted: boolean }[]>`
       INSERT INTO "Bullet" AS b (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
         "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
         justification, "changedInVersion", "tokenCount", "createdAt", "updatedAt")
-      VALUES ${Prisma.join(values)}
+      SELECT gen_random_uuid(), ${playbookId}::uuid, r.*, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC')
+      FROM unnest(
+        ${column((w) => w.state.sectionId)}::uuid[], ${column((w) => w.state.externalId)}::text[],
+        ${column((w) => w.state.content)}::text[], ${column((w) => w.state.helpful)}::int[], ${column((w) => w.state.harmful)}::int[],
+        ${column((w) => w.state.neutral)}::int[], ${column((w) => w.state.countersKnown)}::boolean[],
+        ${column((w) => w.state.status)}::text[]::"BulletStatus"[], ${column((w) => w.state.archivedReason)}::text[],
+        ${column((w) => w.state.mergedInto)}::text[], ${column((w) => w.state.position)}::int[],
+        ${column((w) => w.provenance?.origin ?? "manual")}::text[]::"BulletOrigin"[], ${column((w) => w.provenance?.sourceTraceId ?? null)}::uuid[],
+        ${column((w) => w.provenance?.sourceRunId ?? null)}::text[], ${column((w) => w.provenance?.justification ?? null)}::text[],
+        ${column((w) => (w.bump || w.provenance ? version : 0))}::int[], ${column((w) => stateTokens(w.state))}::int[]
+      ) AS r
       ON CONFLICT ("playbookId", "externalId") DO UPDATE SET
         "sectionId" = EXCLUDED."sectionId", content = EXCLUDED.content, helpful = EXCLUDED.helpful,
         harmful = EXCLUDED.harmful, neutral = EXCLUDED.neutral, "countersKnown" = EXCLUDED."countersKnown",
@@ -201,16 +203,17 @@ export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOpe
       ${delta.author}::text, ${delta.rationale}::text, ${delta.confidence}::float8, ${delta.baseVersion}::int,
       ${delta.appliedVersion}::int, ${JSON.stringify(delta.evidence)}::jsonb, ${delta.reviewNote}::text, ${delta.decidedBy}::text,
       CASE WHEN ${delta.decided}::boolean THEN (now() AT TIME ZONE 'UTC') END, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
-  // Raw SQL for the same reason as insertVersion (server/history/repository.ts); a delta holds up to 500 operations.
+  // Raw SQL for the same reason as insertVersion (server/history/repository.ts); a delta holds up to
+  // 500 operations. The rows go as one JSON document: as a VALUES list (ten parameters a row) the
+  // statement took half as long again to parse and plan as to insert them.
   for (let start = 0; start < operations.length; start += WRITE_CHUNK) {
-    const values = operations.slice(start, start + WRITE_CHUNK).map(
-      (op) => Prisma.sql`(${op.id}::uuid, ${delta.id}::uuid, ${op.position}::int, ${op.type}::"OperationType",
-        ${op.status}::"OperationStatus", ${JSON.stringify(op.payload)}::jsonb, ${JSON.stringify(op.flags)}::jsonb,
-        ${op.rationale}::text, ${op.targetIds}::text[], ${op.targetSectionIds}::text[])`,
-    );
+    const rows = operations.slice(start, start + WRITE_CHUNK);
     await tx.$executeRaw`
       INSERT INTO "DeltaOperation" (id, "deltaId", position, type, status, payload, flags, rationale, "targetIds", "targetSectionIds")
-      VALUES ${Prisma.join(values)}`;
+      SELECT r.id, ${delta.id}::uuid, r.position, r.type, r.status, r.payload, r.flags, r.rationale, r."targetIds", r."targetSectionIds"
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id uuid, position int, type "OperationType",
+        status "OperationStatus", payload jsonb, flags jsonb, rationale text, "targetIds" text[], "targetSectionIds" text[])
+      ORDER BY r.position`;
   }
 }
 

@@ -169,7 +169,7 @@ describe.each(testEngines())("database on %s", (engine) => {
       FROM pg_class c JOIN pg_am am ON am.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE am.amname = 'gin' AND n.nspname = current_schema()
       ORDER BY c.relname`;
-    expect(indexes.map((index) => index.name)).toEqual(["Delta_evidence_idx", "PlaybookVersion_operations_idx", "Run_traceIds_idx"]);
+    expect(indexes.map((index) => index.name)).toEqual(["Delta_evidence_idx", "PlaybookVersion_bulletIds_idx", "Run_traceIds_idx"]);
     for (const index of indexes) expect(index.options ?? [], index.name).toContain("fastupdate=off");
   });
 

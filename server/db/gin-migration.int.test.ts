@@ -22,7 +22,7 @@ describe("GIN indexes without a pending list, on a database with data", () => {
                jsonb_build_array(jsonb_build_object('entity', 'bullet', 'id', 'str-' || lpad((n % 3)::text, 5, '0')))
         FROM generate_series(1, 60) n;`);
 
-    expect((await before.upgrade())[0]).toBe(GIN_MIGRATION);
+    expect(await before.upgrade(GIN_MIGRATION)).toEqual([GIN_MIGRATION]);
     const options = await before.pglite.query<{ name: string; options: string[] }>(
       `SELECT relname AS name, reloptions AS options FROM pg_class WHERE relname IN ('PlaybookVersion_operations_idx', 'Run_traceIds_idx') ORDER BY relname`,
     );

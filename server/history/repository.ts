@@ -173,9 +173,8 @@ export interface LineageRow {
   absorbed: string[];
 }
 
-/** Every version that recorded the bullet (jsonb containment, served by the GIN index), oldest first. */
+/** Every version that recorded the bullet (its id among the version's bulletIds, a GIN index), oldest first. */
 export function bulletLineage(db: DbOrTx, playbookId: string, bulletId: string): Promise<LineageRow[]> {
-  const containment = JSON.stringify([{ entity: "bullet", id: bulletId }]);
   return db.$queryRaw<LineageRow[]>`
     SELECT v.number AS version, v.author, v.reason, v."createdAt", v."deltaId", d.origin::text AS "deltaOrigin",
            own.change,
@@ -188,7 +187,7 @@ export function bulletLineage(db: DbOrTx, playbookId: string, bulletId: string):
       SELECT e AS change FROM jsonb_array_elements(v.operations) e
       WHERE e->>'entity' = 'bullet' AND e->>'id' = ${bulletId} LIMIT 1
     ) own
-    WHERE v."playbookId" = ${playbookId}::uuid AND v.operations @> ${containment}::jsonb
+    WHERE v."playbookId" = ${playbookId}::uuid AND v."bulletIds" @> ARRAY[${bulletId}::text]
     ORDER BY v.number ASC`;
 }
 

@@ -22,7 +22,7 @@ describe("the lowered search text, on a database with bullets", () => {
         VALUES (gen_random_uuid(), '${playbookId}', '${sectionId}', 'str-00001', 'Check PAGINATION Before Reading', 0, now()),
                (gen_random_uuid(), '${playbookId}', '${sectionId}', 'str-00002', 'Write Money With 2 Decimals', 1, now());`);
 
-    expect((await before.upgrade())[0]).toBe(SEARCH_TEXT_MIGRATION);
+    expect(await before.upgrade(SEARCH_TEXT_MIGRATION)).toEqual([SEARCH_TEXT_MIGRATION]);
     const lowered = async () =>
       (await before.pglite.query<{ id: string; text: string }>(`SELECT "externalId" AS id, "searchText" AS text FROM "Bullet" ORDER BY 1`))
         .rows;

@@ -138,8 +138,8 @@ function readPackageVersion(name: string): string {
 /** An embedded database as it was before a migration, to test what the migration does to data already there. */
 export interface DatabaseBefore {
   pglite: PGlite;
-  /** Applies the migrations from `migration` on; returns their names. */
-  upgrade(): Promise<string[]>;
+  /** Applies the migrations from `migration` on, up to and including `through` if given; returns their names. */
+  upgrade(through?: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -147,13 +147,17 @@ export interface DatabaseBefore {
 export async function databaseBefore(migration: string): Promise<DatabaseBefore> {
   const paths = defaultMigrationPaths();
   const earlier = mkdtempSync(join(tmpdir(), "ace-migrations-"));
-  const pglite = await PGlite.create();
-  try {
+  /** The migrations before `last` (and `last` itself when inclusive), copied into `earlier`. */
+  const cut = (last: string, inclusive: boolean) => {
     for (const entry of readdirSync(paths.migrationsDir)) {
-      if (entry < migration || entry === "migration_lock.toml")
+      if (entry < last || (inclusive && entry === last) || entry === "migration_lock.toml")
         cpSync(join(paths.migrationsDir, entry), join(earlier, entry), { recursive: true });
     }
-    await applyMigrations(new PrismaPGlite(pglite), { schemaPath: paths.schemaPath, migrationsDir: earlier });
+    return { schemaPath: paths.schemaPath, migrationsDir: earlier };
+  };
+  const pglite = await PGlite.create();
+  try {
+    await applyMigrations(new PrismaPGlite(pglite), cut(migration, false));
   } catch (error) {
     await pglite.close();
     rmSync(earlier, { recursive: true, force: true });
@@ -161,7 +165,7 @@ export async function databaseBefore(migration: string): Promise<DatabaseBefore>
   }
   return {
     pglite,
-    upgrade: () => applyMigrations(new PrismaPGlite(pglite)),
+    upgrade: (through) => applyMigrations(new PrismaPGlite(pglite), through === undefined ? paths : cut(through, true)),
     close: async () => {
       await pglite.close();
       rmSync(earlier, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testi
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
 import type { createCaller } from "@/server/trpc/root";
-import { forgetEngineStates, freshSnapshot, loadSnapshot } from "./engine-state";
+import { forgetEngineStates, freshSnapshot, loadSnapshot, similarityIndexOf } from "./engine-state";
 
 type Caller = ReturnType<typeof createCaller>;
 
@@ -81,6 +81,47 @@ describe.each(testEngines())("cached playbook states on %s", (engine) => {
     const { entry } = await loadSnapshot(database.db, playbookId);
     expect(entry).toMatchObject({ version: before.version + 1, retired: false });
     expect(entry.state.bullets.get("str-00001")?.helpful).toBe(5);
+  });
+
+  it("an index takes the changes of commits that searched nothing when it is next searched, in order", async () => {
+    const playbookId = await playbook("support");
+    const first = (await loadSnapshot(database.db, playbookId)).entry;
+    const index = similarityIndexOf(first);
+    const kept = "Confirm the refund amount with the customer before you issue it";
+    const dropped = "Escalate every billing dispute over 500 dollars to a supervisor";
+    const proposal = await alice.delta.propose({
+      playbookId,
+      rationale: "A lesson",
+      operations: [{ operation: { type: "add", section: "strategies_and_insights", content: kept } }],
+    });
+    // An add (its edit searched before it committed), its removal and an approval: neither searches.
+    const [droppedId] = (
+      await alice.delta.edit({
+        playbookId,
+        reason: "Add",
+        operations: [{ type: "add", section: "strategies_and_insights", content: dropped }],
+      })
+    ).addedIds;
+    await alice.delta.edit({ playbookId, reason: "Wrong", operations: [{ type: "remove", bulletId: droppedId!, reason: "Wrong" }] });
+    const [keptId] = (await alice.delta.approve({ deltaId: proposal.deltaId })).addedIds;
+
+    const { entry } = await loadSnapshot(database.db, playbookId);
+    expect(entry.index).toBe(index); // moved on with the state, not rebuilt
+    expect(entry.unindexed.map((change) => change.id)).toEqual([droppedId, droppedId, keptId]);
+    expect(first.unindexed).toEqual([]); // the retired state hands its lag on
+    const best = (text: string) => similarityIndexOf(entry).query(text, { threshold: 0.9, limit: 1 })[0]?.bulletId ?? null;
+    expect(best(kept)).toBe(keptId);
+    expect(best(dropped)).toBeNull(); // added, then removed: the removal came last
+    expect(entry.unindexed).toEqual([]);
+
+    // What a person sees: a proposal of the kept lesson again is flagged against it.
+    const again = await alice.delta.propose({
+      playbookId,
+      rationale: "Again",
+      operations: [{ operation: { type: "add", section: "strategies_and_insights", content: kept } }],
+    });
+    const view = await alice.delta.get({ deltaId: again.deltaId });
+    expect(view.operations[0]?.findings.find((finding) => finding.kind === "near_duplicate")?.message).toContain(keptId!);
   });
 
   it("evicts by bytes when two playbooks' states do not fit, and writers on both still commit", async () => {

@@ -72,15 +72,26 @@ async function catchUp(db: Db, head: repo.PlaybookHead, cached: EngineEntry): Pr
   });
 }
 
+/** Changes an index may lag its state by before a commit applies them itself: a bound on the bytes the lag holds. */
+const MAX_UNINDEXED_CHANGES = 2_000;
+
 /**
  * The entry that follows `entry` after `changes` (a commit of this process, or versions caught up):
  * the old one is retired, and its index, built or being built in the background, moves on with
- * the changes.
+ * the changes. A built index takes them when it is next read (indexOf), not here: an approval
+ * searches nothing, and indexing a delta's new and rewritten bullets was a tenth of its time.
  */
-export function moveOn(entry: EngineEntry, changes: readonly VersionChange[], next: Omit<EngineEntry, "index" | "retired">): EngineEntry {
+export function moveOn(
+  entry: EngineEntry,
+  changes: readonly VersionChange[],
+  next: Omit<EngineEntry, "index" | "unindexed" | "retired">,
+): EngineEntry {
   entry.retired = true;
-  if (entry.index) syncSimilarityIndex(entry.index, changes);
-  const moved: EngineEntry = { ...next, index: entry.index, retired: false };
+  // The lag moves on with the index; the retired entry keeps none, so nobody applies it twice.
+  const unindexed = entry.index ? [...entry.unindexed, ...changes] : [];
+  entry.unindexed = [];
+  const moved: EngineEntry = { ...next, index: entry.index, unindexed, retired: false };
+  if (unindexed.length > MAX_UNINDEXED_CHANGES) indexOf(moved);
   const warm = warms.get(entry);
   if (warm) {
     warms.delete(entry);
@@ -146,6 +157,7 @@ function entryOf(head: { version: number; nextBulletNumber: number }, [sections,
     version: head.version,
     state: createPlaybookState(sections, bullets, head.nextBulletNumber),
     index: null,
+    unindexed: [],
     tokens: stored.uncounted === 0 ? stored.tokens : null,
     retired: false,
   };
@@ -160,12 +172,22 @@ export async function freshSnapshot(db: Db, playbookId: string): Promise<Snapsho
   throw busy();
 }
 
+/** The entry's built index, brought up to its state first; null when none is built. */
+function indexOf(entry: EngineEntry): SimilarityIndex | null {
+  if (entry.index && entry.unindexed.length > 0) {
+    syncSimilarityIndex(entry.index, entry.unindexed);
+    entry.unindexed = [];
+  }
+  return entry.index;
+}
+
 /**
  * The entry's near-duplicate index, built from its state the first time it is asked for; an index
  * being built in the background for it is finished here instead.
  */
 export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
-  if (entry.index) return entry.index;
+  const built = indexOf(entry);
+  if (built) return built;
   const warm = warms.get(entry);
   if (warm) return finishWarm(warm);
   entry.index = buildSimilarityIndex(entry.state.bullets.values());
@@ -288,7 +310,8 @@ async function runWarm(warm: Warm, { slice = WARM_SLICE, busySlice = BUSY_SLICE,
  * entry's index is built in the background for the deltas that follow.
  */
 export function searchableIndexOf(entry: EngineEntry): SimilarityIndex {
-  if (entry.index) return entry.index;
+  const built = indexOf(entry);
+  if (built) return built;
   const underWay = warms.get(entry);
   const warm = underWay ?? startWarm(entry);
   if (!warm) return similarityIndexOf(entry);

@@ -1,14 +1,20 @@
 // The playbook states the delta engine works on, one per playbook, in a least-recently-used cache
 // bounded in bytes (server/cache/lru.ts): ACE_PLAYBOOK_CACHE_MB per database, 512 by default.
 import type { PlaybookState } from "@/server/ace/delta";
+import type { VersionChange } from "@/server/ace/history";
 import type { SimilarityIndex } from "@/server/ace/similarity";
 import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
 
 export interface EngineEntry {
   version: number;
   state: PlaybookState;
-  /** Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf). */
+  /**
+   * Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf).
+   * It lags the state by `unindexed`, which its next reader applies first (engine-state.ts indexOf).
+   */
   index: SimilarityIndex | null;
+  /** Changes committed since the index was last brought up to date, oldest first. */
+  unindexed: readonly VersionChange[];
   /**
    * Tokens of the active bullets' lines in the compiled playbook (countBulletTokens): the sum of the
    * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).

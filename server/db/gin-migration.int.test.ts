@@ -1,17 +1,13 @@
 // The migration that turns the GIN indexes' pending lists off, on a database that already holds
 // pending entries: they are moved into the index, which still finds every row. On embedded PGlite,
 // the engine that never vacuums them away.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { describedDatabaseBefore } from "@/server/testing/db";
 
 const GIN_MIGRATION = "20261129060500_gin_without_pending_list";
 
 describe("GIN indexes without a pending list, on a database with data", () => {
-  let before: DatabaseBefore;
-  beforeAll(async () => {
-    before = await databaseBefore(GIN_MIGRATION);
-  });
-  afterAll(() => before?.close());
+  const before = describedDatabaseBefore(GIN_MIGRATION);
 
   it("empties the pending list a database holds, and the index still finds every version", async () => {
     const playbookId = "4a1f0c3e-2b7d-4c55-9e1a-6d2b8c9f0a01";

@@ -2,17 +2,13 @@
 // column and its GIN index) instead of an index over the whole operations document, on a database
 // that already holds versions: PostgreSQL fills the ids for every row, and the lineage query uses
 // the new index.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { describedDatabaseBefore } from "@/server/testing/db";
 
 const BULLET_IDS_MIGRATION = "20261129075858_version_bullet_ids";
 
 describe("the bullet ids of each version, on a database with versions", () => {
-  let before: DatabaseBefore;
-  beforeAll(async () => {
-    before = await databaseBefore(BULLET_IDS_MIGRATION);
-  });
-  afterAll(() => before?.close());
+  const before = describedDatabaseBefore(BULLET_IDS_MIGRATION);
 
   it("are filled for the versions already there, kept for new ones, and serve the lineage through their index", async () => {
     const playbookId = "5b0c9e1a-7f3d-4a2b-9c8e-1d2f3a4b5c6d";

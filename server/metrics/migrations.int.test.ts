@@ -2,20 +2,16 @@
 // a timestamp keep their receipt time and are counted in the hourly rollup, and versions written
 // before figures existed get theirs once, from the start-up backfill. On embedded PGlite (the same PostgreSQL SQL the server runs).
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PrismaClient } from "@/server/db/generated/client";
-import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
+import { describedDatabaseBefore } from "@/server/testing/db";
 import { backfillVersionFigures } from "./figures";
 
 /** The first migration of the metrics: everything before it is the database as it was. */
 const FIRST_METRICS_MIGRATION = "20261123221558_trace_time_model_cost";
 
 describe("metrics migrations on a database with data", () => {
-  let before: DatabaseBefore;
-  beforeAll(async () => {
-    before = await databaseBefore(FIRST_METRICS_MIGRATION);
-  });
-  afterAll(() => before?.close());
+  const before = describedDatabaseBefore(FIRST_METRICS_MIGRATION);
 
   it("existing traces keep their receipt time as the time they ran and are rolled up; old versions get their figures once", async () => {
     const playbookId = "0b0f3a58-7a43-4d55-9b38-0d8f1b3c2a01";

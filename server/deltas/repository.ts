@@ -92,7 +92,7 @@ export function deleteSections(tx: Tx, playbookId: string, ids: string[]) {
   return tx.section.deleteMany({ where: { playbookId, id: { in: ids } } });
 }
 
-/** Rows per statement: 20 parameters each stays far below PostgreSQL's 65,535. */
+/** Rows per statement: each statement's arrays or JSON document stay a few megabytes at most. */
 const WRITE_CHUNK = 1_000;
 
 export interface BulletWrite {
@@ -110,6 +110,9 @@ export interface BulletWrite {
 export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite[], version: number) {
   for (let start = 0; start < rows.length; start += WRITE_CHUNK) {
     const chunk = rows.slice(start, start + WRITE_CHUNK);
+    // One array per column, made into rows by unnest: a VALUES list of 21 parameters a row was
+    // parsed and planned anew on every apply. Enum arrays go as text[]: the PGlite adapter writes an
+    // array of a type it does not know as "a,b,c", which PostgreSQL refuses.
     const column = <T>(of: (row: BulletWrite) => T) => chunk.map(of);
     const written = await tx.$queryRaw<{ inserted: boolean }[]>`
       INSERT INTO "Bullet" AS b (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,

@@ -329,7 +329,8 @@ function leadingColumn(sort: ListBulletsQuery["sort"]): Prisma.Sql | null {
  *
  * A sort led by a column (score, helpful, harmful, recent) first keeps the rows that can reach the
  * page by that column alone, ties included, and only those get the whole key: its tie-breaker, the
- * section's position, is an array look-up per row, a quarter of the query when done for all 10,000.
+ * section's position, is an array look-up per row, a fifth of the query when done for all 10,000.
+ * (WITH TIES makes PostgreSQL sort every row rather than keep a bounded heap; it is still faster.)
  */
 function topRows(query: ListBulletsQuery, count: boolean): PageQuery {
   const total = count ? Prisma.sql`COUNT(*) OVER ()` : Prisma.sql`NULL::bigint`;

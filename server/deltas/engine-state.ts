@@ -78,7 +78,7 @@ const MAX_UNINDEXED_CHANGES = 2_000;
 /**
  * The entry that follows `entry` after `changes` (a commit of this process, or versions caught up):
  * the old one is retired, and its index, built or being built in the background, moves on with
- * the changes. A built index takes them when it is next read (indexOf), not here: an approval
+ * the changes. A built index takes them when it is next read (builtIndexOf), not here: an approval
  * searches nothing, and indexing a 50-operation delta's new and rewritten bullets took it 1.7 ms.
  */
 export function moveOn(
@@ -91,7 +91,7 @@ export function moveOn(
   const unindexed = entry.index ? [...entry.unindexed, ...changes] : [];
   entry.unindexed = [];
   const moved: EngineEntry = { ...next, index: entry.index, unindexed, retired: false };
-  if (unindexed.length > MAX_UNINDEXED_CHANGES) indexOf(moved);
+  if (unindexed.length > MAX_UNINDEXED_CHANGES) builtIndexOf(moved);
   const warm = warms.get(entry);
   if (warm) {
     warms.delete(entry);
@@ -173,7 +173,7 @@ export async function freshSnapshot(db: Db, playbookId: string): Promise<Snapsho
 }
 
 /** The entry's built index, brought up to its state first; null when none is built. */
-function indexOf(entry: EngineEntry): SimilarityIndex | null {
+function builtIndexOf(entry: EngineEntry): SimilarityIndex | null {
   if (entry.index && entry.unindexed.length > 0) {
     syncSimilarityIndex(entry.index, entry.unindexed);
     entry.unindexed = [];
@@ -186,7 +186,7 @@ function indexOf(entry: EngineEntry): SimilarityIndex | null {
  * being built in the background for it is finished here instead.
  */
 export function similarityIndexOf(entry: EngineEntry): SimilarityIndex {
-  const built = indexOf(entry);
+  const built = builtIndexOf(entry);
   if (built) return built;
   const warm = warms.get(entry);
   if (warm) return finishWarm(warm);
@@ -310,7 +310,7 @@ async function runWarm(warm: Warm, { slice = WARM_SLICE, busySlice = BUSY_SLICE,
  * entry's index is built in the background for the deltas that follow.
  */
 export function searchableIndexOf(entry: EngineEntry): SimilarityIndex {
-  const built = indexOf(entry);
+  const built = builtIndexOf(entry);
   if (built) return built;
   const underWay = warms.get(entry);
   const warm = underWay ?? startWarm(entry);

@@ -165,7 +165,7 @@ describe.each(testEngines())("the near-duplicate index built in the background o
     await expect.poll(async () => (await loadSnapshot(database.db, playbookId)).entry.index, { timeout: 20_000 }).not.toBeNull();
     const { entry } = await loadSnapshot(database.db, playbookId);
     // Read as deltas read it: a build that ended before the edit committed lags by the edit's changes
-    // until the next search applies them (engine-state.ts indexOf).
+    // until the next search applies them (engine-state.ts builtIndexOf).
     expectIndexOf(similarityIndexOf(entry), entry);
     expect(searchableIndexOf(entry)).toBe(entry.index);
   });

@@ -10,7 +10,7 @@ export interface EngineEntry {
   state: PlaybookState;
   /**
    * Near-duplicate index of the state's active bullets; null until first needed (similarityIndexOf).
-   * It lags the state by `unindexed`, which its next reader applies first (engine-state.ts indexOf).
+   * It lags the state by `unindexed`, which its next reader applies first (engine-state.ts builtIndexOf).
    */
   index: SimilarityIndex | null;
   /** Changes committed since the index was last brought up to date, oldest first. */

@@ -145,9 +145,9 @@ export interface DatabaseBefore {
 
 /**
  * For a describe block: the database before `migration` (databaseBefore), opened before its tests
- * and closed after them. Usable in the tests only.
+ * and closed after them (so it has no close of its own). Usable in the tests only.
  */
-export function describedDatabaseBefore(migration: string): DatabaseBefore {
+export function describedDatabaseBefore(migration: string): Omit<DatabaseBefore, "close"> {
   let opened: DatabaseBefore | undefined;
   beforeAll(async () => {
     opened = await databaseBefore(migration);
@@ -162,7 +162,6 @@ export function describedDatabaseBefore(migration: string): DatabaseBefore {
       return current().pglite;
     },
     upgrade: (through) => current().upgrade(through),
-    close: () => current().close(),
   };
 }
 

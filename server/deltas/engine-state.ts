@@ -47,6 +47,15 @@ export function forgetEngineStates(db: Db): void {
   cacheOf(db).clear();
 }
 
+/**
+ * The playbook's cached entry, unless retired, without reading the database: its version may be
+ * behind the playbook's, so a caller checks it against a version it reads.
+ */
+export function cachedEntry(db: Db, playbookId: string): EngineEntry | undefined {
+  const entry = cacheOf(db).get(playbookId);
+  return entry && !entry.retired ? entry : undefined;
+}
+
 export interface Snapshot {
   head: repo.PlaybookHead;
   settings: PlaybookSettings;
@@ -410,20 +419,42 @@ export function tokenDelta(changes: readonly VersionChange[]): number {
 const globalForBuilds = globalThis as typeof globalThis & { __aceIndexBuilds?: WeakMap<Db, Set<Promise<void>>> };
 const builds = (globalForBuilds.__aceIndexBuilds ??= new WeakMap());
 
-/**
- * warmSimilarityIndex without waiting for it, giving way to requests (the page that opened the
- * playbook renders first): a playbook deleted meanwhile is no trouble; anything else is logged.
- */
+/** warmSimilarityIndex without waiting for it, giving way to requests (the page that opened the playbook renders first). */
 export function warmInBackground(db: Db, playbookId: string): void {
+  inBackground(db, warmSimilarityIndex(db, playbookId, { busy: serving }), `building the near-duplicate index of playbook ${playbookId}`);
+}
+
+// Playbooks whose state is being loaded in the background, per database.
+const globalForLoads = globalThis as typeof globalThis & { __aceStateLoads?: WeakMap<Db, Set<string>> };
+const loads = (globalForLoads.__aceStateLoads ??= new WeakMap());
+
+/**
+ * Loads the playbook's current state (or catches the cached one up) without waiting for it, for
+ * readers that use it when it is there (the bullet list's sorted pages); one load per playbook at a time.
+ */
+export function loadInBackground(db: Db, playbookId: string): void {
+  const loading = loads.get(db) ?? new Set<string>();
+  loads.set(db, loading);
+  if (loading.has(playbookId)) return;
+  loading.add(playbookId);
+  const load = sleep(BUSY_PAUSE_MS)
+    .then(() => loadSnapshot(db, playbookId))
+    .finally(() => loading.delete(playbookId));
+  inBackground(db, load, `loading the state of playbook ${playbookId}`);
+}
+
+/** Tracks work started in the background (backgroundBuilds waits for it): a playbook deleted meanwhile is no trouble; anything else is logged. */
+function inBackground(db: Db, work: Promise<unknown>, what: string): void {
   const underWay = builds.get(db) ?? new Set<Promise<void>>();
   builds.set(db, underWay);
-  const build = warmSimilarityIndex(db, playbookId, { busy: serving })
+  const tracked = work
+    .then(() => undefined)
     .catch((error: unknown) => {
       if (error instanceof AppError && error.code === "NOT_FOUND") return;
-      console.error(`[ace-studio] building the near-duplicate index of playbook ${playbookId} in the background failed:`, error);
+      console.error(`[ace-studio] ${what} in the background failed:`, error);
     })
-    .finally(() => underWay.delete(build));
-  underWay.add(build);
+    .finally(() => underWay.delete(tracked));
+  underWay.add(tracked);
 }
 
 /** Resolves once the background builds started on this database are over (before it is closed). */

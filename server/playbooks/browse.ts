@@ -9,6 +9,7 @@ import { notFound } from "@/server/errors/app-error";
 import { hasOwnRetention, requirePlaybook, settingsWithDefaults, STUDIO_DEFAULT_KEYS } from "./manage";
 import { fromDbFormat } from "./mapping";
 import * as repo from "./repository";
+import { pageFromState } from "./state-page";
 import type { BulletDetail, BulletPage, listBulletsInput, PlaybookDetail, PlaybookListItem, PlaybookSummary } from "./schemas";
 
 export async function listPlaybooks(db: Db): Promise<PlaybookListItem[]> {
@@ -127,6 +128,8 @@ function totalFromTally(db: Db, query: z.output<typeof listBulletsInput>, versio
 }
 
 export async function listBullets(db: Db, query: z.output<typeof listBulletsInput>): Promise<BulletPage> {
+  const fromState = await pageFromState(db, query);
+  if (fromState) return fromState;
   // The page's total comes from the version's tally when the page opened it (getPlaybook), which
   // spares the query a count over every matching bullet; otherwise the query counts them.
   const tallied = talliesOf(db).peek(query.playbookId);

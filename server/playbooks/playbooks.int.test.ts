@@ -7,11 +7,13 @@ import { classifyBullet, type BulletSignal } from "@/server/ace/signals";
 import { testEngines } from "@/server/testing/db";
 import { databaseSuite } from "@/server/testing/playbook-suite";
 import { expectAppError } from "@/server/testing/fixtures";
+import { forgetEngineStates, loadSnapshot } from "@/server/deltas/engine-state";
 import { loadDocument, loadDocumentFromRows } from "./export";
 import { requirePlaybook } from "./manage";
 import { countBullets, listBullets as listBulletRows, listSections, type BulletListRow } from "./repository";
 import { listBulletsInput, type ListBulletsInput } from "./schemas";
 import { seedDemoPlaybooks } from "./seed";
+import { pageFromState } from "./state-page";
 import { PLAYBOOK_FIXTURES_DIR } from "@/server/testing/playbook-files";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -250,10 +252,94 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     expect(compared).toBeGreaterThan(100);
   });
 
+  it("a page from the cached state is the SQL list's page: every sort it serves, both directions, every filter, every page", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "state order");
+    const { db } = suite.database;
+    // The ties of the two tests above, and an archived bullet; written behind the engine's back, so
+    // its states are dropped and the state loaded again from these rows.
+    await db.$executeRaw`UPDATE "Section" SET position = 4 WHERE "playbookId" = ${playbookId}::uuid`;
+    await db.$executeRaw`UPDATE "Bullet" SET position = position % 2, helpful = length(content) % 3, harmful = length(content) % 2
+      WHERE "playbookId" = ${playbookId}::uuid`;
+    await db.$executeRaw`UPDATE "Bullet" SET status = 'archived' WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'str-00002'`;
+    forgetEngineStates(db);
+    const notCached = listBulletsInput.parse({ playbookId, sort: "score" });
+    expect(await pageFromState(db, notCached)).toBeNull();
+    await loadSnapshot(db, playbookId);
+
+    const sections = await listSections(db, playbookId);
+    const filters = [
+      {},
+      { sectionIds: [sections[1]!.id] },
+      { signals: ["problematic" as const, "unused" as const] },
+      // Content in any case, an id with its bracket, and characters LIKE and regular expressions treat specially.
+      { search: "O" },
+      { search: "[MIS-0000", sectionIds: [sections[1]!.id] },
+      { search: "." },
+      { search: "edge cases" },
+    ];
+    let compared = 0;
+    for (const sort of ["position", "id", "helpful", "harmful", "score"] as const)
+      for (const order of ["asc", "desc"] as const)
+        for (const status of ["active", "archived", "all"] as const)
+          for (const filter of filters)
+            for (const [limit, cursor] of [
+              [1, 0],
+              [2, 1],
+              [3, 2],
+              [7, 0],
+              [4, 6],
+            ] as const) {
+              const query = listBulletsInput.parse({ playbookId, sort, order, status, limit, cursor, ...filter });
+              const label = JSON.stringify({ sort, order, status, filter, limit, cursor });
+              const page = await pageFromState(db, query);
+              const sql = await listBulletRows(db, query, { count: false });
+              const total = await countBullets(db, query);
+              expect(page, label).not.toBeNull();
+              expect(
+                page!.items.map(({ signal: _signal, ...row }) => row),
+                label,
+              ).toEqual(sql.rows);
+              expect(page!.total, label).toBe(total);
+              expect(page!.nextCursor, label).toBe(cursor + sql.rows.length < total ? cursor + sql.rows.length : null);
+              compared += sql.rows.length;
+            }
+    expect(compared).toBeGreaterThan(500);
+
+    // What the state cannot give goes to SQL: the update time, a search outside ASCII, any search in a
+    // playbook whose text the database may lower into ASCII, and a version it does not hold.
+    expect(await pageFromState(db, listBulletsInput.parse({ playbookId, sort: "recent" }))).toBeNull();
+    expect(await pageFromState(db, listBulletsInput.parse({ playbookId, search: "é" }))).toBeNull();
+    await db.$executeRaw`UPDATE "Bullet" SET content = 'Convert Kelvin to Celsius' WHERE "playbookId" = ${playbookId}::uuid
+      AND "externalId" = 'str-00004'`;
+    forgetEngineStates(db);
+    await loadSnapshot(db, playbookId);
+    expect(await pageFromState(db, listBulletsInput.parse({ playbookId, search: "kelvin" }))).toBeNull();
+    expect(await pageFromState(db, listBulletsInput.parse({ playbookId, sort: "score" }))).not.toBeNull();
+    await db.$executeRaw`UPDATE "Playbook" SET version = version + 1 WHERE id = ${playbookId}::uuid`;
+    expect(await pageFromState(db, notCached)).toBeNull();
+  });
+
+  it("a page sorted from the cached state follows every write", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "state follows");
+    const top = async () => (await suite.caller.playbook.bullets({ playbookId, sort: "score", limit: 2 })).items.map((b) => b.externalId);
+    await loadSnapshot(suite.database.db, playbookId);
+    expect(await top()).toEqual(["str-00001", "mis-00005"]);
+    await suite.caller.delta.edit({
+      playbookId,
+      reason: "Votes",
+      operations: [{ type: "tag", bulletId: "str-00004", helpful: 9, harmful: 0 }],
+    });
+    expect(await top()).toEqual(["str-00004", "str-00001"]);
+    await suite.caller.delta.edit({ playbookId, reason: "Gone", operations: [{ type: "remove", bulletId: "str-00004", reason: "Stale" }] });
+    expect(await top()).toEqual(["str-00001", "mis-00005"]);
+  });
+
   it("a search matches a bullet's text as it is now, in any case: the lowered copy follows every change", async () => {
     const { playbookId } = await importText(countersPlaybook(), "search copy");
     const { db } = suite.database;
-    const found = async (search: string) => (await suite.caller.playbook.bullets({ playbookId, search })).items.map((b) => b.externalId);
+    // The SQL list: the write below goes behind the engine's back (no new version), which the cached state would not see.
+    const found = async (search: string) =>
+      (await listBulletRows(db, listBulletsInput.parse({ playbookId, search }), { count: false })).rows.map((b) => b.externalId);
     expect(await found("RISKY approach")).toEqual(["str-00003"]);
     await db.$executeRaw`UPDATE "Bullet" SET content = 'Check the PAGINATION cursor' WHERE "playbookId" = ${playbookId}::uuid
       AND "externalId" = 'str-00003'`;
@@ -264,22 +350,28 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
     expect(row?.searchText).toBe("check the pagination cursor");
   });
 
-  it("a page's rows carry each bullet's fields as stored, its update time to the millisecond", async () => {
+  it("a page's rows carry each bullet's fields as stored, its update time to the millisecond, by SQL or from the state", async () => {
     const { playbookId } = await importText(countersPlaybook(), "page rows");
     const { db } = suite.database;
     await db.$executeRaw`UPDATE "Bullet" SET "updatedAt" = '2026-01-02 03:04:05.678'::timestamp(3) WHERE "playbookId" = ${playbookId}::uuid`;
-    const page = await suite.caller.playbook.bullets({ playbookId, status: "all", limit: 50 });
     const stored = new Map((await db.bullet.findMany({ where: { playbookId } })).map((row) => [row.id, row]));
-    for (const { signal: _signal, ...item } of page.items) {
-      const row = stored.get(item.id);
-      expect(row, item.externalId).toBeDefined();
-      expect(item).toEqual(Object.fromEntries(Object.keys(item).map((key) => [key, row?.[key as keyof typeof row]])));
-      expect(Object.keys(item).sort().join()).toBe(
-        "content,countersKnown,externalId,harmful,helpful,id,neutral,sectionId,status,updatedAt",
-      );
-      expect(item.updatedAt).toEqual(new Date("2026-01-02T03:04:05.678Z"));
+    const query = listBulletsInput.parse({ playbookId, status: "all", limit: 50 });
+    await loadSnapshot(db, playbookId);
+    const fromState = await pageFromState(db, query);
+    expect(fromState).not.toBeNull();
+    const bySql = await listBulletRows(db, query, { count: false });
+    for (const items of [fromState!.items.map(({ signal: _signal, ...item }) => item), bySql.rows]) {
+      for (const item of items) {
+        const row = stored.get(item.id);
+        expect(row, item.externalId).toBeDefined();
+        expect(item).toEqual(Object.fromEntries(Object.keys(item).map((key) => [key, row?.[key as keyof typeof row]])));
+        expect(Object.keys(item).sort().join()).toBe(
+          "content,countersKnown,externalId,harmful,helpful,id,neutral,sectionId,status,updatedAt",
+        );
+        expect(item.updatedAt).toEqual(new Date("2026-01-02T03:04:05.678Z"));
+      }
+      expect(items).toHaveLength(stored.size);
     }
-    expect(page.items).toHaveLength(stored.size);
   });
 
   it("an import says what it read the way the peers read it: counters spaced with tabs come in as counters, with a note", async () => {

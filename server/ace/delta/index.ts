@@ -1,5 +1,5 @@
 // The delta engine's public surface: operation and state types, validation and application.
 export * from "./types";
 export { applyDelta, changesCompiledLine, validateDelta, DeltaValidationError } from "./engine";
-export { bulletsBySection, compareBullets, createPlaybookState, orderedBullets } from "./state";
+export { bulletsBySection, compareBullets, compareText, createPlaybookState, orderedBullets } from "./state";
 export { resolveSection, sectionKey } from "./sections";

@@ -108,7 +108,16 @@ export function contentWordOf(word: string): string | null {
   return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word;
 }
 
+// The last text vectorized and its vector: the engine asks two indexes (the playbook's and its
+// delta's own) about each new text in turn. Vectors are read only, so the same one serves both.
+let lastVectorized: { text: string; vector: SparseVector } | null = null;
+
 export function vectorizeText(text: string): SparseVector {
+  if (lastVectorized?.text !== text) lastVectorized = { text, vector: vectorOfText(text) };
+  return lastVectorized.vector;
+}
+
+function vectorOfText(text: string): SparseVector {
   const normalized = normalizeForSimilarity(text);
   const counts: Record<Family, Map<string, number>> = { word: new Map(), bigram: new Map(), trigram: new Map() };
   if (normalized === "") return new Map();

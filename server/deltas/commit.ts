@@ -8,6 +8,7 @@ import type { BulletState, SectionState, VersionChange } from "@/server/ace/hist
 import type { PlaybookState } from "@/server/ace/delta";
 import { recordAudit, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
 import { forgetHead } from "@/server/context/heads";
+import { publicationWithBump } from "@/server/context/publication";
 import type { Db, Tx } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { recordVersion } from "@/server/history/record";
@@ -43,18 +44,22 @@ export interface Commit {
   audit: { source: AuditSource; record: (version: number, changed: ChangeSummaries) => AuditRecord };
 }
 
-/** One transaction: the version bump first (it serialises writers), then the rows, the version, the delta. */
+/**
+ * One transaction: the version bump first (it serialises writers, and publishes a version that
+ * changes more than counters to agents' context), then the rows, the version, the delta.
+ */
 export async function commitChanges(db: Db, commit: Commit): Promise<number> {
   const { entry } = commit.snapshot;
   const version = entry.version + 1;
-  await db.$transaction(async (tx) => {
+  const figures = await db.$transaction(async (tx) => {
     const bumped = await playbookRepo.bumpVersion(tx, commit.playbookId, entry.version, {
       nextBulletNumber: commit.next.nextIdNumber,
+      ...publicationWithBump(commit.changes, version),
     });
     if (!bumped) throw new VersionMoved();
     const deltaId = await commit.recordDelta(tx, version);
     await writeChanges(tx, commit.playbookId, commit.changes, version, commit.provenance);
-    await recordVersion(tx, {
+    const recorded = await recordVersion(tx, {
       playbookId: commit.playbookId,
       number: version,
       author: commit.author,
@@ -62,8 +67,11 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
       changes: commit.changes,
       deltaId,
       state: commit.next,
+      previousFigures: entry.figures ?? undefined,
+      published: true,
     });
     await recordAudit(tx, commit.audit.source, commit.audit.record(version, changeSummaries(commit.changes)));
+    return recorded;
   }, WRITE_TRANSACTION);
   forgetHead(db, commit.playbookId);
   // Committed: move the cached state forward instead of reloading it.
@@ -75,6 +83,7 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
         version,
         state: commit.next,
         tokens: entry.tokens === null ? null : entry.tokens + tokenDelta(commit.changes),
+        figures,
       }),
     );
   }

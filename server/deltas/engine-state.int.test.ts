@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetEnv } from "@/server/config/env";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
+import { findFigures } from "@/server/metrics/repositories/figures";
 import { callerAs } from "@/server/trpc/callers";
 import type { createCaller } from "@/server/trpc/root";
 import { forgetEngineStates, freshSnapshot, loadSnapshot, similarityIndexOf } from "./engine-state";
@@ -81,6 +82,20 @@ describe.each(testEngines())("cached playbook states on %s", (engine) => {
     const { entry } = await loadSnapshot(database.db, playbookId);
     expect(entry).toMatchObject({ version: before.version + 1, retired: false });
     expect(entry.state.bullets.get("str-00001")?.helpful).toBe(5);
+  });
+
+  it("a state a commit moved on carries the figures stored with its version, which the next commit advances; a loaded one carries none", async () => {
+    const playbookId = await playbook("support");
+    expect((await loadSnapshot(database.db, playbookId)).entry.figures).toBeNull();
+    for (const helpful of [2, 1]) {
+      await tag(playbookId, helpful);
+      const { entry } = await loadSnapshot(database.db, playbookId);
+      const stored = await findFigures(database.db, playbookId, entry.version);
+      expect(stored).not.toBeNull();
+      expect(entry.figures).toMatchObject(stored!);
+    }
+    forgetEngineStates(database.db);
+    expect((await loadSnapshot(database.db, playbookId)).entry.figures).toBeNull();
   });
 
   it("an index takes the changes of commits that searched nothing when it is next searched, in order", async () => {

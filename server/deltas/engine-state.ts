@@ -78,6 +78,7 @@ async function catchUp(db: Db, head: repo.PlaybookHead, cached: EngineEntry): Pr
     version: head.version,
     state: { ...replayed, nextIdNumber: Math.max(replayed.nextIdNumber, head.nextBulletNumber) },
     tokens: cached.tokens === null ? null : cached.tokens + tokenDelta(changes),
+    figures: null,
   });
 }
 
@@ -168,6 +169,7 @@ function entryOf(head: { version: number; nextBulletNumber: number }, [sections,
     index: null,
     unindexed: [],
     tokens: stored.uncounted === 0 ? stored.tokens : null,
+    figures: null,
     retired: false,
   };
 }

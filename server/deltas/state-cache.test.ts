@@ -9,7 +9,7 @@ function entryOf(count: number, version = 1): EngineEntry {
   const bullets = Array.from({ length: count }, (_, i) =>
     bullet(`str-${String(i + 1).padStart(5, "0")}`, `Bullet ${String(i).padStart(4, "0")} `.padEnd(100, "x"), { position: i }),
   );
-  return { version, state: createPlaybookState([STRATEGIES], bullets), index: null, unindexed: [], tokens: null, retired: false };
+  return { version, state: createPlaybookState([STRATEGIES], bullets), index: null, unindexed: [], tokens: null, figures: null, retired: false };
 }
 
 function withIndex(entry: EngineEntry): EngineEntry {

@@ -3,6 +3,7 @@
 import type { PlaybookState } from "@/server/ace/delta";
 import type { VersionChange } from "@/server/ace/history";
 import type { SimilarityIndex } from "@/server/ace/similarity";
+import type { PlaybookFigures } from "@/server/ace/version-figures";
 import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
 
 export interface EngineEntry {
@@ -20,6 +21,11 @@ export interface EngineEntry {
    * counts stored with them when loaded, else counted on first need (about 1 s for 10,000 bullets).
    */
   tokens: number | null;
+  /**
+   * The figures stored with this version (server/metrics/figures.ts) when this process wrote it, so
+   * the next write advances them without reading them back; null when the state was loaded or caught up.
+   */
+  figures: PlaybookFigures | null;
   /** The version moved on from this entry, or it was forgotten: whoever holds it reloads. */
   retired: boolean;
 }

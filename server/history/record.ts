@@ -3,6 +3,7 @@
 // than counters. Every path that bumps a playbook's version calls this.
 import type { PlaybookState } from "@/server/ace/delta";
 import type { VersionChange } from "@/server/ace/history";
+import type { PlaybookFigures, VersionFigures } from "@/server/ace/version-figures";
 import { publishIfContentChanged } from "@/server/context/publication";
 import type { Tx } from "@/server/db/client";
 import { recordVersionFigures } from "@/server/metrics/figures";
@@ -17,11 +18,23 @@ export interface NewVersion {
   deltaId: string | null;
   /** The playbook's state at this version, when the writer has it (spares reading the previous figures' gaps). */
   state?: PlaybookState;
+  /** The figures of the version before, when the writer has them (spares reading them). */
+  previousFigures?: PlaybookFigures;
+  /** The writer published the version to agents' context itself, with its version bump. */
+  published?: boolean;
 }
 
-export async function recordVersion(tx: Tx, version: NewVersion): Promise<void> {
-  const { state, ...row } = version;
+/** Returns the version's figures as stored (null: none could be, see recordVersionFigures). */
+export async function recordVersion(tx: Tx, version: NewVersion): Promise<VersionFigures | null> {
+  const { state, previousFigures, published, ...row } = version;
   await historyRepo.insertVersion(tx, row);
-  await recordVersionFigures(tx, { playbookId: row.playbookId, version: row.number, changes: row.changes, state });
-  await publishIfContentChanged(tx, row.playbookId, row.number, row.changes);
+  const figures = await recordVersionFigures(tx, {
+    playbookId: row.playbookId,
+    version: row.number,
+    changes: row.changes,
+    state,
+    previous: previousFigures,
+  });
+  if (!published) await publishIfContentChanged(tx, row.playbookId, row.number, row.changes);
+  return figures;
 }

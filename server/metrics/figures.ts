@@ -22,16 +22,19 @@ export interface VersionWrite {
   changes: readonly VersionChange[];
   /** The playbook's state at this version, when the writer has it (the delta engine does). */
   state?: PlaybookState;
+  /** The figures stored with the version before, when the writer has them (the delta engine keeps them). */
+  previous?: PlaybookFigures;
 }
 
 /**
  * Stores the figures of a version in the transaction that wrote it; call it right after
- * insertVersion. From the previous version's figures and this version's changes (only the changed
+ * insertVersion. From the previous version's figures (given, or read) and this version's changes (only the changed
  * bullets are read and counted), or from the state when the previous figures are missing. With
  * neither, nothing is stored and the start-up backfill fills the gap. Returns what was stored.
  */
 export async function recordVersionFigures(tx: Tx, write: VersionWrite): Promise<VersionFigures | null> {
-  const previous = write.version <= 1 ? EMPTY_FIGURES : await figuresRepo.findFigures(tx, write.playbookId, write.version - 1);
+  const previous =
+    write.version <= 1 ? EMPTY_FIGURES : (write.previous ?? (await figuresRepo.findFigures(tx, write.playbookId, write.version - 1)));
   let figures: PlaybookFigures;
   if (previous) figures = advanceFigures(previous, write.changes);
   else if (write.state) figures = figuresOfState(write.state);

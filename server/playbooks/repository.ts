@@ -177,7 +177,8 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
-const DEFAULT_DIRECTION: Record<ListBulletsQuery["sort"], "asc" | "desc"> = {
+/** Each sort's direction when the list names none: counters and update time highest first. */
+export const DEFAULT_DIRECTION: Record<ListBulletsQuery["sort"], "asc" | "desc"> = {
   position: "asc",
   id: "asc",
   helpful: "desc",

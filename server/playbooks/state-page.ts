@@ -10,22 +10,12 @@ import type { BulletState } from "@/server/ace/history";
 import { classifyBullet } from "@/server/ace/signals";
 import type { Db } from "@/server/db/client";
 import { cachedEntry, loadInBackground } from "@/server/deltas/engine-state";
-import { bulletRowKeys } from "./repository";
+import { bulletRowKeys, DEFAULT_DIRECTION } from "./repository";
 import type { BulletPage, BulletRow, listBulletsInput } from "./schemas";
 
 type ListBulletsQuery = z.output<typeof listBulletsInput>;
 type Sort = ListBulletsQuery["sort"];
 type Direction = "asc" | "desc";
-
-/** As the SQL list: counters and reading order first in their natural direction. */
-const DEFAULT_DIRECTION: Record<Sort, Direction> = {
-  position: "asc",
-  id: "asc",
-  helpful: "desc",
-  harmful: "desc",
-  score: "desc",
-  recent: "desc",
-};
 
 /**
  * The page, or null when the state cannot give it: no current state is cached (one is then loaded

@@ -26,7 +26,7 @@ import { loadBulletStates } from "@/server/playbooks/repositories/bullet-states"
 import * as playbookRepo from "@/server/playbooks/repository";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";
-import { createEngineStateCache, recountEntry, type EngineEntry, type EngineStateCache } from "./state-cache";
+import { carrySizes, createEngineStateCache, recountEntry, type EngineEntry, type EngineStateCache } from "./state-cache";
 
 /** A read that raced a commit is repeated this many times before the caller is told to try later. */
 const READ_ATTEMPTS = 4;
@@ -97,6 +97,7 @@ export function moveOn(
   next: Omit<EngineEntry, "index" | "unindexed" | "retired">,
 ): EngineEntry {
   entry.retired = true;
+  carrySizes(entry.state, next.state, changes);
   // The lag moves on with the index; the retired entry keeps none, so nobody applies it twice.
   const unindexed = entry.index ? [...entry.unindexed, ...changes] : [];
   entry.unindexed = [];

@@ -1,15 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { createPlaybookState } from "@/server/ace/delta";
+import { applyDelta, createPlaybookState, type DeltaOperation } from "@/server/ace/delta";
 import { bullet, STRATEGIES } from "@/server/ace/delta/test-fixtures";
 import { buildSimilarityIndex } from "@/server/ace/similarity";
-import { createEngineStateCache, entryBytes, recountEntry, type EngineEntry } from "./state-cache";
+import { carrySizes, createEngineStateCache, entryBytes, recountEntry, type EngineEntry } from "./state-cache";
 
 /** A state of `count` active bullets of 100 characters each. */
 function entryOf(count: number, version = 1): EngineEntry {
   const bullets = Array.from({ length: count }, (_, i) =>
     bullet(`str-${String(i + 1).padStart(5, "0")}`, `Bullet ${String(i).padStart(4, "0")} `.padEnd(100, "x"), { position: i }),
   );
-  return { version, state: createPlaybookState([STRATEGIES], bullets), index: null, unindexed: [], tokens: null, figures: null, retired: false };
+  return {
+    version,
+    state: createPlaybookState([STRATEGIES], bullets),
+    index: null,
+    unindexed: [],
+    tokens: null,
+    figures: null,
+    retired: false,
+  };
 }
 
 function withIndex(entry: EngineEntry): EngineEntry {
@@ -29,6 +37,43 @@ describe("entryBytes", () => {
     const archived = { ...entry.state.bullets.get("str-00002")!, status: "archived" as const };
     const state = createPlaybookState([STRATEGIES], [entry.state.bullets.get("str-00001")!, archived]);
     expect(entryBytes(withIndex({ ...entry, state }))).toBe(2 * 500 + 4_100);
+  });
+});
+
+describe("carrySizes", () => {
+  it("sizes the state a delta made from its predecessor's sizes and the changes, as a count of every bullet would", () => {
+    const entry = withIndex(entryOf(50));
+    entryBytes(entry); // counted, so the next state's sizes are carried
+    let state = entry.state;
+    // Over several deltas: additions, rewrites to other lengths, an archival, a move and a merge.
+    const deltas: DeltaOperation[][] = [
+      [
+        { type: "add", section: "strategies_and_insights", content: "A new bullet of a length of its own." },
+        { type: "update", bulletId: "str-00001", content: "Shorter." },
+      ],
+      [{ type: "remove", bulletId: "str-00002", reason: "Obsolete" }],
+      [
+        {
+          type: "merge",
+          bulletIds: ["str-00003", "str-00004"],
+          into: "str-00003",
+          content: "Merged into one, longer than either of the two it replaces.",
+        },
+        { type: "update", bulletId: "str-00001", content: "Longer again, rewritten a second time by a later delta." },
+      ],
+    ];
+    for (const ops of deltas) {
+      const result = applyDelta(state, ops, { newSectionId: () => "new" });
+      carrySizes(state, result.state, result.changes);
+      const carried = entryBytes({ ...entry, state: result.state });
+      // A copy of the state is a new object, counted bullet by bullet.
+      expect(carried).toBe(entryBytes({ ...entry, state: { ...result.state } }));
+      expect(entryBytes({ ...entry, index: null, state: result.state })).toBe(
+        entryBytes({ ...entry, index: null, state: { ...result.state } }),
+      );
+      state = result.state;
+    }
+    expect(entryBytes({ ...entry, state })).not.toBe(entryBytes(entry));
   });
 });
 

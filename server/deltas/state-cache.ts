@@ -1,7 +1,7 @@
 // The playbook states the delta engine works on, one per playbook, in a least-recently-used cache
 // bounded in bytes (server/cache/lru.ts): ACE_PLAYBOOK_CACHE_MB per database, 512 by default.
 import type { PlaybookState } from "@/server/ace/delta";
-import type { VersionChange } from "@/server/ace/history";
+import type { BulletState, VersionChange } from "@/server/ace/history";
 import type { SimilarityIndex } from "@/server/ace/similarity";
 import type { PlaybookFigures } from "@/server/ace/version-figures";
 import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
@@ -43,13 +43,50 @@ const INDEX_BYTES_PER_CHARACTER = 15;
 
 /** The entry's estimated size in memory; the index counts only once built (it indexes active bullets). */
 export function entryBytes(entry: EngineEntry): number {
-  let bytes = 0;
-  for (const bullet of entry.state.bullets.values()) {
-    const characters = bullet.content.length;
-    bytes += STATE_BYTES_PER_BULLET + STATE_BYTES_PER_CHARACTER * characters;
-    if (entry.index && bullet.status === "active") bytes += INDEX_BYTES_PER_BULLET + INDEX_BYTES_PER_CHARACTER * characters;
+  const sizes = sizesOf(entry.state);
+  return sizes.state + (entry.index ? sizes.index : 0);
+}
+
+/** A state's estimated bytes, and those of an index of its active bullets. */
+interface StateSizes {
+  state: number;
+  index: number;
+}
+
+// Each state's sizes, counted once: a pass over 10,000 bullets took 1.2 ms of every commit, which
+// caches the state it made. A state a commit or a catch-up made is sized from its predecessor's.
+const SIZES = new WeakMap<PlaybookState, StateSizes>();
+
+function sizesOf(state: PlaybookState): StateSizes {
+  let sizes = SIZES.get(state);
+  if (!sizes) {
+    sizes = { state: 0, index: 0 };
+    for (const bullet of state.bullets.values()) addSizes(sizes, bullet, 1);
+    SIZES.set(state, sizes);
   }
-  return bytes;
+  return sizes;
+}
+
+function addSizes(sizes: StateSizes, bullet: BulletState, sign: 1 | -1): void {
+  const characters = bullet.content.length;
+  sizes.state += sign * (STATE_BYTES_PER_BULLET + STATE_BYTES_PER_CHARACTER * characters);
+  if (bullet.status === "active") sizes.index += sign * (INDEX_BYTES_PER_BULLET + INDEX_BYTES_PER_CHARACTER * characters);
+}
+
+/**
+ * Sizes `next` from `from`'s sizes, when they were counted, and the changes that lead from one to
+ * the other (every changed bullet, before and after), instead of a pass over every bullet.
+ */
+export function carrySizes(from: PlaybookState, next: PlaybookState, changes: readonly VersionChange[]): void {
+  const known = SIZES.get(from);
+  if (!known || SIZES.has(next)) return;
+  const sizes = { ...known };
+  for (const change of changes) {
+    if (change.entity !== "bullet") continue;
+    if (change.before) addSizes(sizes, change.before, -1);
+    if (change.after) addSizes(sizes, change.after, 1);
+  }
+  SIZES.set(next, sizes);
 }
 
 /**

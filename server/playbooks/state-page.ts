@@ -43,20 +43,9 @@ export async function pageFromState(db: Db, query: ListBulletsQuery): Promise<Bu
   for (const bullet of page) {
     const row = keys.get(bullet.externalId);
     if (!row) return loadedLater(db, query.playbookId);
-    const { externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status } = bullet;
-    items.push({
-      id: row.id,
-      externalId,
-      sectionId,
-      content,
-      helpful,
-      harmful,
-      neutral,
-      countersKnown,
-      status,
-      updatedAt: row.updatedAt,
-      signal: classifyBullet(bullet),
-    });
+    // What the list shows of a state (a test pins a row's fields): not its place or archive details.
+    const { position: _position, archivedReason: _reason, mergedInto: _into, ...shown } = bullet;
+    items.push({ id: row.id, ...shown, updatedAt: row.updatedAt, signal: classifyBullet(bullet) });
   }
   const end = query.cursor + items.length;
   return { total, nextCursor: end < total ? end : null, items };

@@ -26,10 +26,6 @@ import * as repo from "./repository";
 export { setContextClock } from "./clock";
 
 /**
- * Called by every writer of a version, in its transaction: a version that changes more than
- * counters is published at once.
- */
-/**
  * For a writer that sets the playbook's columns with its version bump (commitChanges): the columns
  * that publish the new version when it changes more than counters, the same as
  * publishIfContentChanged writes (the bump makes the version newer than any published one).
@@ -41,6 +37,10 @@ export function publicationWithBump(
   return describeChanges(changes).contentChanged ? { contextVersion: version, contextPublishedAt: new Date(contextNow()) } : null;
 }
 
+/**
+ * Called by every writer of a version, in its transaction: a version that changes more than
+ * counters is published at once.
+ */
 export async function publishIfContentChanged(tx: Tx, playbookId: string, version: number, changes: readonly VersionChange[]) {
   if (!describeChanges(changes).contentChanged) return;
   await repo.publishContentVersion(tx, playbookId, version, new Date(contextNow()));

@@ -28,9 +28,9 @@ export interface VersionWrite {
 
 /**
  * Stores the figures of a version in the transaction that wrote it; call it right after
- * insertVersion. From the previous version's figures (given, or read) and this version's changes (only the changed
- * bullets are read and counted), or from the state when the previous figures are missing. With
- * neither, nothing is stored and the start-up backfill fills the gap. Returns what was stored.
+ * insertVersion. From the previous version's figures (given, or read) and this version's changes
+ * (only the changed bullets are read and counted), or from the state when the previous figures are
+ * missing. With neither, nothing is stored and the start-up backfill fills the gap. Returns what was stored.
  */
 export async function recordVersionFigures(tx: Tx, write: VersionWrite): Promise<VersionFigures | null> {
   const previous =

@@ -324,8 +324,9 @@ function howMeasured(plans: Plans, synthetic: SyntheticPlaybook): string[] {
     `Playbook page (target p95 ≤ ${formatMs(TARGETS.page.maxMs)}, issue 15): getPlaybook and the first page of listBullets ` +
       `(limit 200) issued together, as the server component of /playbooks/[id] prefetches them (on PGlite they queue ` +
       `on its single connection), with the playbook's state loaded first (untimed), as a server holds it once the playbook ` +
-      `is used: lists that do not search are ordered from that state and read only their page's rows. Rows marked · time ` +
-      `each part alone; "the SQL list alone" is what a list costs with no state loaded (after a start).`,
+      `is used: lists (but for an update-time sort, or a search outside ASCII) are ordered from that state and read only ` +
+      `what their page's rows hold beyond it. Rows marked · time each part alone; "the SQL list alone" is what a list ` +
+      `costs with no state loaded (after a start).`,
     `Export (target p95 ≤ ${formatMs(TARGETS.export.maxMs)}, issue 15): exportPlaybook of the synthetic playbook in each format.`,
     ...contextNotes(plans.context),
     ...mcpNotes(plans.mcp),

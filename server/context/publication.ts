@@ -27,8 +27,8 @@ export { setContextClock } from "./clock";
 
 /**
  * For a writer that sets the playbook's columns with its version bump (commitChanges): the columns
- * that publish the new version when it changes more than counters, the same as
- * publishIfContentChanged writes (the bump makes the version newer than any published one).
+ * that publish the new version when it changes more than counters, which publishIfContentChanged
+ * writes for other writers (the bump makes the version newer than any published one).
  */
 export function publicationWithBump(
   changes: readonly VersionChange[],
@@ -42,8 +42,8 @@ export function publicationWithBump(
  * counters is published at once.
  */
 export async function publishIfContentChanged(tx: Tx, playbookId: string, version: number, changes: readonly VersionChange[]) {
-  if (!describeChanges(changes).contentChanged) return;
-  await repo.publishContentVersion(tx, playbookId, version, new Date(contextNow()));
+  const publication = publicationWithBump(changes, version);
+  if (publication) await repo.publishContentVersion(tx, playbookId, version, publication.contextPublishedAt);
 }
 
 /**

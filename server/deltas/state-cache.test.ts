@@ -45,7 +45,7 @@ describe("carrySizes", () => {
     const entry = withIndex(entryOf(50));
     entryBytes(entry); // counted, so the next state's sizes are carried
     let state = entry.state;
-    // Over several deltas: additions, rewrites to other lengths, an archival, a move and a merge.
+    // Over several deltas: an addition, rewrites to other lengths, an archival and a merge.
     const deltas: DeltaOperation[][] = [
       [
         { type: "add", section: "strategies_and_insights", content: "A new bullet of a length of its own." },

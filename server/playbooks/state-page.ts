@@ -5,7 +5,7 @@
 // sorts every one of them on each request (14 ms on PGlite). The order is the SQL list's
 // (repository.ts orderBy); an integration test compares the two.
 import type { z } from "zod";
-import { compareText, type PlaybookState } from "@/server/ace/delta";
+import { compareBullets, compareText, type PlaybookState } from "@/server/ace/delta";
 import type { BulletState } from "@/server/ace/history";
 import { classifyBullet } from "@/server/ace/signals";
 import type { Db } from "@/server/db/client";
@@ -143,7 +143,8 @@ function comparatorOf(state: PlaybookState, sort: Exclude<Sort, "recent">, direc
   const sectionPosition = new Map(state.sections.map((section) => [section.id, section.position]));
   const placeOf = (bullet: BulletState) => sectionPosition.get(bullet.sectionId) ?? UNKNOWN_SECTION;
   const byId = (a: BulletState, b: BulletState) => compareText(a.externalId, b.externalId);
-  const reading = (a: BulletState, b: BulletState) => placeOf(a) - placeOf(b) || a.position - b.position || byId(a, b);
+  // Within a section's place, the engine's reading order (compareBullets: position, then id).
+  const reading = (a: BulletState, b: BulletState) => placeOf(a) - placeOf(b) || compareBullets(a, b);
   const sign = direction === "asc" ? 1 : -1;
   switch (sort) {
     case "position":

@@ -2,7 +2,7 @@
 // in this process (with the folder's lock), or a pg pool. The client and the migration runner both
 // build on it.
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
@@ -83,11 +83,45 @@ async function openPglite(dataDir: string, lock: boolean, snapshot?: Blob | File
   };
 }
 
+const parsersInstalled = new WeakSet<PGlite>();
+
+/**
+ * The Prisma adapter passes its type parsers with every query, and PGlite merges them into a copy of
+ * its own 318 each time: 0.13 ms of a 0.45 ms statement. Installed on the instance at the first
+ * query instead, the adapter's later queries go without them and read the same merged map. Only
+ * the adapter queries this instance, so no one else sees the merged parsers.
+ */
+function installAdapterParsers(pglite: PGlite): PGlite {
+  if (parsersInstalled.has(pglite)) return pglite;
+  parsersInstalled.add(pglite);
+  let installed: QueryOptions["parsers"];
+  const withoutInstalled = (options: QueryOptions | undefined): QueryOptions | undefined => {
+    if (!options?.parsers) return options;
+    if (installed === undefined) {
+      pglite.parsers = { ...pglite.parsers, ...options.parsers };
+      installed = options.parsers;
+    }
+    if (options.parsers !== installed) return options;
+    const { parsers: _installed, ...rest } = options;
+    return rest;
+  };
+  const query = pglite.query.bind(pglite);
+  const transaction = pglite.transaction.bind(pglite);
+  pglite.query = (sql, params, options) => query(sql, params, withoutInstalled(options));
+  pglite.transaction = <T>(work: (tx: Transaction) => Promise<T>) =>
+    transaction((tx) => {
+      const txQuery = tx.query.bind(tx);
+      tx.query = (sql, params, options) => txQuery(sql, params, withoutInstalled(options));
+      return work(tx);
+    });
+  return pglite;
+}
+
 /** An adapter factory for the configured database, without a Prisma client. */
 export async function connect(config: DatabaseConfig, options: ConnectOptions = {}): Promise<Connection> {
   if (config.kind === "pglite") {
     const { pglite, close } = await openPglite(config.dataDir, options.lock ?? true, options.snapshot);
-    return { config, factory: new PrismaPGlite(pglite), pglite, close };
+    return { config, factory: new PrismaPGlite(installAdapterParsers(pglite)), pglite, close };
   }
   const pool = new pg.Pool({ connectionString: config.url, max: options.maxConnections });
   // An idle client losing its connection must not crash the process; the next query reconnects.

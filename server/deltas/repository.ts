@@ -2,7 +2,7 @@
 // the rules (stale, conflicts, auto-apply) live in service.ts.
 import type { BulletState, SectionState } from "@/server/ace/history";
 import { stateTokens } from "@/server/ace/tokens";
-import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
+import { Prisma, type DbOrTx, type OperationStatus, type OperationType, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
 import {
@@ -220,46 +220,70 @@ export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOpe
   }
 }
 
-const operationFields = {
-  id: true,
-  deltaId: true,
-  position: true,
-  type: true,
-  status: true,
-  payload: true,
-  flags: true,
-  rationale: true,
-  targetIds: true,
-  targetSectionIds: true,
-  originalPayload: true,
-  editedBy: true,
-} satisfies Prisma.DeltaOperationSelect;
-
-export function findDelta(db: DbOrTx, deltaId: string) {
-  return db.delta.findUnique({
-    where: { id: deltaId },
-    select: {
-      id: true,
-      playbookId: true,
-      status: true,
-      origin: true,
-      author: true,
-      rationale: true,
-      confidence: true,
-      baseVersion: true,
-      appliedVersion: true,
-      evidence: true,
-      reviewNote: true,
-      decidedBy: true,
-      decidedAt: true,
-      createdAt: true,
-      playbook: { select: { name: true, version: true } },
-      operations: { orderBy: { position: "asc" }, select: operationFields },
-    },
-  });
+export interface OperationRecord {
+  id: string;
+  deltaId: string;
+  position: number;
+  type: OperationType;
+  status: OperationStatus;
+  payload: Prisma.JsonValue;
+  flags: Prisma.JsonValue;
+  rationale: string;
+  targetIds: string[];
+  targetSectionIds: string[];
+  originalPayload: Prisma.JsonValue | null;
+  editedBy: string | null;
 }
-export type DeltaRecord = NonNullable<Awaited<ReturnType<typeof findDelta>>>;
-export type OperationRecord = DeltaRecord["operations"][number];
+
+export interface DeltaRecord {
+  id: string;
+  playbookId: string;
+  status: DeltaStatus;
+  origin: DeltaOrigin;
+  author: string;
+  rationale: string;
+  confidence: number | null;
+  baseVersion: number;
+  appliedVersion: number | null;
+  evidence: Prisma.JsonValue;
+  reviewNote: string | null;
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  playbook: { name: string; version: number };
+  /** In position order. */
+  operations: OperationRecord[];
+}
+
+type StoredDelta = Omit<DeltaRecord, "decidedAt" | "createdAt"> & { decidedAt: number | null; createdAt: number };
+
+/**
+ * A delta with its playbook's name and version and its operations, as one JSON document from one
+ * statement: as Prisma's relation query (three statements, a row object per operation) a 50-operation
+ * delta took 3.9 ms on PGlite before every approval. Timestamps travel as epoch milliseconds.
+ */
+export async function findDelta(db: DbOrTx, deltaId: string): Promise<DeltaRecord | null> {
+  const [row] = await db.$queryRaw<{ delta: string }[]>`
+    SELECT json_build_object(
+      'id', d.id, 'playbookId', d."playbookId", 'status', d.status, 'origin', d.origin, 'author', d.author,
+      'rationale', d.rationale, 'confidence', d.confidence, 'baseVersion', d."baseVersion", 'appliedVersion', d."appliedVersion",
+      'evidence', d.evidence, 'reviewNote', d."reviewNote", 'decidedBy', d."decidedBy",
+      'decidedAt', floor(extract(epoch FROM d."decidedAt") * 1000), 'createdAt', floor(extract(epoch FROM d."createdAt") * 1000),
+      'playbook', json_build_object('name', p.name, 'version', p.version),
+      'operations', COALESCE((
+        SELECT json_agg(json_build_object(
+          'id', o.id, 'deltaId', o."deltaId", 'position', o.position, 'type', o.type, 'status', o.status,
+          'payload', o.payload, 'flags', o.flags, 'rationale', o.rationale, 'targetIds', o."targetIds",
+          'targetSectionIds', o."targetSectionIds", 'originalPayload', o."originalPayload", 'editedBy', o."editedBy"
+        ) ORDER BY o.position)
+        FROM "DeltaOperation" o WHERE o."deltaId" = d.id), '[]'::json)
+    )::text AS delta
+    FROM "Delta" d JOIN "Playbook" p ON p.id = d."playbookId"
+    WHERE d.id = ${deltaId}::uuid`;
+  if (!row) return null;
+  const { decidedAt, createdAt, ...delta } = JSON.parse(row.delta) as StoredDelta;
+  return { ...delta, decidedAt: decidedAt === null ? null : new Date(decidedAt), createdAt: new Date(createdAt) };
+}
 
 /** Moves a pending delta to its decision; 0 when someone decided it first. */
 export async function decideDelta(

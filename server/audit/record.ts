@@ -1,7 +1,7 @@
 // recordAudit: the one way an audit entry is written, inside the transaction of the change it
 // records (a change and its entry commit together or not at all).
 import type { DbOrTx, Prisma } from "@/server/db/client";
-import { insertAuditEntry } from "./repository";
+import { auditEntryInsert, insertAuditEntry, type NewAuditEntry } from "./repository";
 import type { AuditAction, AuditActor } from "./schemas";
 
 /** Who acts and from where; a tRPC context and an /api/v1 request each carry one. */
@@ -60,8 +60,8 @@ function summaryOf(before: unknown, after: unknown): Prisma.InputJsonValue {
   };
 }
 
-export async function recordAudit(tx: DbOrTx, source: AuditSource, record: AuditRecord): Promise<void> {
-  await insertAuditEntry(tx, {
+function entryOf(source: AuditSource, record: AuditRecord): NewAuditEntry {
+  return {
     actorKind: source.actor.kind,
     actorId: source.actor.id,
     actorName: source.actor.name.slice(0, 300),
@@ -73,5 +73,14 @@ export async function recordAudit(tx: DbOrTx, source: AuditSource, record: Audit
     summary: summaryOf(record.before, record.after),
     requestId: source.requestId,
     ip: source.ip,
-  });
+  };
+}
+
+export async function recordAudit(tx: DbOrTx, source: AuditSource, record: AuditRecord): Promise<void> {
+  await insertAuditEntry(tx, entryOf(source, record));
+}
+
+/** recordAudit as an INSERT to run with the rows of the change it records (insertTogether), in its transaction. */
+export function auditInsert(source: AuditSource, record: AuditRecord): Prisma.Sql {
+  return auditEntryInsert(entryOf(source, record));
 }

@@ -1,14 +1,26 @@
 // Every database call of the audit log. There is no update or delete here but the one the retention
 // rule needs (IP addresses cleared after ACE_AUDIT_IP_DAYS); a trigger refuses any other.
-import type { Prisma } from "@/server/db/client";
-import type { DbOrTx } from "@/server/db/client";
+import { Prisma, type DbOrTx } from "@/server/db/client";
 import type { AuditEntryView, AuditFilters } from "./schemas";
 
 /** An entry as written: the columns a reader sees, less the id and time the database gives it, with before and after in one summary. */
 export type NewAuditEntry = Omit<AuditEntryView, "id" | "createdAt" | "before" | "after"> & { summary: Prisma.InputJsonValue };
 
+/**
+ * The INSERT of an entry, to run on its own (insertAuditEntry) or with the rows of the change it
+ * records (insertTogether). Its time is the database clock's when the statement runs.
+ */
+export function auditEntryInsert(entry: NewAuditEntry): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "AuditEntry" (id, "createdAt", "actorKind", "actorId", "actorName", action, "targetType", "targetId",
+      "targetLabel", "playbookId", summary, "requestId", ip)
+    VALUES (gen_random_uuid(), (clock_timestamp() AT TIME ZONE 'UTC'), ${entry.actorKind}::text::"AuditActorKind", ${entry.actorId}::text,
+      ${entry.actorName}::text, ${entry.action}::text, ${entry.targetType}::text, ${entry.targetId}::text, ${entry.targetLabel}::text,
+      ${entry.playbookId}::uuid, ${JSON.stringify(entry.summary)}::jsonb, ${entry.requestId}::text, ${entry.ip}::text)`;
+}
+
 export async function insertAuditEntry(tx: DbOrTx, entry: NewAuditEntry): Promise<void> {
-  await tx.auditEntry.create({ data: entry, select: { id: true } });
+  await tx.$executeRaw(auditEntryInsert(entry));
 }
 
 const entryFields = {

@@ -6,7 +6,7 @@
 // A person's own change (an edit, a rollback, an undo) commits through commitPersonChange().
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import type { PlaybookState } from "@/server/ace/delta";
-import { recordAudit, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
+import { auditInsert, type AuditRecord, type AuditSource, type Who } from "@/server/audit/record";
 import { forgetHead } from "@/server/context/heads";
 import { publicationWithBump } from "@/server/context/publication";
 import type { Db, Tx } from "@/server/db/client";
@@ -46,7 +46,8 @@ export interface Commit {
 
 /**
  * One transaction: the version bump first (it serialises writers, and publishes a version that
- * changes more than counters to agents' context), then the rows, the version, the delta.
+ * changes more than counters to agents' context), then the delta and the rows, and last the version with
+ * its figures and audit entry, in one statement.
  */
 export async function commitChanges(db: Db, commit: Commit): Promise<number> {
   const { entry } = commit.snapshot;
@@ -69,8 +70,8 @@ export async function commitChanges(db: Db, commit: Commit): Promise<number> {
       state: commit.next,
       previousFigures: entry.figures ?? undefined,
       published: true,
+      alsoInsert: [auditInsert(commit.audit.source, commit.audit.record(version, changeSummaries(commit.changes)))],
     });
-    await recordAudit(tx, commit.audit.source, commit.audit.record(version, changeSummaries(commit.changes)));
     return recorded;
   }, WRITE_TRANSACTION);
   forgetHead(db, commit.playbookId);

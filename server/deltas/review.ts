@@ -10,7 +10,17 @@ import { AppError } from "@/server/errors/app-error";
 import { applyOrExplain, revalidate, staleTargets } from "./checks";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { freshSnapshot, type Snapshot } from "./engine-state";
-import { deltaProvenance, mergeTargets, operationTargets, payloadOf, readEvidence, renumber, staleError, targetColumns } from "./findings";
+import {
+  deltaProvenance,
+  mergeTargets,
+  operationTargets,
+  payloadOf,
+  readEvidence,
+  renumber,
+  staleError,
+  targetColumns,
+  type StaleTarget,
+} from "./findings";
 import { requireDelta } from "./queries";
 import * as repo from "./repository";
 import type {
@@ -56,6 +66,16 @@ async function decidedMeanwhile(db: DbOrTx, deltaId: string): Promise<AppError> 
   const decision = await repo.findDecision(db, deltaId);
   if (decision && decision.status !== "pending") return justDecided(decision);
   return new AppError("CONFLICT", "This delta was changed by someone else a moment ago; nothing was applied. Reload the queue.");
+}
+
+/**
+ * The delta's targets changed after it was read pending: maybe by someone approving this very delta
+ * meanwhile (read in one statement, its row and its operations are both still pending), which is the
+ * conflict to name; else it is stale.
+ */
+async function staleOrDecided(db: DbOrTx, deltaId: string, stale: readonly StaleTarget[]): Promise<AppError> {
+  const decision = await repo.findDecision(db, deltaId);
+  return decision && decision.status !== "pending" ? justDecided(decision) : staleError(stale);
 }
 
 function checkEditType(record: repo.OperationRecord, op: DeltaOperation): void {
@@ -106,7 +126,7 @@ export async function approveDelta(db: Db, author: WhoOrName, input: z.output<ty
     const { head, entry } = snapshot;
     const targets = mergeTargets(ops.map((op) => operationTargets(op, entry.state.sections)));
     const stale = commuting ? [] : await staleTargets(db, delta.playbookId, delta.baseVersion, head.version, targets);
-    if (stale.length > 0) throw raced ? raceError("approval") : staleError(stale);
+    if (stale.length > 0) throw raced ? raceError("approval") : await staleOrDecided(db, delta.id, stale);
     if (entry.retired) return RETRY;
     const result = applyOrExplain(snapshot, ops, positions, { nearDuplicates: false });
     const rejectedIds = pending.filter((op) => !chosen.has(op.id)).map((op) => op.id);

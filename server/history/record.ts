@@ -5,8 +5,8 @@ import type { PlaybookState } from "@/server/ace/delta";
 import type { VersionChange } from "@/server/ace/history";
 import type { PlaybookFigures, VersionFigures } from "@/server/ace/version-figures";
 import { publishIfContentChanged } from "@/server/context/publication";
-import type { Tx } from "@/server/db/client";
-import { recordVersionFigures } from "@/server/metrics/figures";
+import { insertTogether, type Prisma, type Tx } from "@/server/db/client";
+import { newVersionFigures } from "@/server/metrics/figures";
 import * as historyRepo from "./repository";
 
 export interface NewVersion {
@@ -22,19 +22,21 @@ export interface NewVersion {
   previousFigures?: PlaybookFigures;
   /** The writer published the version to agents' context itself, with its version bump. */
   published?: boolean;
+  /** Other rows of the change to insert with the version, in the same statement (its audit entry). */
+  alsoInsert?: Prisma.Sql[];
 }
 
-/** Returns the version's figures as stored (null: none could be, see recordVersionFigures). */
+/** Returns the version's figures as stored (null: none could be, see newVersionFigures). */
 export async function recordVersion(tx: Tx, version: NewVersion): Promise<VersionFigures | null> {
-  const { state, previousFigures, published, ...row } = version;
-  await historyRepo.insertVersion(tx, row);
-  const figures = await recordVersionFigures(tx, {
+  const { state, previousFigures, published, alsoInsert = [], ...row } = version;
+  const figures = await newVersionFigures(tx, {
     playbookId: row.playbookId,
     version: row.number,
     changes: row.changes,
     state,
     previous: previousFigures,
   });
+  await insertTogether(tx, [...alsoInsert, ...(figures ? [figures.insert] : []), historyRepo.versionInsert(row)]);
   if (!published) await publishIfContentChanged(tx, row.playbookId, row.number, row.changes);
-  return figures;
+  return figures?.figures ?? null;
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { BulletState, SectionState, VersionChange } from "@/server/ace/history";
 import { z } from "zod";
-import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
+import { Prisma, type DbOrTx } from "@/server/db/client";
 import type { DeltaOrigin } from "@/server/deltas/schemas";
 import type { VersionCounts } from "./schemas";
 
@@ -106,12 +106,19 @@ export async function versionChanges(db: DbOrTx, playbookId: string, after: numb
   return rows.map((row) => ({ number: row.number, changes: readChanges(playbookId, row.number, row.operations) }));
 }
 
-/** Raw SQL: an ORM create costs a few milliseconds more per call, and this runs on every apply. */
-export async function insertVersion(
-  tx: Tx,
-  row: { playbookId: string; number: number; author: string; reason: string; changes: VersionChange[]; deltaId: string | null },
-) {
-  await tx.$executeRaw`
+/**
+ * The INSERT of a version, to run with the rows written beside it (insertTogether). Raw SQL: an ORM
+ * create costs a few milliseconds more per call, and this runs on every apply.
+ */
+export function versionInsert(row: {
+  playbookId: string;
+  number: number;
+  author: string;
+  reason: string;
+  changes: VersionChange[];
+  deltaId: string | null;
+}): Prisma.Sql {
+  return Prisma.sql`
     INSERT INTO "PlaybookVersion" (id, "playbookId", number, author, reason, operations, "deltaId", "createdAt")
     VALUES (${randomUUID()}::uuid, ${row.playbookId}::uuid, ${row.number}::int, ${row.author}::text, ${row.reason}::text,
             ${JSON.stringify(row.changes)}::jsonb, ${row.deltaId}::uuid, (now() AT TIME ZONE 'UTC'))`;

@@ -10,13 +10,13 @@ import {
   type PlaybookFigures,
   type VersionFigures,
 } from "@/server/ace/version-figures";
-import type { Db, Tx } from "@/server/db/client";
+import type { Db, Prisma, Tx } from "@/server/db/client";
 import * as historyRepo from "@/server/history/repository";
 import * as figuresRepo from "./repositories/figures";
 
 export interface VersionWrite {
   playbookId: string;
-  /** The version just inserted (insertVersion) in this transaction. */
+  /** The version being written in this transaction. */
   version: number;
   /** The changes recorded with it. */
   changes: readonly VersionChange[];
@@ -27,12 +27,13 @@ export interface VersionWrite {
 }
 
 /**
- * Stores the figures of a version in the transaction that wrote it; call it right after
- * insertVersion. From the previous version's figures (given, or read) and this version's changes
- * (only the changed bullets are read and counted), or from the state when the previous figures are
- * missing. With neither, nothing is stored and the start-up backfill fills the gap. Returns what was stored.
+ * The figures of a version being written, with the INSERT that stores them, to run in its
+ * transaction beside the version's own (insertTogether): from the previous version's figures (given,
+ * or read) and this version's changes (only the changed bullets are read and counted), or from the
+ * state when the previous figures are missing. With neither, null: nothing is stored and the
+ * start-up backfill fills the gap.
  */
-export async function recordVersionFigures(tx: Tx, write: VersionWrite): Promise<VersionFigures | null> {
+export async function newVersionFigures(tx: Tx, write: VersionWrite): Promise<{ figures: VersionFigures; insert: Prisma.Sql } | null> {
   const previous =
     write.version <= 1 ? EMPTY_FIGURES : (write.previous ?? (await figuresRepo.findFigures(tx, write.playbookId, write.version - 1)));
   let figures: PlaybookFigures;
@@ -40,8 +41,7 @@ export async function recordVersionFigures(tx: Tx, write: VersionWrite): Promise
   else if (write.state) figures = figuresOfState(write.state);
   else return null;
   const stored = { ...figures, ...describeChanges(write.changes) };
-  await figuresRepo.insertFigures(tx, write.playbookId, [{ version: write.version, figures: stored }]);
-  return stored;
+  return { figures: stored, insert: figuresRepo.newVersionFiguresInsert(write.playbookId, write.version, stored) };
 }
 
 /** Versions read and stored per round trip while backfilling. */

@@ -2,13 +2,14 @@
 // and PostgreSQL, over a fixture with fixed timestamps (ingested as back-dated traces). The reference
 // intervals are SciPy's: binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson").
 import { describe, expect, it, vi } from "vitest";
+import { insertTogether } from "@/server/db/client";
 import { testEngines } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { playbookSuite } from "@/server/testing/playbook-suite";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import { parseTraceBody } from "@/server/traces/schemas";
 import { ingestTraces } from "@/server/traces/service";
-import { backfillVersionFigures, recordVersionFigures } from "./figures";
+import { backfillVersionFigures, newVersionFigures, type VersionWrite } from "./figures";
 import { findFigures } from "./repositories/figures";
 import type { MetricsResult, OverviewResult } from "./schemas";
 
@@ -576,24 +577,25 @@ describe.each(testEngines())("metrics on %s", (engine) => {
     const changes = versions[2]!.operations as never;
     const { playbookId: _playbook, version: _version, recordedAt: _recorded, ...figuresOf3 } = stored[2]!;
     expect(figuresOf3).toMatchObject({ contentChanged: false, countersChanged: true, operations: { tag: 1 } });
-    const recorded = await suite.database.db.$transaction((tx) =>
-      recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes }),
-    );
+    // What recordVersion does with them: stored with the version's own INSERT.
+    const recordFigures = (write: VersionWrite) =>
+      suite.database.db.$transaction(async (tx) => {
+        const made = await newVersionFigures(tx, write);
+        if (made) await insertTogether(tx, [made.insert]);
+        return made?.figures ?? null;
+      });
+    const recorded = await recordFigures({ playbookId: suite.playbookId, version: 3, changes });
     expect(recorded).toEqual(figuresOf3);
     expect(await findFigures(suite.database.db, suite.playbookId, 3)).not.toBeNull();
 
     // Neither previous figures nor a state: nothing is stored (the backfill will) …
     await suite.database.db.playbookFigures.deleteMany({ where: { playbookId: suite.playbookId, version: { gte: 2 } } });
-    expect(
-      await suite.database.db.$transaction((tx) => recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes })),
-    ).toBeNull();
+    expect(await recordFigures({ playbookId: suite.playbookId, version: 3, changes })).toBeNull();
     expect(await findFigures(suite.database.db, suite.playbookId, 3)).toBeNull();
     // … and with the delta engine's state of the version, the figures come from the state.
     const { entry } = await loadSnapshot(suite.database.db, suite.playbookId);
     expect(entry.version).toBe(3);
-    const fromState = await suite.database.db.$transaction((tx) =>
-      recordVersionFigures(tx, { playbookId: suite.playbookId, version: 3, changes, state: entry.state }),
-    );
+    const fromState = await recordFigures({ playbookId: suite.playbookId, version: 3, changes, state: entry.state });
     expect(fromState).toEqual(figuresOf3);
   });
 

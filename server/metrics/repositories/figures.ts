@@ -2,7 +2,7 @@
 // for versions written before figures existed (../figures.ts).
 import { randomUUID } from "node:crypto";
 import type { PlaybookFigures, VersionFigures } from "@/server/ace/version-figures";
-import type { DbOrTx } from "@/server/db/client";
+import { Prisma, type DbOrTx } from "@/server/db/client";
 
 /** The figures stored for a version, or null. */
 export async function findFigures(db: DbOrTx, playbookId: string, version: number): Promise<PlaybookFigures | null> {
@@ -12,22 +12,53 @@ export async function findFigures(db: DbOrTx, playbookId: string, version: numbe
   return row ?? null;
 }
 
+const FIGURES = [
+  '"contentChanged"',
+  '"countersChanged"',
+  '"activeBullets"',
+  '"archivedBullets"',
+  "helpful",
+  "harmful",
+  "neutral",
+  "tokens",
+  "sections",
+  "scores",
+  "operations",
+];
+const FIGURES_COLUMNS = Prisma.raw(FIGURES.join(", "));
+const FIGURES_OF_RECORDSET = Prisma.raw(FIGURES.map((column) => `r.${column}`).join(", "));
+
+/** Figures as a JSON recordset (r), the columns above with their id and version. */
+function figuresRecordset(rows: { version: number; figures: VersionFigures }[]): Prisma.Sql {
+  const json = rows.map(({ version, figures }) => ({ id: randomUUID(), version, ...figures }));
+  return Prisma.sql`json_to_recordset(${JSON.stringify(json)}::json) AS r(id uuid, version int, "contentChanged" boolean,
+      "countersChanged" boolean, "activeBullets" int, "archivedBullets" int, helpful int, harmful int, neutral int,
+      tokens int, sections jsonb, scores jsonb, operations jsonb)`;
+}
+
 /**
- * Stores figures, each with its version's createdAt (so the row needs the version inserted first);
- * figures a version already has are kept. Returns how many rows were written.
+ * Stores figures of versions already written, each with its version's createdAt; figures a version
+ * already has are kept. Returns how many rows were written.
  */
 export async function insertFigures(db: DbOrTx, playbookId: string, rows: { version: number; figures: VersionFigures }[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const json = rows.map(({ version, figures }) => ({ id: randomUUID(), version, ...figures }));
   return db.$executeRaw`
-    INSERT INTO "PlaybookFigures" (id, "playbookId", version, "recordedAt", "contentChanged", "countersChanged",
-      "activeBullets", "archivedBullets", helpful, harmful, neutral, tokens, sections, scores, operations)
-    SELECT r.id, v."playbookId", r.version, v."createdAt", r."contentChanged", r."countersChanged",
-      r."activeBullets", r."archivedBullets", r.helpful, r.harmful, r.neutral, r.tokens, r.sections, r.scores, r.operations
-    FROM json_to_recordset(${JSON.stringify(json)}::json) AS r(id uuid, version int, "contentChanged" boolean,
-      "countersChanged" boolean, "activeBullets" int, "archivedBullets" int, helpful int, harmful int, neutral int,
-      tokens int, sections jsonb, scores jsonb, operations jsonb)
+    INSERT INTO "PlaybookFigures" (id, "playbookId", version, "recordedAt", ${FIGURES_COLUMNS})
+    SELECT r.id, v."playbookId", r.version, v."createdAt", ${FIGURES_OF_RECORDSET}
+    FROM ${figuresRecordset(rows)}
     JOIN "PlaybookVersion" v ON v."playbookId" = ${playbookId}::uuid AND v.number = r.version
+    ON CONFLICT ("playbookId", version) DO NOTHING`;
+}
+
+/**
+ * The INSERT of the figures of a version written by the same statement (insertTogether), so it
+ * cannot read the version's row: recordedAt is the transaction's now(), as the version's createdAt is.
+ */
+export function newVersionFiguresInsert(playbookId: string, version: number, figures: VersionFigures): Prisma.Sql {
+  return Prisma.sql`
+    INSERT INTO "PlaybookFigures" (id, "playbookId", version, "recordedAt", ${FIGURES_COLUMNS})
+    SELECT r.id, ${playbookId}::uuid, r.version, (now() AT TIME ZONE 'UTC'), ${FIGURES_OF_RECORDSET}
+    FROM ${figuresRecordset([{ version, figures }])}
     ON CONFLICT ("playbookId", version) DO NOTHING`;
 }
 

@@ -2,7 +2,7 @@
 // the rules (stale, conflicts, auto-apply) live in service.ts.
 import type { BulletState, SectionState } from "@/server/ace/history";
 import { stateTokens } from "@/server/ace/tokens";
-import { Prisma, type DbOrTx, type OperationStatus, type OperationType, type Tx } from "@/server/db/client";
+import { insertTogether, Prisma, type DbOrTx, type OperationStatus, type OperationType, type Tx } from "@/server/db/client";
 import { BULLET_SELECT } from "@/server/playbooks/repository";
 import type { z } from "zod";
 import {
@@ -198,25 +198,31 @@ export function appliedByPerson({
   };
 }
 
+/**
+ * A delta and its operations, with the first WRITE_CHUNK of them in the delta's own statement
+ * (insertTogether: their foreign keys are checked at its end). Raw SQL for the same reason as
+ * versionInsert (server/history/repository.ts); a delta holds up to 500 operations.
+ */
 export async function insertDelta(tx: Tx, delta: NewDeltaRow, operations: NewOperationRow[]) {
-  await tx.$executeRaw`
+  const deltaInsert = Prisma.sql`
     INSERT INTO "Delta" (id, "playbookId", status, origin, author, rationale, confidence, "baseVersion", "appliedVersion",
       evidence, "reviewNote", "decidedBy", "decidedAt", "createdAt", "updatedAt")
     VALUES (${delta.id}::uuid, ${delta.playbookId}::uuid, ${delta.status}::"DeltaStatus", ${delta.origin}::"DeltaOrigin",
       ${delta.author}::text, ${delta.rationale}::text, ${delta.confidence}::float8, ${delta.baseVersion}::int,
       ${delta.appliedVersion}::int, ${JSON.stringify(delta.evidence)}::jsonb, ${delta.reviewNote}::text, ${delta.decidedBy}::text,
       CASE WHEN ${delta.decided}::boolean THEN (now() AT TIME ZONE 'UTC') END, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC'))`;
-  // Raw SQL for the same reason as insertVersion (server/history/repository.ts); a delta holds up to
-  // 500 operations. The rows go as one JSON document: as a VALUES list (ten parameters a row) the
-  // statement took half as long again to parse and plan as to insert them.
-  for (let start = 0; start < operations.length; start += WRITE_CHUNK) {
-    const rows = operations.slice(start, start + WRITE_CHUNK);
-    await tx.$executeRaw`
-      INSERT INTO "DeltaOperation" (id, "deltaId", position, type, status, payload, flags, rationale, "targetIds", "targetSectionIds")
-      SELECT r.id, ${delta.id}::uuid, r.position, r.type, r.status, r.payload, r.flags, r.rationale, r."targetIds", r."targetSectionIds"
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id uuid, position int, type "OperationType",
-        status "OperationStatus", payload jsonb, flags jsonb, rationale text, "targetIds" text[], "targetSectionIds" text[])
-      ORDER BY r.position`;
+  // The rows go as one JSON document: as a VALUES list (ten parameters a row) the statement took
+  // half as long again to parse and plan as to insert them.
+  const operationsInsert = (rows: NewOperationRow[]) => Prisma.sql`
+    INSERT INTO "DeltaOperation" (id, "deltaId", position, type, status, payload, flags, rationale, "targetIds", "targetSectionIds")
+    SELECT r.id, ${delta.id}::uuid, r.position, r.type, r.status, r.payload, r.flags, r.rationale, r."targetIds", r."targetSectionIds"
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id uuid, position int, type "OperationType",
+      status "OperationStatus", payload jsonb, flags jsonb, rationale text, "targetIds" text[], "targetSectionIds" text[])
+    ORDER BY r.position`;
+  const first = operations.slice(0, WRITE_CHUNK);
+  await insertTogether(tx, first.length === 0 ? [deltaInsert] : [deltaInsert, operationsInsert(first)]);
+  for (let start = WRITE_CHUNK; start < operations.length; start += WRITE_CHUNK) {
+    await tx.$executeRaw(operationsInsert(operations.slice(start, start + WRITE_CHUNK)));
   }
 }
 
@@ -285,7 +291,10 @@ export async function findDelta(db: DbOrTx, deltaId: string): Promise<DeltaRecor
   return { ...delta, decidedAt: decidedAt === null ? null : new Date(decidedAt), createdAt: new Date(createdAt) };
 }
 
-/** Moves a pending delta to its decision; 0 when someone decided it first. */
+/**
+ * Moves a pending delta to its decision, and the operations named to theirs, in one statement; 0
+ * (and no operation changed) when someone decided it first.
+ */
 export async function decideDelta(
   tx: Tx,
   deltaId: string,
@@ -296,9 +305,25 @@ export async function decideDelta(
     decidedBy: string;
     decidedAt: Date;
   },
+  operations: { approved?: readonly string[]; rejected?: readonly string[] } = {},
 ): Promise<number> {
-  const { count } = await tx.delta.updateMany({ where: { id: deltaId, status: "pending" }, data });
-  return count;
+  const { approved = [], rejected = [] } = operations;
+  const decidedAt = Prisma.sql`(${data.decidedAt.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
+  const [row] = await tx.$queryRaw<{ decided: number }[]>`
+    WITH decided AS (
+      UPDATE "Delta" SET status = ${data.status}::text::"DeltaStatus", "appliedVersion" = ${data.appliedVersion ?? null}::int,
+        "reviewNote" = ${data.reviewNote ?? null}::text, "decidedBy" = ${data.decidedBy}::text, "decidedAt" = ${decidedAt},
+        "updatedAt" = ${decidedAt}
+      WHERE id = ${deltaId}::uuid AND status = 'pending'
+      RETURNING id
+    ), operations AS (
+      UPDATE "DeltaOperation" o
+      SET status = (CASE WHEN o.id = ANY(${[...approved]}::uuid[]) THEN 'approved' ELSE 'rejected' END)::"OperationStatus"
+      FROM decided
+      WHERE o."deltaId" = decided.id AND o.id = ANY(${[...approved, ...rejected]}::uuid[])
+    )
+    SELECT count(*)::int AS decided FROM decided`;
+  return row?.decided ?? 0;
 }
 
 /**

@@ -140,13 +140,12 @@ export async function approveDelta(db: Db, author: WhoOrName, input: z.output<ty
       author: actor,
       reason: approvalReason(delta, selected.length, pending.length, note),
       recordDelta: async (tx, version) => {
-        const decided = await repo.decideDelta(tx, delta.id, {
-          status: "applied",
-          appliedVersion: version,
-          reviewNote: note,
-          decidedBy: actor,
-          decidedAt: new Date(),
-        });
+        const decided = await repo.decideDelta(
+          tx,
+          delta.id,
+          { status: "applied", appliedVersion: version, reviewNote: note, decidedBy: actor, decidedAt: new Date() },
+          { approved: selected.map((op) => op.id), rejected: rejectedIds },
+        );
         if (decided !== 1) throw await decidedMeanwhile(tx, delta.id);
         for (const [id, op] of edits) {
           const record = byId.get(id) as repo.OperationRecord;
@@ -157,13 +156,6 @@ export async function approveDelta(db: Db, author: WhoOrName, input: z.output<ty
             ...targetColumns(operationTargets(op, entry.state.sections)),
           });
         }
-        await repo.setOperationStatus(
-          tx,
-          delta.id,
-          selected.map((op) => op.id),
-          "approved",
-        );
-        await repo.setOperationStatus(tx, delta.id, rejectedIds, "rejected");
         return delta.id;
       },
       provenance: deltaProvenance(
@@ -241,12 +233,13 @@ export async function rejectDelta(db: Db, author: WhoOrName, input: z.output<typ
   await db.$transaction(async (tx) => {
     if (whole) {
       const decision = { status: "rejected" as const, reviewNote: input.reason, decidedBy: actor, decidedAt: new Date() };
-      const decided = await repo.decideDelta(tx, delta.id, decision);
+      const decided = await repo.decideDelta(tx, delta.id, decision, { rejected: ids });
       if (decided !== 1) throw await decidedMeanwhile(tx, delta.id);
     } else if (!(await repo.lockPendingDelta(tx, delta.id))) {
       throw await decidedMeanwhile(tx, delta.id);
+    } else {
+      await repo.setOperationStatus(tx, delta.id, ids, "rejected");
     }
-    await repo.setOperationStatus(tx, delta.id, ids, "rejected");
     if (!whole) {
       // A partial rejection keeps its reason with the operations it concerns.
       for (const id of ids) {

@@ -161,7 +161,8 @@ export interface NewOperationRow {
   targetSectionIds: string[];
 }
 
-export interface NewDeltaRow {
+/** A delta's own columns, as written and as read. */
+interface DeltaColumns {
   id: string;
   playbookId: string;
   status: DeltaStatus;
@@ -171,9 +172,12 @@ export interface NewDeltaRow {
   confidence: number | null;
   baseVersion: number;
   appliedVersion: number | null;
-  evidence: unknown;
   reviewNote: string | null;
   decidedBy: string | null;
+}
+
+export interface NewDeltaRow extends DeltaColumns {
+  evidence: unknown;
   /** Decided at insertion (a direct edit, an auto-apply, a rollback): decidedAt is the database's now. */
   decided: boolean;
 }
@@ -241,19 +245,8 @@ export interface OperationRecord {
   editedBy: string | null;
 }
 
-export interface DeltaRecord {
-  id: string;
-  playbookId: string;
-  status: DeltaStatus;
-  origin: DeltaOrigin;
-  author: string;
-  rationale: string;
-  confidence: number | null;
-  baseVersion: number;
-  appliedVersion: number | null;
+export interface DeltaRecord extends DeltaColumns {
   evidence: Prisma.JsonValue;
-  reviewNote: string | null;
-  decidedBy: string | null;
   decidedAt: Date | null;
   createdAt: Date;
   playbook: { name: string; version: number };

@@ -2,20 +2,13 @@
 // in the writer's transaction, and the version published to agents' context when it changes more
 // than counters. Every path that bumps a playbook's version calls this.
 import type { PlaybookState } from "@/server/ace/delta";
-import type { VersionChange } from "@/server/ace/history";
 import type { PlaybookFigures, VersionFigures } from "@/server/ace/version-figures";
 import { publishIfContentChanged } from "@/server/context/publication";
 import { insertTogether, type Prisma, type Tx } from "@/server/db/client";
 import { newVersionFigures } from "@/server/metrics/figures";
 import * as historyRepo from "./repository";
 
-export interface NewVersion {
-  playbookId: string;
-  number: number;
-  author: string;
-  reason: string;
-  changes: VersionChange[];
-  deltaId: string | null;
+export interface NewVersion extends historyRepo.NewVersionRow {
   /** The playbook's state at this version, when the writer has it (spares reading the previous figures' gaps). */
   state?: PlaybookState;
   /** The figures of the version before, when the writer has them (spares reading them). */

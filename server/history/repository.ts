@@ -110,14 +110,16 @@ export async function versionChanges(db: DbOrTx, playbookId: string, after: numb
  * The INSERT of a version, to run with the rows written beside it (insertTogether). Raw SQL: an ORM
  * create costs a few milliseconds more per call, and this runs on every apply.
  */
-export function versionInsert(row: {
+export interface NewVersionRow {
   playbookId: string;
   number: number;
   author: string;
   reason: string;
   changes: VersionChange[];
   deltaId: string | null;
-}): Prisma.Sql {
+}
+
+export function versionInsert(row: NewVersionRow): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "PlaybookVersion" (id, "playbookId", number, author, reason, operations, "deltaId", "createdAt")
     VALUES (${randomUUID()}::uuid, ${row.playbookId}::uuid, ${row.number}::int, ${row.author}::text, ${row.reason}::text,

@@ -1,6 +1,7 @@
 // The playbook while a delta runs: changed bullets and sections sit in an overlay on top of the
 // untouched input, so validating never copies the 10,000 bullets and the input is never mutated.
-// finish() copies the bullet map once and records each touched entity's first and last state.
+// finish() copies the bullet map once and records each touched entity's first and last state, and
+// carries the section ends forward.
 import type { BulletState, SectionState, VersionChange } from "../history";
 import { bulletStateChanged } from "../history";
 import { compareBullets, compareSections } from "./state";
@@ -138,7 +139,27 @@ export class WorkingState {
     }
     const bullets = new Map(this.base.bullets);
     for (const [id, bullet] of this.bullets) bullets.set(id, bullet);
-    return { state: { sections: this.orderedSections(), bullets, nextIdNumber: this.nextIdNumber }, changes };
+    const state: PlaybookState = { sections: this.orderedSections(), bullets, nextIdNumber: this.nextIdNumber };
+    const baseEnds = SECTION_ENDS.get(this.base);
+    const ends = baseEnds && this.carriedEnds(baseEnds);
+    if (ends) SECTION_ENDS.set(state, ends);
+    return { state, changes };
+  }
+
+  /**
+   * The new state's section ends from the input's, raised by this delta's bullets, so the next delta
+   * does not read 10,000 bullets for them (0.7 ms); null when a bullet that held its section's end
+   * left the section or moved back (the next delta that needs the ends reads them).
+   */
+  private carriedEnds(baseEnds: ReadonlyMap<string, number>): Map<string, number> | null {
+    const ends = new Map(baseEnds);
+    for (const bullet of this.bullets.values()) {
+      const original = this.base.bullets.get(bullet.externalId);
+      const heldEnd = original !== undefined && original.position + 1 === baseEnds.get(original.sectionId);
+      if (heldEnd && (bullet.sectionId !== original.sectionId || bullet.position < original.position)) return null;
+      if (bullet.position + 1 > (ends.get(bullet.sectionId) ?? 0)) ends.set(bullet.sectionId, bullet.position + 1);
+    }
+    return ends;
   }
 }
 

@@ -8,6 +8,8 @@ const root = fileURLToPath(new URL(".", import.meta.url));
 export default defineConfig({
   resolve: { alias: { "@": root.replace(/\/$/, "") } },
   test: {
+    // A playbook state's bullets compare by their entries, layered or not (server/ace/delta/layered-map.ts).
+    setupFiles: ["server/testing/equality.ts"],
     projects: [
       {
         extends: true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyDelta, createPlaybookState, type DeltaOperation } from "@/server/ace/delta";
+import { applyDelta, createPlaybookState, LayeredMap, type DeltaOperation } from "@/server/ace/delta";
 import { bullet, STRATEGIES } from "@/server/ace/delta/test-fixtures";
 import { buildSimilarityIndex } from "@/server/ace/similarity";
 import { carrySizes, createEngineStateCache, entryBytes, recountEntry, type EngineEntry } from "./state-cache";
@@ -62,14 +62,18 @@ describe("carrySizes", () => {
         { type: "update", bulletId: "str-00001", content: "Longer again, rewritten a second time by a later delta." },
       ],
     ];
+    // The bullets a delta replaced stay in the layers of the map it made, and count until a copy.
+    let held = 0;
     for (const ops of deltas) {
       const result = applyDelta(state, ops, { newSectionId: () => "new" });
       carrySizes(state, result.state, result.changes);
+      expect(result.state.bullets).toBeInstanceOf(LayeredMap);
+      for (const change of result.changes) if (change.entity === "bullet" && change.before) held += 300 + 2 * change.before.content.length;
       const carried = entryBytes({ ...entry, state: result.state });
       // A copy of the state is a new object, counted bullet by bullet.
-      expect(carried).toBe(entryBytes({ ...entry, state: { ...result.state } }));
+      expect(carried).toBe(entryBytes({ ...entry, state: { ...result.state } }) + held);
       expect(entryBytes({ ...entry, index: null, state: result.state })).toBe(
-        entryBytes({ ...entry, index: null, state: { ...result.state } }),
+        entryBytes({ ...entry, index: null, state: { ...result.state } }) + held,
       );
       state = result.state;
     }

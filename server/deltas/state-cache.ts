@@ -1,6 +1,6 @@
 // The playbook states the delta engine works on, one per playbook, in a least-recently-used cache
 // bounded in bytes (server/cache/lru.ts): ACE_PLAYBOOK_CACHE_MB per database, 512 by default.
-import type { PlaybookState } from "@/server/ace/delta";
+import { LayeredMap, type PlaybookState } from "@/server/ace/delta";
 import type { BulletState, VersionChange } from "@/server/ace/history";
 import type { SimilarityIndex } from "@/server/ace/similarity";
 import type { PlaybookFigures } from "@/server/ace/version-figures";
@@ -44,13 +44,18 @@ const INDEX_BYTES_PER_CHARACTER = 15;
 /** The entry's estimated size in memory; the index counts only once built (it indexes active bullets). */
 export function entryBytes(entry: EngineEntry): number {
   const sizes = sizesOf(entry.state);
-  return sizes.state + (entry.index ? sizes.index : 0);
+  return sizes.state + sizes.held + (entry.index ? sizes.index : 0);
 }
 
 /** A state's estimated bytes, and those of an index of its active bullets. */
 interface StateSizes {
   state: number;
   index: number;
+  /**
+   * The bullets its map still holds beyond them: states a delta made keep the bullets it replaced in
+   * the layers below (LayeredMap) until a later delta copies the map.
+   */
+  held: number;
 }
 
 // Each state's sizes, counted once: a pass over 10,000 bullets took 1.2 ms of every commit, which
@@ -60,16 +65,18 @@ const SIZES = new WeakMap<PlaybookState, StateSizes>();
 function sizesOf(state: PlaybookState): StateSizes {
   let sizes = SIZES.get(state);
   if (!sizes) {
-    sizes = { state: 0, index: 0 };
+    sizes = { state: 0, index: 0, held: 0 };
     for (const bullet of state.bullets.values()) addSizes(sizes, bullet, 1);
     SIZES.set(state, sizes);
   }
   return sizes;
 }
 
+const stateBytes = (bullet: BulletState) => STATE_BYTES_PER_BULLET + STATE_BYTES_PER_CHARACTER * bullet.content.length;
+
 function addSizes(sizes: StateSizes, bullet: BulletState, sign: 1 | -1): void {
   const characters = bullet.content.length;
-  sizes.state += sign * (STATE_BYTES_PER_BULLET + STATE_BYTES_PER_CHARACTER * characters);
+  sizes.state += sign * stateBytes(bullet);
   if (bullet.status === "active") sizes.index += sign * (INDEX_BYTES_PER_BULLET + INDEX_BYTES_PER_CHARACTER * characters);
 }
 
@@ -80,10 +87,15 @@ function addSizes(sizes: StateSizes, bullet: BulletState, sign: 1 | -1): void {
 export function carrySizes(from: PlaybookState, next: PlaybookState, changes: readonly VersionChange[]): void {
   const known = SIZES.get(from);
   if (!known || SIZES.has(next)) return;
-  const sizes = { ...known };
+  // Layered over `from`'s map, `next`'s keeps what the changes replaced; a copy keeps nothing more.
+  const layered = next.bullets instanceof LayeredMap;
+  const sizes = { ...known, held: layered ? known.held : 0 };
   for (const change of changes) {
     if (change.entity !== "bullet") continue;
-    if (change.before) addSizes(sizes, change.before, -1);
+    if (change.before) {
+      addSizes(sizes, change.before, -1);
+      if (layered) sizes.held += stateBytes(change.before);
+    }
     if (change.after) addSizes(sizes, change.after, 1);
   }
   SIZES.set(next, sizes);

@@ -3,3 +3,4 @@ export * from "./types";
 export { applyDelta, changesCompiledLine, validateDelta, DeltaValidationError } from "./engine";
 export { bulletsBySection, compareBullets, compareText, createPlaybookState, orderedBullets } from "./state";
 export { resolveSection, sectionKey } from "./sections";
+export { LayeredMap } from "./layered-map";

@@ -1,9 +1,10 @@
 // The playbook while a delta runs: changed bullets and sections sit in an overlay on top of the
 // untouched input, so validating never copies the 10,000 bullets and the input is never mutated.
-// finish() copies the bullet map once and records each touched entity's first and last state, and
-// carries the section ends forward.
+// finish() lays the changed bullets over the input's (LayeredMap), records each touched entity's
+// first and last state, and carries the section ends forward.
 import type { BulletState, SectionState, VersionChange } from "../history";
 import { bulletStateChanged } from "../history";
+import { LayeredMap } from "./layered-map";
 import { compareBullets, compareSections } from "./state";
 import type { PlaybookState } from "./types";
 
@@ -137,8 +138,8 @@ export class WorkingState {
       const before = this.base.bullets.get(id) ?? null;
       if (!before || bulletStateChanged(before, after)) changes.push({ entity: "bullet", id, before, after });
     }
-    const bullets = new Map(this.base.bullets);
-    for (const [id, bullet] of this.bullets) bullets.set(id, bullet);
+    // The input's bullets with this delta's set on them, as layers: a copy took 1.3 ms of each delta.
+    const bullets = LayeredMap.over(this.base.bullets, new Map(this.bullets));
     const state: PlaybookState = { sections: this.orderedSections(), bullets, nextIdNumber: this.nextIdNumber };
     const baseEnds = SECTION_ENDS.get(this.base);
     const ends = baseEnds && this.carriedEnds(baseEnds);

@@ -106,10 +106,7 @@ export async function versionChanges(db: DbOrTx, playbookId: string, after: numb
   return rows.map((row) => ({ number: row.number, changes: readChanges(playbookId, row.number, row.operations) }));
 }
 
-/**
- * The INSERT of a version, to run with the rows written beside it (insertTogether). Raw SQL: an ORM
- * create costs a few milliseconds more per call, and this runs on every apply.
- */
+/** A version as written: its row, with its changes as the operations column holds them. */
 export interface NewVersionRow {
   playbookId: string;
   number: number;
@@ -119,6 +116,10 @@ export interface NewVersionRow {
   deltaId: string | null;
 }
 
+/**
+ * The INSERT of a version, to run with the rows written beside it (insertTogether). Raw SQL: an ORM
+ * create costs a few milliseconds more per call, and this runs on every apply.
+ */
 export function versionInsert(row: NewVersionRow): Prisma.Sql {
   return Prisma.sql`
     INSERT INTO "PlaybookVersion" (id, "playbookId", number, author, reason, operations, "deltaId", "createdAt")

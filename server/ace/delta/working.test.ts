@@ -6,17 +6,24 @@ import { WorkingState } from "./working";
 const OTHER = { id: "s-oth", name: "others", slug: "oth", position: 2 };
 const SECTIONS = [STRATEGIES, MISTAKES, OTHER];
 
+/**
+ * A seeded draw (Park and Miller's minimal standard generator: the same cases on every run) and 12
+ * bullets on few positions, so ends are often shared and often held by the bullets that move.
+ */
+function seededPlaybook(seed: number) {
+  let draw = seed;
+  const next = () => (draw = (draw * 48_271) % 2_147_483_647) / 2_147_483_647;
+  const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
+  const bullets = Array.from({ length: 12 }, (_, index) =>
+    bullet(`b-${index}`, `content ${index}`, { sectionId: pick([STRATEGIES, MISTAKES]).id, position: Math.floor(next() * 5) }),
+  );
+  return { next, pick, bullets };
+}
+
 describe("a section's end while a delta runs", () => {
   it("is the one read from the section's bullets after any moves: to the end, away from it, back from it, into an empty section", () => {
     for (let seed = 1; seed <= 200; seed += 1) {
-      // Park and Miller's minimal standard generator: the same cases on every run.
-      let draw = seed;
-      const next = () => (draw = (draw * 48_271) % 2_147_483_647) / 2_147_483_647;
-      const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
-      // Few positions, so ends are often shared and often held by the bullets that move.
-      const bullets = Array.from({ length: 12 }, (_, index) =>
-        bullet(`b-${index}`, `content ${index}`, { sectionId: pick([STRATEGIES, MISTAKES]).id, position: Math.floor(next() * 5) }),
-      );
+      const { next, pick, bullets } = seededPlaybook(seed);
       const working = new WorkingState(createPlaybookState(SECTIONS, bullets));
       for (let step = 0; step < 8; step += 1) {
         const moved = working.bullet(pick(bullets).externalId);
@@ -31,12 +38,7 @@ describe("a section's end while a delta runs", () => {
 
   it("carries into the state a delta makes: the next delta finds the ends its bullets give, whatever moved", () => {
     for (let seed = 1; seed <= 100; seed += 1) {
-      let draw = seed;
-      const next = () => (draw = (draw * 48_271) % 2_147_483_647) / 2_147_483_647;
-      const pick = <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T;
-      const bullets = Array.from({ length: 12 }, (_, index) =>
-        bullet(`b-${index}`, `content ${index}`, { sectionId: pick([STRATEGIES, MISTAKES]).id, position: Math.floor(next() * 5) }),
-      );
+      const { next, pick, bullets } = seededPlaybook(seed);
       let state = createPlaybookState(SECTIONS, bullets);
       for (let delta = 0; delta < 6; delta += 1) {
         const working = new WorkingState(state);

@@ -17,8 +17,9 @@ import { proposeDelta } from "@/server/deltas/propose";
 import { approveDelta } from "@/server/deltas/review";
 import { diffVersionsInput } from "@/server/history/schemas";
 import * as historyService from "@/server/history/service";
-import { playbookSettingsSchema } from "@/server/playbooks/schemas";
 import { getPlaybook } from "@/server/playbooks/browse";
+import { exportPlaybook } from "@/server/playbooks/export";
+import { exportPlaybookInput, playbookSettingsSchema } from "@/server/playbooks/schemas";
 import {
   deltaSource,
   DELTA_MIX,
@@ -28,7 +29,7 @@ import {
   type CurationCorpus,
   type NewBullet,
 } from "./curation-data";
-import { ACTOR, CALL_TIMEOUT_MS, check, guarded, recordSamples, type RecordResult } from "./database";
+import { ACTOR, CALL_TIMEOUT_MS, check, guarded, recordSamples, TARGETS, type RecordResult } from "./database";
 import type { BenchEngine } from "./engines";
 import { measure, measurePrepared, timeOnce, type RunPlan } from "./measure";
 import { formatMs, type Target } from "./report";
@@ -200,13 +201,28 @@ export async function curationBenchmarks(
     });
   });
 
-  if (version - DIFF_SPAN <= start) return; // the latest versions are the ones just measured
-  const latest = `· history.diff: version ${version - DIFF_SPAN} → ${version} (the latest ${DIFF_SPAN} deltas)`;
-  await guarded(record, latest, engine.name, async () => {
-    const input = diffVersionsInput.parse({ playbookId, from: version - DIFF_SPAN, to: version });
-    checkDiff(await historyService.diffVersions(db, input), DIFF_SPAN);
-    const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, latest);
-    recordSamples(record, latest, engine.name, samples);
+  // Unless the latest versions are the ones just measured.
+  if (version - DIFF_SPAN > start) {
+    const latest = `· history.diff: version ${version - DIFF_SPAN} → ${version} (the latest ${DIFF_SPAN} deltas)`;
+    await guarded(record, latest, engine.name, async () => {
+      const input = diffVersionsInput.parse({ playbookId, from: version - DIFF_SPAN, to: version });
+      checkDiff(await historyService.diffVersions(db, input), DIFF_SPAN);
+      const samples = await measure(() => historyService.diffVersions(db, input), plan, CALL_TIMEOUT_MS, latest);
+      recordSamples(record, latest, engine.name, samples);
+    });
+  }
+
+  // Last: it makes more versions, which the diffs above would undo.
+  const changedExport = `Export 10k bullets as kayba, each after a delta.edit`;
+  await guarded(record, changedExport, engine.name, async () => {
+    const input = exportPlaybookInput.parse({ playbookId, format: "kayba" });
+    const samples = await measurePrepared(edit, () => exportPlaybook(db, input), plan, CALL_TIMEOUT_MS, changedExport);
+    recordSamples(record, changedExport, engine.name, samples, {
+      target: TARGETS.export,
+      note:
+        "Each run exports after a delta.edit of 50 operations (untimed): the bullets it changed are read again, the " +
+        "extras an earlier export read kept for the rest (the first warm-up reads them all, as after a start).",
+    });
   });
 }
 

@@ -26,7 +26,15 @@ import { loadBulletStates } from "@/server/playbooks/repositories/bullet-states"
 import * as playbookRepo from "@/server/playbooks/repository";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
 import * as repo from "./repository";
-import { carrySizes, createEngineStateCache, recountEntry, type EngineEntry, type EngineStateCache } from "./state-cache";
+import {
+  carryExtras,
+  carrySizes,
+  createEngineStateCache,
+  recountEntry,
+  type EngineEntry,
+  type EngineStateCache,
+  type EntryExtras,
+} from "./state-cache";
 
 /** A read that raced a commit is repeated this many times before the caller is told to try later. */
 const READ_ATTEMPTS = 4;
@@ -40,6 +48,13 @@ const cacheOf = (globalForStates.__acePlaybookStates ??= cachePerScope<Db, Engin
 /** Caches the entry as the playbook's newest (see EngineStateCache.remember); returns the one cached for its version. */
 export function remember(db: Db, playbookId: string, entry: EngineEntry): EngineEntry {
   return cacheOf(db).remember(playbookId, entry);
+}
+
+/** Keeps the extras an export read at the entry's version with it, unless the version moved on meanwhile. */
+export function keepExtras(entry: EngineEntry, extras: EntryExtras): void {
+  if (entry.retired || entry.extras === extras) return;
+  entry.extras = extras;
+  recountEntry(entry);
 }
 
 /** For benchmarks that time a first load: drops (and retires) every cached playbook state of this database. */
@@ -94,14 +109,14 @@ const MAX_UNINDEXED_CHANGES = 2_000;
 export function moveOn(
   entry: EngineEntry,
   changes: readonly VersionChange[],
-  next: Omit<EngineEntry, "index" | "unindexed" | "retired">,
+  next: Omit<EngineEntry, "index" | "unindexed" | "extras" | "retired">,
 ): EngineEntry {
   entry.retired = true;
   carrySizes(entry.state, next.state, changes);
   // The lag moves on with the index; the retired entry keeps none, so nobody applies it twice.
   const unindexed = entry.index ? [...entry.unindexed, ...changes] : [];
   entry.unindexed = [];
-  const moved: EngineEntry = { ...next, index: entry.index, unindexed, retired: false };
+  const moved: EngineEntry = { ...next, index: entry.index, unindexed, extras: carryExtras(entry.extras, changes), retired: false };
   if (unindexed.length > MAX_UNINDEXED_CHANGES) builtIndexOf(moved);
   const warm = warms.get(entry);
   if (warm) {
@@ -171,6 +186,7 @@ function entryOf(head: { version: number; nextBulletNumber: number }, [sections,
     unindexed: [],
     tokens: stored.uncounted === 0 ? stored.tokens : null,
     figures: null,
+    extras: null,
     retired: false,
   };
 }

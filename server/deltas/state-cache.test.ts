@@ -2,7 +2,17 @@ import { describe, expect, it } from "vitest";
 import { applyDelta, createPlaybookState, LayeredMap, type DeltaOperation } from "@/server/ace/delta";
 import { bullet, STRATEGIES } from "@/server/ace/delta/test-fixtures";
 import { buildSimilarityIndex } from "@/server/ace/similarity";
-import { carrySizes, createEngineStateCache, entryBytes, recountEntry, type EngineEntry } from "./state-cache";
+import type { VersionChange } from "@/server/ace/history";
+import type { ExportBulletExtras } from "@/server/playbooks/repositories/bullet-states";
+import {
+  carryExtras,
+  carrySizes,
+  createEngineStateCache,
+  entryBytes,
+  recountEntry,
+  type EngineEntry,
+  type EntryExtras,
+} from "./state-cache";
 
 /** A state of `count` active bullets of 100 characters each. */
 function entryOf(count: number, version = 1): EngineEntry {
@@ -16,6 +26,7 @@ function entryOf(count: number, version = 1): EngineEntry {
     unindexed: [],
     tokens: null,
     figures: null,
+    extras: null,
     retired: false,
   };
 }
@@ -78,6 +89,62 @@ describe("carrySizes", () => {
       state = result.state;
     }
     expect(entryBytes({ ...entry, state })).not.toBe(entryBytes(entry));
+  });
+});
+
+describe("carryExtras", () => {
+  const row: ExportBulletExtras = {
+    origin: "import",
+    sourceTraceId: null,
+    sourceRunId: null,
+    justification: null,
+    evidence: null,
+    extra: null,
+    blankLinesBefore: 0,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    updatedAt: "2026-01-01T00:00:00.000Z",
+  };
+  const extrasOf = (count: number): EntryExtras => ({
+    rows: new Map(Array.from({ length: count }, (_, i) => [`str-${i}`, row])),
+    stale: new Set(),
+    rowBytes: 100,
+  });
+  const bulletChange = (id: string): VersionChange => ({ entity: "bullet", id, before: null, after: null });
+
+  it("marks the bullets a version changed as stale, without touching the extras it came from", () => {
+    const extras = extrasOf(10);
+    const once = carryExtras(extras, [bulletChange("str-1"), { entity: "section", id: "s", before: null, after: null }])!;
+    const twice = carryExtras(once, [bulletChange("str-1"), bulletChange("str-new")])!;
+    expect([...once.stale]).toEqual(["str-1"]);
+    expect([...twice.stale]).toEqual(["str-1", "str-new"]);
+    expect(extras.stale.size).toBe(0);
+    expect(twice.rows).toBe(extras.rows);
+    // A version that changed no bullet, or only stale ones, carries the same extras.
+    expect(carryExtras(once, [bulletChange("str-1")])).toBe(once);
+    expect(carryExtras(null, [bulletChange("str-1")])).toBeNull();
+  });
+
+  it("drops the extras once more than 2,000 bullets are stale: reading them by id costs about a whole read", () => {
+    const extras = extrasOf(5_000);
+    const changes = (from: number, count: number) => Array.from({ length: count }, (_, i) => bulletChange(`str-${from + i}`));
+    const nearly = carryExtras(extras, changes(0, 2_000));
+    expect(nearly?.stale.size).toBe(2_000);
+    expect(carryExtras(nearly, changes(2_000, 1))).toBeNull();
+  });
+
+  it("counts the rows in the entry's bytes, and the ones a later read laid over them until a copy lets them go", () => {
+    const entry = entryOf(100);
+    const bare = entryBytes(entry);
+    const extras = extrasOf(100);
+    expect(entryBytes({ ...entry, extras })).toBe(bare + 100 * 100);
+    const layered = LayeredMap.over(
+      extras.rows,
+      new Map([
+        ["str-1", row],
+        ["str-new", row],
+      ]),
+    );
+    expect(entryBytes({ ...entry, extras: { ...extras, rows: layered } })).toBe(bare + (101 + 2) * 100);
   });
 });
 

@@ -5,6 +5,7 @@ import type { BulletState, VersionChange } from "@/server/ace/history";
 import type { SimilarityIndex } from "@/server/ace/similarity";
 import type { PlaybookFigures } from "@/server/ace/version-figures";
 import { createByteBoundedCache, type LRUCache } from "@/server/cache/lru";
+import type { ExportBulletExtras } from "@/server/playbooks/repositories/bullet-states";
 
 export interface EngineEntry {
   version: number;
@@ -26,8 +27,47 @@ export interface EngineEntry {
    * the next write advances them without reading them back; null when the state was loaded or caught up.
    */
   figures: PlaybookFigures | null;
+  /**
+   * What exports write of the bullets beyond their states (listBulletExtras), read by the first
+   * export of this version or an earlier one; null until then.
+   */
+  extras: EntryExtras | null;
   /** The version moved on from this entry, or it was forgotten: whoever holds it reloads. */
   retired: boolean;
+}
+
+/**
+ * Bullets' extras as an export read them, and the bullets changed since, whose rows the next export
+ * reads again: a commit writes no extras but a changed bullet's update time (new bullets all of
+ * theirs), and every row a version writes is one of its recorded changes (commit.ts, import.ts).
+ */
+export interface EntryExtras {
+  /** Rows read again are laid over the older ones (LayeredMap), which stay held below until a copy. */
+  rows: ReadonlyMap<string, ExportBulletExtras>;
+  stale: ReadonlySet<string>;
+  /** A row's estimated size, as the read of all of them found it (listBulletExtras). */
+  rowBytes: number;
+}
+
+const extrasBytes = ({ rows, rowBytes }: EntryExtras) => rowBytes * (rows.size + (rows instanceof LayeredMap ? rows.held : 0));
+
+/**
+ * Bullets that may be stale before the extras are dropped instead: re-reading them by id costs
+ * about what a whole read does by then, and the set is copied by every commit.
+ */
+const MAX_STALE_EXTRAS = 2_000;
+
+/** `extras` after `changes`: their bullets are stale. */
+export function carryExtras(extras: EntryExtras | null, changes: readonly VersionChange[]): EntryExtras | null {
+  if (!extras) return null;
+  let stale: Set<string> | null = null;
+  for (const change of changes) {
+    if (change.entity !== "bullet" || extras.stale.has(change.id)) continue;
+    stale ??= new Set(extras.stale);
+    stale.add(change.id);
+  }
+  if (!stale) return extras;
+  return stale.size > MAX_STALE_EXTRAS ? null : { ...extras, stale };
 }
 
 // What an entry holds, measured with `node --expose-gc` (heapUsed after gc, before and after) on the
@@ -41,10 +81,10 @@ const STATE_BYTES_PER_CHARACTER = 2;
 const INDEX_BYTES_PER_BULLET = 2_600;
 const INDEX_BYTES_PER_CHARACTER = 15;
 
-/** The entry's estimated size in memory; the index counts only once built (it indexes active bullets). */
+/** The entry's estimated size in memory; the index counts only once built (it indexes active bullets), the extras once read. */
 export function entryBytes(entry: EngineEntry): number {
   const sizes = sizesOf(entry.state);
-  return sizes.state + sizes.held + (entry.index ? sizes.index : 0);
+  return sizes.state + sizes.held + (entry.index ? sizes.index : 0) + (entry.extras ? extrasBytes(entry.extras) : 0);
 }
 
 /** A state's estimated bytes, and those of an index of its active bullets. */
@@ -114,7 +154,7 @@ interface Slot {
 const globalForRecounts = globalThis as typeof globalThis & { __acePlaybookStateRecounts?: WeakMap<EngineEntry, () => void> };
 const recounts = (globalForRecounts.__acePlaybookStateRecounts ??= new WeakMap());
 
-/** Counts the entry's size again after it grew (its index built), if a cache still holds it. */
+/** Counts the entry's size again after it grew (its index built, its extras read), if a cache still holds it. */
 export function recountEntry(entry: EngineEntry): void {
   recounts.get(entry)?.();
 }

@@ -4,7 +4,7 @@ import { countersOf, type BulletDoc, type PlaybookDocument, type PlaybookFormat 
 import { defaultSectionGap } from "@/server/ace/formats/ace-text";
 import { countBulletTokens } from "@/server/ace/tokens";
 import type { BulletState, SectionState } from "@/server/ace/history";
-import type { ExportBulletRow } from "./repositories/bullet-states";
+import type { ExportBulletExtras } from "./repositories/bullet-states";
 import { DB_FORMAT, type DbFormat, type NewBulletRow } from "./repository";
 
 export function toDbFormat(format: PlaybookFormat): DbFormat {
@@ -98,25 +98,25 @@ export function rowsFromDocument(doc: PlaybookDocument): { sections: NewSectionR
   return { sections, bullets };
 }
 
-function bulletDocFromRow(row: ExportBulletRow): BulletDoc {
+function bulletDocOf(state: BulletState, extras: ExportBulletExtras): BulletDoc {
   const doc: BulletDoc = {
-    id: row.externalId,
-    content: row.content,
-    counters: row.countersKnown ? { helpful: row.helpful, harmful: row.harmful, neutral: row.neutral } : null,
-    status: row.status,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    origin: row.origin,
+    id: state.externalId,
+    content: state.content,
+    counters: state.countersKnown ? { helpful: state.helpful, harmful: state.harmful, neutral: state.neutral } : null,
+    status: state.status,
+    createdAt: extras.createdAt,
+    updatedAt: extras.updatedAt,
+    origin: extras.origin,
   };
-  if (row.justification !== null) doc.justification = row.justification;
-  if (row.evidence !== null) doc.evidence = row.evidence;
-  if (row.archivedReason !== null) doc.archivedReason = row.archivedReason;
-  if (row.mergedInto !== null) doc.mergedInto = row.mergedInto;
-  if (row.sourceTraceId !== null) doc.sourceTraceId = row.sourceTraceId;
-  if (row.sourceRunId !== null) doc.sourceRunId = row.sourceRunId;
-  if (row.blankLinesBefore > 0) doc.blankLinesBefore = row.blankLinesBefore;
-  if (row.extra !== null && typeof row.extra === "object" && !Array.isArray(row.extra)) {
-    doc.extra = row.extra as Record<string, unknown>;
+  if (extras.justification !== null) doc.justification = extras.justification;
+  if (extras.evidence !== null) doc.evidence = extras.evidence;
+  if (state.archivedReason !== null) doc.archivedReason = state.archivedReason;
+  if (state.mergedInto !== null) doc.mergedInto = state.mergedInto;
+  if (extras.sourceTraceId !== null) doc.sourceTraceId = extras.sourceTraceId;
+  if (extras.sourceRunId !== null) doc.sourceRunId = extras.sourceRunId;
+  if (extras.blankLinesBefore > 0) doc.blankLinesBefore = extras.blankLinesBefore;
+  if (extras.extra !== null && typeof extras.extra === "object" && !Array.isArray(extras.extra)) {
+    doc.extra = extras.extra as Record<string, unknown>;
   }
   return doc;
 }
@@ -130,13 +130,18 @@ export interface StoredPlaybook {
   nextBulletNumber: number;
 }
 
-export function documentFromRows(
+/**
+ * The document of the playbook's sections and bullets, the bullets in reading order: rows read whole
+ * are their own extras; the delta engine's cached states take theirs from the map an export keeps.
+ */
+export function documentFromRows<B extends BulletState>(
   playbook: StoredPlaybook,
   sections: { id: string; name: string; slug: string; blankLinesBefore: number }[],
-  bullets: ExportBulletRow[],
+  bullets: readonly B[],
+  extrasOf: (bullet: B) => ExportBulletExtras,
 ): PlaybookDocument {
   const bySection = new Map<string, BulletDoc[]>(sections.map((section) => [section.id, []]));
-  for (const bullet of bullets) bySection.get(bullet.sectionId)?.push(bulletDocFromRow(bullet));
+  for (const bullet of bullets) bySection.get(bullet.sectionId)?.push(bulletDocOf(bullet, extrasOf(bullet)));
   return {
     name: playbook.name,
     description: playbook.description,

@@ -162,9 +162,42 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
       ["2026-01-01T10:00:00.120Z", "2026-01-01T10:00:00.170Z"],
       ["0999-12-31T23:59:59.999Z", "1000-01-01T00:00:00.049Z"],
     ]);
-    // A year json writes with five digits: the rows' own reading, whatever it writes.
+    // A year json writes with five digits: the rows' own reading, whatever it writes. Written behind
+    // the app's back, as above, so the cached state and extras are dropped first.
     await setTimes([["mis-00005", "12026-01-01 10:00:00"]]);
+    forgetEngineStates(db);
     expect(await loadDocument(db, playbook)).toEqual(await loadDocumentFromRows(db, playbook));
+  });
+
+  it("an export after a change reads again only the changed bullets' extras: the rows' for them, the kept ones for the rest", async () => {
+    const { playbookId } = await importText(countersPlaybook(), "extras kept");
+    const { db } = suite.database;
+    // The first export reads and keeps every bullet's extras.
+    await loadDocument(db, await requirePlaybook(db, playbookId));
+    // Written behind the app's back (every write of the app records the bullets it writes), so the
+    // next export shows which rows it read again.
+    await db.$executeRaw`UPDATE "Bullet" SET justification = 'set outside' WHERE "playbookId" = ${playbookId}::uuid`;
+    await suite.caller.delta.edit({
+      playbookId,
+      reason: "Reword one, add one",
+      operations: [
+        { type: "update", bulletId: "str-00002", content: "Consider edge cases and empty values in financial data" },
+        { type: "add", section: "common_mistakes_to_avoid", content: "Do not round currency before summing" },
+      ],
+    });
+    const playbook = await requirePlaybook(db, playbookId);
+    const fromState = await loadDocument(db, playbook);
+    const fromRows = await loadDocumentFromRows(db, playbook);
+    const bulletsOf = (document: typeof fromRows) => document.sections.flatMap((section) => section.bullets);
+    expect(
+      bulletsOf(fromState)
+        .filter((bullet) => bullet.justification === "set outside")
+        .map((bullet) => bullet.id),
+    ).toEqual(["str-00002"]);
+    for (const bullet of bulletsOf(fromRows))
+      if (bullet.id !== "str-00002" && bullet.justification === "set outside") delete bullet.justification;
+    // The rest as the rows have them, the new bullet and the reworded one's update time included.
+    expect(fromState).toEqual(fromRows);
   });
 
   it("a page in reading order read section by section is the top of every row: ties, both directions, every filter", async () => {

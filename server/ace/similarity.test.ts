@@ -4,6 +4,7 @@ import {
   FEATURE_WEIGHTS,
   buildSimilarityIndex,
   cosine,
+  createFewSimilarityIndex,
   createSimilarityIndex,
   normalizeForSimilarity,
   syncSimilarityIndex,
@@ -123,10 +124,32 @@ describe("the index", () => {
   });
 });
 
-// The default index and the word-scan index the engine searches while the default one is built.
+describe("the index for a few texts", () => {
+  it("scores as the default index does, to the bit, also after texts are replaced and removed", () => {
+    const corpus = syntheticBullets(60, 29, { minWords: 1, maxWords: 30 });
+    const full = createSimilarityIndex();
+    const few = full.emptyForFew?.();
+    if (!few) throw new Error("the default index makes no index for a few texts");
+    corpus.forEach((content, i) => [full, few].forEach((index) => index.add(`b-${i}`, content)));
+    for (const index of [full, few]) {
+      index.add("b-3", corpus[40] ?? "");
+      index.remove("b-7");
+    }
+    const random = lcg(9);
+    for (const query of corpus.slice(0, 30).map((content) => reword(content, random))) {
+      const wanted = { threshold: 0.2, limit: 100 };
+      expect(few.query(query, wanted), query).toEqual(full.query(query, wanted));
+    }
+    expect(few.size).toBe(full.size);
+  });
+});
+
+// The default index, the word-scan index the engine searches while the default one is built, and
+// the one a delta keeps the bullets it writes in.
 describe.each([
   ["the index", createSimilarityIndex],
   ["the word-scan index", createWordScanIndex],
+  ["the index for a few texts", createFewSimilarityIndex],
 ])("%s", (_name, create: () => SimilarityIndex) => {
   it("finds exactly what scoring every bullet finds, at several thresholds", () => {
     const corpus = syntheticBullets(500);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { TOKEN_ENCODING, adoptStateTokens, countBulletTokens, countTokens, hasStateTokens, stateTokens } from "./tokens";
+import {
+  TOKEN_ENCODING,
+  adoptStateTokens,
+  changesCountedText,
+  compiledBulletText,
+  countBulletTokens,
+  countTokens,
+  hasStateTokens,
+  stateTokens,
+} from "./tokens";
 
 describe("countTokens", () => {
   // The first call builds the encoder from its ranks, which takes a few seconds on a busy machine.
@@ -46,5 +55,23 @@ describe("stateTokens", () => {
     const state = bullet();
     adoptStateTokens(state, 123);
     expect(stateTokens(state)).toBe(123);
+  });
+
+  it("is another count only when what the line writes changes: the id, the content or a counter it shows", () => {
+    const state = bullet();
+    expect(changesCountedText(state, { ...state })).toBe(false);
+    // What the line does not write: the neutral counter, the status, the place.
+    expect(changesCountedText(state, { ...state, neutral: 3, status: "archived", position: 7 } as typeof state)).toBe(false);
+    expect(changesCountedText(state, { ...state, countersKnown: false })).toBe(true);
+    for (const [field, value] of [
+      ["externalId", "str-00002"],
+      ["content", "Verify data types."],
+      ["helpful", 6],
+      ["harmful", 1],
+    ] as const) {
+      const changed = { ...state, [field]: value };
+      expect(changesCountedText(state, changed), field).toBe(true);
+      expect(compiledBulletText(changed), field).not.toBe(compiledBulletText(state));
+    }
   });
 });

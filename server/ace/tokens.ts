@@ -46,6 +46,17 @@ export function stateTokens(bullet: TokenCountedBullet): number {
   return tokens;
 }
 
+/** Whether `after` has another line text than `before`, so another count: what countBulletTokens reads of it changed. */
+export function changesCountedText(before: TokenCountedBullet, after: TokenCountedBullet): boolean {
+  return (
+    before.externalId !== after.externalId ||
+    before.content !== after.content ||
+    before.helpful !== after.helpful ||
+    before.harmful !== after.harmful ||
+    before.countersKnown !== after.countersKnown
+  );
+}
+
 /** Whether the state's count is known (stateTokens will not tokenize it). */
 export function hasStateTokens(bullet: TokenCountedBullet): boolean {
   return tokensOfState.has(bullet);

@@ -8,6 +8,7 @@ import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { findFigures } from "@/server/metrics/repositories/figures";
 import { callerAs } from "@/server/trpc/callers";
 import type { createCaller } from "@/server/trpc/root";
+import { countBulletTokens, hasStateTokens, stateTokens } from "@/server/ace/tokens";
 import { forgetEngineStates, freshSnapshot, loadSnapshot, similarityIndexOf } from "./engine-state";
 
 type Caller = ReturnType<typeof createCaller>;
@@ -52,6 +53,25 @@ describe.each(testEngines())("cached playbook states on %s", (engine) => {
   function tag(playbookId: string, helpful: number) {
     return alice.delta.edit({ playbookId, reason: "Counters", operations: [{ type: "tag", bulletId: "str-00001", helpful }] });
   }
+
+  it("a loaded state takes each bullet's stored token count, except a row's that was never counted", async () => {
+    const playbookId = await playbook("counts");
+    await database.db
+      .$executeRaw`UPDATE "Bullet" SET "tokenCount" = -1 WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'str-00002'`;
+    await database.db
+      .$executeRaw`UPDATE "Bullet" SET "tokenCount" = 777 WHERE "playbookId" = ${playbookId}::uuid AND "externalId" = 'str-00001'`;
+    forgetEngineStates(database.db);
+    const { state } = (await loadSnapshot(database.db, playbookId)).entry;
+    const bullets = [...state.bullets.values()];
+    expect(bullets.length).toBeGreaterThan(2);
+    // The stored count is taken as it is (777 is not what the tokenizer says); -1 leaves the state uncounted.
+    expect(stateTokens(state.bullets.get("str-00001")!)).toBe(777);
+    expect(hasStateTokens(state.bullets.get("str-00002")!)).toBe(false);
+    for (const bullet of bullets.filter((b) => !["str-00001", "str-00002"].includes(b.externalId))) {
+      expect(hasStateTokens(bullet), bullet.externalId).toBe(true);
+      expect(stateTokens(bullet), bullet.externalId).toBe(countBulletTokens(bullet));
+    }
+  });
 
   it("never hands out a state that was forgotten: the next read loads a fresh one", async () => {
     const playbookId = await playbook("support");

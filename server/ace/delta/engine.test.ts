@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BulletState } from "../history";
 import type { SimilarityIndex } from "../similarity";
-import { compiledBulletText, countBulletTokens, hasStateTokens, stateTokens } from "../tokens";
+import { adoptStateTokens, compiledBulletText, countBulletTokens, hasStateTokens, stateTokens } from "../tokens";
 import { DeltaValidationError, applyDelta, validateDelta } from "./engine";
 import { redoChanges, undoChanges } from "../replay";
 import { orderedBullets } from "./state";
@@ -860,6 +860,31 @@ describe("token budget", () => {
     const added = id === undefined ? undefined : result.state.bullets.get(id);
     expect(added && hasStateTokens(added)).toBe(true);
     expect(added && stateTokens(added)).toBe(added && countBulletTokens(added));
+  });
+
+  it("carries a bullet's known count to its new state when its line text stays: a move, a shift, an archival", () => {
+    const state = samplePlaybook();
+    const counted = (id: string) => {
+      const bullet = state.bullets.get(id);
+      if (!bullet) throw new Error(`no ${id}`);
+      adoptStateTokens(bullet, 1_000 + Number(id.slice(-1))); // not what the tokenizer says: carried, not counted
+      return bullet;
+    };
+    const [moved, archived, tagged] = [counted("str-00001"), counted("str-00002"), counted("str-00003")];
+    const result = apply(
+      [
+        { type: "update", bulletId: moved.externalId, section: "common_mistakes_to_avoid" },
+        { type: "remove", bulletId: archived.externalId, reason: "Obsolete" },
+        { type: "tag", bulletId: tagged.externalId, helpful: 1 },
+      ],
+      state,
+    );
+    const after = (id: string) => result.state.bullets.get(id)!;
+    expect(after(moved.externalId).sectionId).not.toBe(moved.sectionId);
+    expect(stateTokens(after(moved.externalId))).toBe(1_001);
+    expect(stateTokens(after(archived.externalId))).toBe(1_002);
+    // Its counter is in its line: counted anew.
+    expect(stateTokens(after(tagged.externalId))).toBe(countBulletTokens(after(tagged.externalId)));
   });
 });
 

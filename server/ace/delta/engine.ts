@@ -130,7 +130,7 @@ function nearDuplicateFinder(
   return (content, exclude) => {
     base ??= typeof given === "function" ? given() : buildSimilarityIndex(state.bullets.values());
     if (!overlay) {
-      overlay = base.empty();
+      overlay = base.emptyForFew?.() ?? base.empty();
       for (const id of stale) {
         const bullet = working.bullet(id);
         if (bullet) refresh(bullet);

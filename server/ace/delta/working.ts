@@ -4,6 +4,7 @@
 // first and last state, and carries the section ends forward.
 import type { BulletState, SectionState, VersionChange } from "../history";
 import { bulletStateChanged } from "../history";
+import { adoptStateTokens, changesCountedText, hasStateTokens, stateTokens } from "../tokens";
 import { LayeredMap } from "./layered-map";
 import { compareBullets, compareSections } from "./state";
 import type { PlaybookState } from "./types";
@@ -35,6 +36,8 @@ export class WorkingState {
 
   putBullet(next: BulletState): void {
     const before = this.bullet(next.externalId);
+    // A move, a shift or an archival keeps the bullet's line text, so its token count goes with it.
+    if (before && hasStateTokens(before) && !changesCountedText(before, next)) adoptStateTokens(next, stateTokens(before));
     if (this.members && before?.sectionId !== next.sectionId) {
       if (before) this.members.get(before.sectionId)?.delete(next.externalId);
       this.membersOf(next.sectionId).add(next.externalId);

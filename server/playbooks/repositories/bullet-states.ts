@@ -2,6 +2,7 @@
 // (loadBulletStates), and what exports write beyond them (listBulletsForExport, listBulletExtras).
 import { Prisma, type BulletOrigin, type DbOrTx } from "@/server/db/client";
 import type { BulletState } from "@/server/ace/history";
+import { adoptStateTokens } from "@/server/ace/tokens";
 
 /**
  * A bullet's state as one JSON tuple, in this column order: read as one JSON document, 10,000 bullets
@@ -26,6 +27,9 @@ type BulletStateTuple = [
   string | null,
 ];
 
+/** A state's tuple and its row's stored token count. */
+type CountedStateTuple = [...BulletStateTuple, number];
+
 function bulletStateOf([
   externalId,
   sectionId,
@@ -38,16 +42,26 @@ function bulletStateOf([
   position,
   archivedReason,
   mergedInto,
-]: BulletStateTuple): BulletState {
+]: BulletStateTuple | CountedStateTuple): BulletState {
   return { externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status, position, archivedReason, mergedInto };
 }
 
-/** The current state of every bullet, in the shape versions record; every first apply or context of a playbook after a start waits for it. */
+/**
+ * The current state of every bullet, in the shape versions record; every first apply or context of a
+ * playbook after a start waits for it. Each state takes the token count stored with its row
+ * (adoptStateTokens), so what a delta changes is not tokenized again to be subtracted.
+ */
 export async function loadBulletStates(db: DbOrTx, playbookId: string): Promise<BulletState[]> {
   const [row] = await db.$queryRaw<{ bullets: string }[]>`
-    SELECT COALESCE(json_agg(json_build_array(${BULLET_STATE_COLUMNS})), '[]'::json)::text AS bullets
+    SELECT COALESCE(json_agg(json_build_array(${BULLET_STATE_COLUMNS}, "tokenCount")), '[]'::json)::text AS bullets
     FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
-  return (JSON.parse(row?.bullets ?? "[]") as BulletStateTuple[]).map(bulletStateOf);
+  return (JSON.parse(row?.bullets ?? "[]") as CountedStateTuple[]).map((tuple) => {
+    const state = bulletStateOf(tuple);
+    const tokens = tuple[11];
+    // Rows written before counts existed hold -1.
+    if (tokens >= 0) adoptStateTokens(state, tokens);
+    return state;
+  });
 }
 
 /** What a file can carry of a bullet beyond its state. */

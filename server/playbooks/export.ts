@@ -15,7 +15,6 @@ import { AppError } from "@/server/errors/app-error";
 import { readSettings, requirePlaybook } from "./manage";
 import { documentFromRows, fromDbFormat } from "./mapping";
 import * as bulletStates from "./repositories/bullet-states";
-import type { ExportBulletExtras } from "./repositories/bullet-states";
 import * as repo from "./repository";
 import type { exportPlaybookInput, ExportResult } from "./schemas";
 
@@ -37,7 +36,7 @@ export async function loadDocument(db: Db, playbook: StoredPlaybookRow): Promise
     const bullets = after?.version === playbook.version && extras ? inReadingOrder(entry.state.bullets, extras.rows) : null;
     if (bullets && extras) {
       keepExtras(entry, extras);
-      return documentFromRows(playbook, sections, bullets, (state) => extras.rows.get(state.externalId) as ExportBulletExtras);
+      return documentFromRows(playbook, sections, bullets, (state) => extras.rows.get(state.externalId) as bulletStates.ExportBulletExtras);
     }
   }
   return loadDocumentFromRows(db, playbook);
@@ -64,7 +63,10 @@ export async function loadDocumentFromRows(db: Db, playbook: StoredPlaybookRow):
 }
 
 /** The states in reading order (compareBullets); null unless every one has its extras and no others are there. */
-function inReadingOrder(states: ReadonlyMap<string, BulletState>, extras: ReadonlyMap<string, ExportBulletExtras>): BulletState[] | null {
+function inReadingOrder(
+  states: ReadonlyMap<string, BulletState>,
+  extras: ReadonlyMap<string, bulletStates.ExportBulletExtras>,
+): BulletState[] | null {
   if (states.size !== extras.size) return null;
   const ordered = [...states.values()];
   for (const state of ordered) if (!extras.has(state.externalId)) return null;

@@ -4,7 +4,7 @@
 // randomness; bullet ids come from the playbook's counter and section ids from options.newSectionId.
 import type { BulletState } from "../history";
 import { buildSimilarityIndex, type SimilarityIndex } from "../similarity";
-import { compiledBulletText, stateTokens } from "../tokens";
+import { changesCountedText, compiledBulletText, stateTokens } from "../tokens";
 import { findContradictions } from "./contradictions";
 import { asSentence, makeFinding } from "./messages";
 import { checkOperation, type OperationContext } from "./operations";
@@ -152,13 +152,7 @@ function nearDuplicateFinder(
  */
 /** Whether a change shows in the bullet's compiled line: its content, counters or status. */
 export function changesCompiledLine(before: BulletState, after: BulletState): boolean {
-  return (
-    before.content !== after.content ||
-    before.status !== after.status ||
-    before.helpful !== after.helpful ||
-    before.harmful !== after.harmful ||
-    before.countersKnown !== after.countersKnown
-  );
+  return before.status !== after.status || changesCountedText(before, after);
 }
 
 function tokenBudgetTracker(state: PlaybookState, working: WorkingState, options: EngineOptions, budget: number) {

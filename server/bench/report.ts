@@ -54,6 +54,8 @@ export interface Machine {
   node: string;
   os: string;
   load: string;
+  /** cpuCheckMs() when the run started. */
+  cpuCheck: number;
 }
 
 /** 1, 5 and 15 minute load averages: above the core count, other work competed for the CPU. */
@@ -84,6 +86,27 @@ function osName(): string {
   return `${os.type()} ${os.release()} (${os.arch()})`;
 }
 
+/** Steps of cpuCheckMs's loop: a few hundred milliseconds on this project's 2-core machines. */
+const CPU_CHECK_STEPS = 200_000_000;
+/** Where the loop's result goes, so the compiler cannot drop the loop as unused. */
+let cpuCheckSink = 0;
+
+/**
+ * The median of three timings of the same integer loop: the same work in every run, so a higher
+ * figure means a slower or busier machine (these are shared virtual machines, which report no steal
+ * time). Compare it before comparing two runs' figures.
+ */
+export function cpuCheckMs(): number {
+  const timings = [0, 1, 2].map(() => {
+    const started = performance.now();
+    let x = cpuCheckSink | 1;
+    for (let i = 0; i < CPU_CHECK_STEPS; i += 1) x = (Math.imul(x, 1_103_515_245) + 12_345) | 0;
+    cpuCheckSink = x;
+    return performance.now() - started;
+  });
+  return timings.sort((a, b) => a - b)[1] as number;
+}
+
 export function describeMachine(): Machine {
   return {
     cpu: cpuModel(),
@@ -92,6 +115,7 @@ export function describeMachine(): Machine {
     node: process.version,
     os: osName(),
     load: loadAverage(),
+    cpuCheck: cpuCheckMs(),
   };
 }
 
@@ -170,6 +194,7 @@ export interface Report {
   durationMs: number;
   machine: Machine;
   loadAtEnd: string;
+  cpuCheckAtEnd: number;
   mode: string;
   engines: string[];
   results: BenchResult[];
@@ -197,6 +222,8 @@ export function renderReport(report: Report): string {
     `- Node: ${machine.node}`,
     `- OS: ${machine.os}`,
     `- Load average (1 / 5 / 15 min): ${machine.load} at the start, ${report.loadAtEnd} at the end`,
+    `- CPU check (one integer loop of ${CPU_CHECK_STEPS.toLocaleString("en")} steps, the same every run; higher is a slower or ` +
+      `busier machine): ${formatMs(machine.cpuCheck)} at the start, ${formatMs(report.cpuCheckAtEnd)} at the end`,
     `- Engines: ${report.engines.join("; ")}`,
     "",
     "## Results",

@@ -23,7 +23,17 @@ import type { RunPlan } from "./measure";
 import { REPORT_FILE } from "./paths";
 import { type Cleanups } from "./next-server";
 import { renderBenchmark, RENDER_TARGET } from "./render";
-import { describeMachine, formatFigure, formatMs, formatRate, loadAverage, renderReport, resultsTable, type BenchResult } from "./report";
+import {
+  cpuCheckMs,
+  describeMachine,
+  formatFigure,
+  formatMs,
+  formatRate,
+  loadAverage,
+  renderReport,
+  resultsTable,
+  type BenchResult,
+} from "./report";
 import { sweepStaleTempDirs } from "./temp-dirs";
 import { syntheticPlaybook, type SyntheticPlaybook } from "./synthetic";
 import { traceBenchmarks, traceNotes, type TracePlans } from "./traces";
@@ -392,6 +402,7 @@ async function main(): Promise<number> {
     durationMs: performance.now() - start,
     machine,
     loadAtEnd: loadAverage(),
+    cpuCheckAtEnd: cpuCheckMs(),
     mode: `${quick ? "quick (smoke check, few runs)" : "full"}${selected.size < BENCHMARKS.length ? `, only ${[...selected].join(", ")}` : ""}`,
     engines: engines.length ? engines : ["none (browser only)"],
     results,

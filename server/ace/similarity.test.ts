@@ -142,6 +142,25 @@ describe("the index for a few texts", () => {
     }
     expect(few.size).toBe(full.size);
   });
+
+  it("vectorizes a text once when a delta asks its index and its own about it, then writes it", () => {
+    const texts: string[] = [];
+    const vectorize = (text: string) => {
+      texts.push(text);
+      return vectorizeText(text);
+    };
+    const full = createSimilarityIndex({ vectorize });
+    full.add("a", "Check the balance before paying.");
+    const few = full.emptyForFew?.();
+    if (!few) throw new Error("the index makes no index for a few texts");
+    texts.length = 0;
+    const lesson = "Check the balance before paying the bill.";
+    expect(full.query(lesson, { threshold: 0.5 }).map((match) => match.bulletId)).toEqual(["a"]);
+    expect(few.query(lesson, { threshold: 0.5 })).toEqual([]);
+    few.add("new", lesson);
+    expect(few.query(lesson, { threshold: 0.5 }).map((match) => match.bulletId)).toEqual(["new"]);
+    expect(texts).toEqual([lesson]);
+  });
 });
 
 // The default index, the word-scan index the engine searches while the default one is built, and

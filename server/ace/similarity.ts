@@ -264,6 +264,9 @@ const POSTINGS_PER_CANDIDATE = 64;
  */
 export function createSimilarityIndex(options: LocalSimilarityOptions = {}): SimilarityIndex {
   const vectorize = options.vectorize ?? vectorizeText;
+  // Queries remember their last text's vector, and so do the indexes for a few texts made from this
+  // one: a delta asks this index and its own about a text, then writes it there.
+  const vectorizeQuery = rememberingLast(vectorize);
   const blocks = options.blocks ?? (options.vectorize ? ONE_BLOCK : NGRAM_BLOCKS);
   const featureIds = new Map<string, number>();
   const featureBlocks: string[] = [];
@@ -530,7 +533,7 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
   }
 
   function query(content: string, { threshold, limit = 5, excludeIds }: SimilarityQuery): SimilarityMatch[] {
-    const features = [...vectorize(content)].map(([key, weight]): QueryFeature => {
+    const features = [...vectorizeQuery(content)].map(([key, weight]): QueryFeature => {
       return { id: featureIds.get(key), weight, block: blocks.of(key) };
     });
     if (queryWeights.length < featureBlocks.length) queryWeights = new Float64Array(featureBlocks.length * 2);
@@ -560,7 +563,16 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
     query,
     compare: (a, b) => cosine(vectorize(a), vectorize(b)),
     empty: () => createSimilarityIndex(options),
-    emptyForFew: () => createFewSimilarityIndex(vectorize),
+    emptyForFew: () => createFewSimilarityIndex(vectorizeQuery),
+  };
+}
+
+/** The vectorizer, remembering the last text's vector (vectors are never changed once made). */
+function rememberingLast(vectorize: Vectorizer): Vectorizer {
+  let last: { text: string; vector: SparseVector } | null = null;
+  return (text) => {
+    if (last?.text !== text) last = { text, vector: vectorize(text) };
+    return last.vector;
   };
 }
 
@@ -574,11 +586,7 @@ export function createSimilarityIndex(options: LocalSimilarityOptions = {}): Sim
  */
 export function createFewSimilarityIndex(vectorize: Vectorizer = vectorizeText): SimilarityIndex {
   const stored = new Map<string, SparseVector>();
-  let last: { text: string; vector: SparseVector } | null = null;
-  const vectorOf = (text: string): SparseVector => {
-    if (last?.text !== text) last = { text, vector: vectorize(text) };
-    return last.vector;
-  };
+  const vectorOf = rememberingLast(vectorize);
   return {
     get size() {
       return stored.size;

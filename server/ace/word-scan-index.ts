@@ -12,6 +12,7 @@ import {
   cosine,
   normalizeForSimilarity,
   vectorizeText,
+  createFewSimilarityIndex,
   wordsOf,
   type Family,
   type SimilarityIndex,
@@ -321,6 +322,7 @@ export function createWordScanIndex(): WordScanIndex {
     query,
     compare: (a, b) => cosine(vectorizeText(a), vectorizeText(b)),
     empty: createWordScanIndex,
+    emptyForFew: () => createFewSimilarityIndex(),
   };
 }
 

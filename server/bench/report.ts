@@ -54,8 +54,9 @@ export interface Machine {
   node: string;
   os: string;
   load: string;
-  /** cpuCheckMs() when the run started. */
+  /** cpuCheckMs() and memoryCheckMs() when the run started. */
   cpuCheck: number;
+  memoryCheck: number;
 }
 
 /** 1, 5 and 15 minute load averages: above the core count, other work competed for the CPU. */
@@ -107,6 +108,35 @@ export function cpuCheckMs(): number {
   return timings.sort((a, b) => a - b)[1] as number;
 }
 
+/** Entries of memoryCheckMs's cycle: 64 MB, past the processor's caches. */
+const MEMORY_CHECK_ENTRIES = 1 << 24;
+const MEMORY_CHECK_STEPS = 2_000_000;
+
+/**
+ * Milliseconds for a chain of dependent reads at random places in 64 MB: how long the machine takes
+ * to reach its memory. Other guests contend for memory and caches, not only for cores, which the
+ * integer loop of cpuCheckMs does not show: it read 240-270 ms on 2026-11-29 in runs 1.5-2 times
+ * slower than the committed ones, while this read 375 ms (190 ns a read).
+ */
+export function memoryCheckMs(): number {
+  const next = new Int32Array(MEMORY_CHECK_ENTRIES);
+  for (let i = 0; i < next.length; i += 1) next[i] = i;
+  // Sattolo's shuffle, seeded: one cycle through every entry, the same in every run.
+  let seed = 0x5eed;
+  for (let i = next.length - 1; i > 0; i -= 1) {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    const j = Math.floor((seed / 2 ** 32) * i);
+    const held = next[i] as number;
+    next[i] = next[j] as number;
+    next[j] = held;
+  }
+  const started = performance.now();
+  let at = 0;
+  for (let i = 0; i < MEMORY_CHECK_STEPS; i += 1) at = next[at] as number;
+  cpuCheckSink = at;
+  return performance.now() - started;
+}
+
 export function describeMachine(): Machine {
   return {
     cpu: cpuModel(),
@@ -116,6 +146,7 @@ export function describeMachine(): Machine {
     os: osName(),
     load: loadAverage(),
     cpuCheck: cpuCheckMs(),
+    memoryCheck: memoryCheckMs(),
   };
 }
 
@@ -195,6 +226,7 @@ export interface Report {
   machine: Machine;
   loadAtEnd: string;
   cpuCheckAtEnd: number;
+  memoryCheckAtEnd: number;
   mode: string;
   engines: string[];
   results: BenchResult[];
@@ -224,6 +256,8 @@ export function renderReport(report: Report): string {
     `- Load average (1 / 5 / 15 min): ${machine.load} at the start, ${report.loadAtEnd} at the end`,
     `- CPU check (one integer loop of ${CPU_CHECK_STEPS.toLocaleString("en")} steps, the same every run; higher is a slower or ` +
       `busier machine): ${formatMs(machine.cpuCheck)} at the start, ${formatMs(report.cpuCheckAtEnd)} at the end`,
+    `- Memory check (${MEMORY_CHECK_STEPS.toLocaleString("en")} dependent reads at random places in 64 MB; higher is memory ` +
+      `shared with busier neighbours): ${formatMs(machine.memoryCheck)} at the start, ${formatMs(report.memoryCheckAtEnd)} at the end`,
     `- Engines: ${report.engines.join("; ")}`,
     "",
     "## Results",

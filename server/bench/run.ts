@@ -26,6 +26,7 @@ import { renderBenchmark, RENDER_TARGET } from "./render";
 import {
   cpuCheckMs,
   describeMachine,
+  memoryCheckMs,
   formatFigure,
   formatMs,
   formatRate,
@@ -403,6 +404,7 @@ async function main(): Promise<number> {
     machine,
     loadAtEnd: loadAverage(),
     cpuCheckAtEnd: cpuCheckMs(),
+    memoryCheckAtEnd: memoryCheckMs(),
     mode: `${quick ? "quick (smoke check, few runs)" : "full"}${selected.size < BENCHMARKS.length ? `, only ${[...selected].join(", ")}` : ""}`,
     engines: engines.length ? engines : ["none (browser only)"],
     results,

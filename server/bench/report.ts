@@ -89,8 +89,8 @@ function osName(): string {
 
 /** Steps of cpuCheckMs's loop: a few hundred milliseconds on this project's 2-core machines. */
 const CPU_CHECK_STEPS = 200_000_000;
-/** Where the loop's result goes, so the compiler cannot drop the loop as unused. */
-let cpuCheckSink = 0;
+/** Where the checks' loops leave their result, so the compiler cannot drop them as unused. */
+let checkSink = 0;
 
 /**
  * The median of three timings of the same integer loop: the same work in every run, so a higher
@@ -100,9 +100,9 @@ let cpuCheckSink = 0;
 export function cpuCheckMs(): number {
   const timings = [0, 1, 2].map(() => {
     const started = performance.now();
-    let x = cpuCheckSink | 1;
+    let x = checkSink | 1;
     for (let i = 0; i < CPU_CHECK_STEPS; i += 1) x = (Math.imul(x, 1_103_515_245) + 12_345) | 0;
-    cpuCheckSink = x;
+    checkSink = x;
     return performance.now() - started;
   });
   return timings.sort((a, b) => a - b)[1] as number;
@@ -133,7 +133,7 @@ export function memoryCheckMs(): number {
   const started = performance.now();
   let at = 0;
   for (let i = 0; i < MEMORY_CHECK_STEPS; i += 1) at = next[at] as number;
-  cpuCheckSink = at;
+  checkSink = at;
   return performance.now() - started;
 }
 

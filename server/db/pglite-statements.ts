@@ -1,0 +1,152 @@
+// Named prepared statements for the Prisma adapter's queries on PGlite. PGlite's query() sends every
+// statement unnamed, in six calls into PostgreSQL (parse, describe, bind, describe, execute, sync),
+// so each statement is parsed and planned again at every run: 2 of the 15 ms an apply spends in SQL
+// went to parsing and 3 to planning. The adapter's statements are a few texts over and over, so
+// each text is parsed once under a name of its own, and a run is one call: bind, describe, execute
+// and sync. PostgreSQL keeps a statement's generic plan once it does as well as custom ones
+// (plan_cache_mode auto), and plans again by itself after a schema change.
+import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+
+const { serialize } = protocol;
+
+/** Statements kept per instance (about 20 KB each in PostgreSQL); the least recently used is closed past this. */
+export const MAX_PREPARED_STATEMENTS = 256;
+
+// Statements that PostgreSQL plans; anything else (DDL, SET, transaction control) runs unnamed.
+const PLANNED = /^\s*(?:select|insert|update|delete|with|values)\b/i;
+
+/**
+ * PostgreSQL's answer when a kept statement's result columns changed under it (a table altered after
+ * the statement was prepared). Outside a transaction the statement is prepared again and run once
+ * more; inside one the transaction has failed, and the error stands.
+ */
+function resultTypeChanged(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "0A000" && typeof message === "string" && message.includes("cached plan must not change result type");
+}
+
+/**
+ * A generic plan takes an array or a JSON document of rows for a hundred rows: right for the deltas
+ * of a curation, wrong for an import's thousand (a nested loop where a hash join belongs). A
+ * statement with a parameter this large runs unnamed, planned for its values, as PGlite runs it.
+ */
+const LARGE_ARRAY = 1_000;
+const LARGE_TEXT = 64 * 1024;
+
+function isLarge(value: unknown): boolean {
+  return (Array.isArray(value) && value.length > LARGE_ARRAY) || (typeof value === "string" && value.length > LARGE_TEXT);
+}
+
+interface Prepared {
+  name: string;
+  /** The parameters' type OIDs, as PostgreSQL inferred them. */
+  paramTypes: number[];
+}
+
+type Query = <T>(sql: string, params?: unknown[], options?: QueryOptions) => Promise<Results<T>>;
+
+/** Queries run as PGlite's query() and a transaction's query() run them, from statements prepared once. */
+export interface PreparedQueries {
+  /** In place of pglite.query: waits for a transaction under way, as PGlite's does. */
+  query: Query;
+  /** In place of a transaction's query(), inside it; `own` runs what is not prepared. */
+  inTransaction(own: Query): Query;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const message = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    message.set(part, offset);
+    offset += part.length;
+  }
+  return message;
+}
+
+/**
+ * Prepared queries for `pglite`, whose own query() is `query`: it runs what is not prepared (other
+ * statements than PLANNED, large parameters, COPY with a blob, given parameter types). Statements are
+ * named "ace_s" and a number: nothing else may name statements on the instance.
+ */
+export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPARED_STATEMENTS } = {}): PreparedQueries {
+  const statements = new Map<string, Prepared>(); // least recently used first
+  let toClose: string[] = [];
+  let counter = 0;
+
+  const send = (parts: readonly Uint8Array[], options: QueryOptions | undefined) =>
+    pglite.execProtocolStream(concat(parts), { syncToFs: false, onNotice: options?.onNotice });
+
+  /** Parses `sql` under a new name, closing the statements evicted since the last parse first. */
+  async function prepare(sql: string, options: QueryOptions | undefined): Promise<Prepared> {
+    const name = `ace_s${(counter += 1)}`;
+    const closes = toClose.map((old) => serialize.close({ type: "S", name: old }));
+    toClose = [];
+    const messages = await send(
+      [...closes, serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()],
+      options,
+    );
+    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
+    statements.set(sql, prepared);
+    if (statements.size > max) {
+      const [oldest, evicted] = statements.entries().next().value as [string, Prepared];
+      statements.delete(oldest);
+      toClose.push(evicted.name);
+    }
+    return prepared;
+  }
+
+  async function execute<T>(prepared: Prepared, params: readonly unknown[], options: QueryOptions | undefined): Promise<Results<T>> {
+    // As PGlite's query() serializes them: by the type PostgreSQL inferred for each parameter.
+    const values = params.map((value, index) => {
+      if (value === null || value === undefined) return null;
+      const type = prepared.paramTypes[index] as number;
+      const serializer = options?.serializers?.[type] ?? pglite.serializers[type];
+      return serializer ? serializer(value) : String(value);
+    });
+    const messages = await send(
+      [serialize.bind({ statement: prepared.name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()],
+      options,
+    );
+    return parse.parseResults(messages, pglite.parsers, options)[0] as Results<T>;
+  }
+
+  /** Takes PGlite's query lock, as its query() does; a transaction's lock is the caller's to take. */
+  const run = <T>(sql: string, params: readonly unknown[], options: QueryOptions | undefined): Promise<Results<T>> =>
+    pglite.runExclusive(async () => {
+      let prepared = statements.get(sql);
+      if (prepared) {
+        statements.delete(sql); // most recently used last
+        statements.set(sql, prepared);
+      } else {
+        prepared = await prepare(sql, options);
+      }
+      let result: Results<T>;
+      try {
+        result = await execute<T>(prepared, params, options);
+      } catch (error) {
+        if (!resultTypeChanged(error) || pglite.isInTransaction()) throw error;
+        statements.delete(sql);
+        toClose.push(prepared.name);
+        result = await execute<T>(await prepare(sql, options), params, options);
+      }
+      // As PGlite's query() does: a statement outside a transaction is written through at once.
+      if (!pglite.isInTransaction()) await pglite.syncToFs();
+      return result;
+    });
+
+  const prepares = (sql: string, params: readonly unknown[], options: QueryOptions | undefined) =>
+    PLANNED.test(sql) && !options?.blob && !options?.paramTypes && !params.some(isLarge);
+  return {
+    query: async <T>(sql: string, params: unknown[] = [], options?: QueryOptions) => {
+      if (!prepares(sql, params, options)) return query<T>(sql, params, options);
+      await pglite._checkReady();
+      return pglite._runExclusiveTransaction(() => run<T>(sql, params, options));
+    },
+    inTransaction:
+      (own) =>
+      <T>(sql: string, params: unknown[] = [], options?: QueryOptions) =>
+        prepares(sql, params, options) ? run<T>(sql, params, options) : own<T>(sql, params, options),
+  };
+}

@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, inject, it, vi } from "vitest";
+import { testEngines } from "@/server/testing/db";
 import { connect, type Connection } from "./connection";
 import { PrismaClient } from "./generated/client";
 
@@ -61,5 +62,47 @@ describe("the embedded connection", () => {
     // What is not prepared goes to PGlite's own query(), without the parsers.
     const embedded = query.mock.calls.filter((_, i) => query.mock.contexts[i] === connection?.pglite);
     for (const [, , options] of embedded) expect(options?.parsers).toBeUndefined();
+  });
+});
+
+describe.runIf(testEngines().includes("postgres"))("the PostgreSQL connection", () => {
+  let connection: Connection | undefined;
+  afterEach(async () => {
+    await connection?.close();
+  });
+
+  it("runs a statement named from its second run on, kept by the connection, with the same values read and written", async () => {
+    connection = await connect({ kind: "postgres", url: inject("testPostgresUrl") as string });
+    const db = new PrismaClient({ adapter: connection.factory });
+    // One connection: a transaction's.
+    const { runs, kept } = await db.$transaction(async (tx) => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) runs.push(await tx.$queryRawUnsafe<unknown[]>(TYPED_ROW, ...PARAMS));
+      const kept = await tx.$queryRawUnsafe<{ name: string; runs: number }[]>(
+        "SELECT name, (generic_plans + custom_plans)::int AS runs FROM pg_prepared_statements WHERE statement = $1",
+        TYPED_ROW,
+      );
+      return { runs, kept };
+    });
+    expect(kept).toEqual([{ name: expect.stringMatching(/^ace_q\d+$/), runs: 2 }]);
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
+  });
+
+  it("keeps no statement behind a pooler (pgbouncer=true in the URL, which is not passed on)", async () => {
+    const url = new URL(inject("testPostgresUrl") as string);
+    url.searchParams.set("pgbouncer", "true");
+    url.searchParams.set("application_name", "ace-pooler-test");
+    connection = await connect({ kind: "postgres", url: url.toString() });
+    const db = new PrismaClient({ adapter: connection.factory });
+    const { kept, application } = await db.$transaction(async (tx) => {
+      for (let i = 0; i < 3; i++) await tx.$queryRawUnsafe(TYPED_ROW, ...PARAMS);
+      return {
+        kept: await tx.$queryRawUnsafe<unknown[]>("SELECT name FROM pg_prepared_statements"),
+        application: await tx.$queryRawUnsafe<{ name: string }[]>("SELECT current_setting('application_name') AS name"),
+      };
+    });
+    expect(kept).toEqual([]);
+    expect(application).toEqual([{ name: "ace-pooler-test" }]);
   });
 });

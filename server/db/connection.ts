@@ -8,6 +8,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapt
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { preparedQueries } from "./pglite-statements";
+import { statementNames } from "./prepared";
 import { type DatabaseConfig, MEMORY_DATA_DIR, pgliteDir } from "./config";
 import { acquireLock, releaseLock } from "./lock";
 
@@ -122,19 +123,32 @@ function adaptForPrisma(pglite: PGlite): PGlite {
   return pglite;
 }
 
+/** The URL without Prisma's pgbouncer parameter, and whether it was "true". */
+function withoutPoolerFlag(databaseUrl: string): { url: string; pooler: boolean } {
+  if (!databaseUrl.includes("pgbouncer=")) return { url: databaseUrl, pooler: false };
+  const url = new URL(databaseUrl);
+  const pooler = url.searchParams.get("pgbouncer") === "true";
+  url.searchParams.delete("pgbouncer");
+  return { url: url.toString(), pooler };
+}
+
 /** An adapter factory for the configured database, without a Prisma client. */
 export async function connect(config: DatabaseConfig, options: ConnectOptions = {}): Promise<Connection> {
   if (config.kind === "pglite") {
     const { pglite, close } = await openPglite(config.dataDir, options.lock ?? true, options.snapshot);
     return { config, factory: new PrismaPGlite(adaptForPrisma(pglite)), pglite, close };
   }
-  const pool = new pg.Pool({ connectionString: config.url, max: options.maxConnections });
+  // Behind a pooler in transaction mode (PgBouncer before 1.21) a statement prepared on one server
+  // connection is missing on the next: Prisma's pgbouncer=true turns the names off.
+  const { url, pooler } = withoutPoolerFlag(config.url);
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
   let closed = false;
   return {
     config,
-    factory: new PrismaPg(pool),
+    // Statements run again are kept by name on each connection (prepared.ts).
+    factory: new PrismaPg(pool, pooler ? {} : { statementNameGenerator: statementNames() }),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,19 +1,16 @@
-// Named prepared statements for the Prisma adapter's queries on PGlite. PGlite's query() sends every
-// statement unnamed, in six calls into PostgreSQL (parse, describe, bind, describe, execute, sync),
-// so each statement is parsed and planned again at every run: 2 of the 15 ms an apply spends in SQL
-// went to parsing and 3 to planning. The adapter's statements are a few texts over and over, so
-// each text is parsed once under a name of its own, and a run is one call: bind, describe, execute
-// and sync. PostgreSQL keeps a statement's generic plan once it does as well as custom ones
-// (plan_cache_mode auto), and plans again by itself after a schema change.
+// Named prepared statements for the Prisma adapter's queries on PGlite (which are kept: prepared.ts).
+// PGlite's query() sends every statement unnamed, in six calls into PostgreSQL (parse, describe,
+// bind, describe, execute, sync), so each statement was parsed and planned again at every run: 2 of
+// the 15 ms an apply spent in SQL went to parsing and 3 to planning. Here each text is parsed once
+// under a name of its own, and a run is one call: bind, describe, execute and sync. PostgreSQL plans
+// a kept statement again by itself after a schema change.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { keepsStatement } from "./prepared";
 
 const { serialize } = protocol;
 
-/** Statements kept per instance (about 20 KB each in PostgreSQL); the least recently used is closed past this. */
+/** Statements kept per instance (about 20 KB each in PostgreSQL); past it the least recently used is closed. */
 export const MAX_PREPARED_STATEMENTS = 256;
-
-// Statements that PostgreSQL plans; anything else (DDL, SET, transaction control) runs unnamed.
-const PLANNED = /^\s*(?:select|insert|update|delete|with|values)\b/i;
 
 /**
  * PostgreSQL's answer when a kept statement's result columns changed under it (a table altered after
@@ -23,18 +20,6 @@ const PLANNED = /^\s*(?:select|insert|update|delete|with|values)\b/i;
 function resultTypeChanged(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   return code === "0A000" && typeof message === "string" && message.includes("cached plan must not change result type");
-}
-
-/**
- * A generic plan takes an array or a JSON document of rows for a hundred rows: right for the deltas
- * of a curation, wrong for an import's thousand (a nested loop where a hash join belongs). A
- * statement with a parameter this large runs unnamed, planned for its values, as PGlite runs it.
- */
-const LARGE_ARRAY = 1_000;
-const LARGE_TEXT = 64 * 1024;
-
-function isLarge(value: unknown): boolean {
-  return (Array.isArray(value) && value.length > LARGE_ARRAY) || (typeof value === "string" && value.length > LARGE_TEXT);
 }
 
 interface Prepared {
@@ -66,9 +51,9 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Prepared queries for `pglite`, whose own query() is `query`: it runs what is not prepared (other
- * statements than PLANNED, large parameters, COPY with a blob, given parameter types). Statements are
- * named "ace_s" and a number: nothing else may name statements on the instance.
+ * Prepared queries for `pglite`, whose own query() is `query`: it runs what is not prepared (what
+ * keepsStatement refuses, COPY with a blob, given parameter types). Statements are named "ace_s" and
+ * a number: nothing else may name statements on the instance.
  */
 export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPARED_STATEMENTS } = {}): PreparedQueries {
   const statements = new Map<string, Prepared>(); // least recently used first
@@ -137,7 +122,7 @@ export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPAR
     });
 
   const prepares = (sql: string, params: readonly unknown[], options: QueryOptions | undefined) =>
-    PLANNED.test(sql) && !options?.blob && !options?.paramTypes && !params.some(isLarge);
+    !options?.blob && !options?.paramTypes && keepsStatement(sql, params);
   return {
     query: async <T>(sql: string, params: unknown[] = [], options?: QueryOptions) => {
       if (!prepares(sql, params, options)) return query<T>(sql, params, options);

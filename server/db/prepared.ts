@@ -25,8 +25,8 @@ export function keepsStatement(sql: string, params: readonly unknown[]): boolean
 
 /** Names kept per connection at most (about 20 KB each in PostgreSQL). */
 export const MAX_STATEMENT_NAMES = 256;
-/** Texts counted until their second run, past which the count starts over. */
-const MAX_SEEN_ONCE = 4_096;
+/** Characters of the texts run once so far, past which they are forgotten (a byte bound: 2 MB). */
+const MAX_SEEN_ONCE_CHARS = 1_000_000;
 
 /**
  * Statement names for the PostgreSQL adapter (its statementNameGenerator): node-postgres parses a
@@ -37,17 +37,23 @@ const MAX_SEEN_ONCE = 4_096;
 export function statementNames({ max = MAX_STATEMENT_NAMES } = {}): (query: { sql: string; args: unknown[] }) => string {
   const names = new Map<string, string>();
   const seenOnce = new Set<string>();
+  let seenChars = 0;
   return ({ sql, args }) => {
     if (!keepsStatement(sql, args)) return "";
     const name = names.get(sql);
     if (name !== undefined) return name;
     if (names.size >= max) return "";
     if (!seenOnce.has(sql)) {
-      if (seenOnce.size >= MAX_SEEN_ONCE) seenOnce.clear();
+      if (seenChars + sql.length > MAX_SEEN_ONCE_CHARS) {
+        seenOnce.clear();
+        seenChars = 0;
+      }
       seenOnce.add(sql);
+      seenChars += sql.length;
       return "";
     }
     seenOnce.delete(sql);
+    seenChars -= sql.length;
     const named = `ace_q${names.size + 1}`;
     names.set(sql, named);
     return named;

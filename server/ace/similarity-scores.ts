@@ -193,6 +193,9 @@ export function cosine(a: SparseVector, b: SparseVector): number {
 
 export const clamp = (score: number) => Math.min(1, Math.max(0, score));
 
+// Rounding slack for an early stop, so a bullet scoring exactly the threshold is never skipped.
+export const STOP_EPSILON = 1e-9;
+
 /** The best `limit` matches, ties by id. */
 export function bestFirst(matches: SimilarityMatch[], limit: number): SimilarityMatch[] {
   matches.sort((a, b) => b.score - a.score || (a.bulletId < b.bulletId ? -1 : a.bulletId > b.bulletId ? 1 : 0));

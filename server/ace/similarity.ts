@@ -7,6 +7,7 @@ import {
   FAMILIES,
   FEATURE_WEIGHTS,
   MARK,
+  STOP_EPSILON,
   bestFirst,
   clamp,
   cosine,
@@ -64,8 +65,6 @@ interface QueryFeature {
   block: string;
 }
 
-// Rounding slack for the early stop, so a bullet scoring exactly the threshold is never skipped.
-export const STOP_EPSILON = 1e-9;
 // Once no unseen vector can reach the threshold, a posting list is still read, to drop candidates,
 // while it is no longer than this many entries per candidate left: scoring a candidate in full
 // costs about as much as reading that many postings.

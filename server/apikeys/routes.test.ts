@@ -11,7 +11,7 @@ import { routeAccessOf } from "./route";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 /** Routes that need no key at all, and why. */
-const PUBLIC_ROUTES = new Set(["app/api/v1/openapi.json/route.ts"]);
+const PUBLIC_ROUTES = new Set(["app/api/v1/openapi.json/route.ts", "app/api/v1/health/route.ts"]);
 
 function routeFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

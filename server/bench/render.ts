@@ -5,6 +5,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { chromium, type Browser } from "@playwright/test";
 import { openDatabase } from "@/server/db/client";
+import { backgroundBuilds } from "@/server/deltas/engine-state";
 import { importPlaybookInput, listBulletsInput } from "@/server/playbooks/schemas";
 import { listBullets } from "@/server/playbooks/browse";
 import { importPlaybook } from "@/server/playbooks/import";
@@ -132,6 +133,8 @@ export async function renderBenchmark(synthetic: SyntheticPlaybook, plan: RunPla
       playbookId = imported.playbookId;
       const firstPage = await listBullets(handle.db, listBulletsInput.parse({ playbookId, sort: "position", limit: 1 }));
       firstBulletId = firstPage.items[0]?.externalId ?? synthetic.firstBulletId;
+      // The list started loading the playbook's state in the background: let it end before closing.
+      await backgroundBuilds(handle.db);
     } finally {
       await handle.close();
     }

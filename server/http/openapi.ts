@@ -1,9 +1,11 @@
 // The OpenAPI 3.1 document of the agent API (app/api/v1/**), generated from the zod schemas the
 // routes validate with, so the document cannot drift from what the server accepts.
 import { z } from "zod";
+import { formatDuration } from "@/server/ace/text/format";
 import type { ApiScope } from "@/server/apikeys/schemas";
 import { contextOptionsSchema, contextResultSchema, MAX_CONTEXT_BUDGET } from "@/server/context/schemas";
 import { APP_ERROR_CODES } from "@/server/errors/app-error";
+import { HEALTH_REUSE_MS, HEALTH_TIMEOUT_MS, healthSchema } from "@/server/http/health-schema";
 import {
   assignInput,
   assignmentResultSchema,
@@ -103,6 +105,7 @@ export const OPERATION_SCOPES: Record<string, Partial<Record<Method, ApiScope | 
   "/api/v1/experiments/{key}/assign": { post: "experiments:assign" },
   "/api/v1/experiments/{key}/results": { get: "experiments:read" },
   "/api/v1/openapi.json": { get: "public" },
+  "/api/v1/health": { get: "public" },
 };
 
 const BEARER = "apiKey";
@@ -429,6 +432,21 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      "/api/v1/health": {
+        get: {
+          operationId: "getHealth",
+          summary: "Whether this instance can serve",
+          description:
+            "For load balancers and orchestrators: 200 when this instance and its database answer, 503 when the database " +
+            `refused a \`SELECT 1\` or took over ${formatDuration(HEALTH_TIMEOUT_MS)}. A check is reused for ` +
+            `${formatDuration(HEALTH_REUSE_MS)}, so frequent probes cost one query each ${formatDuration(HEALTH_REUSE_MS)}. ` +
+            "HEAD answers the same status without the body.",
+          responses: {
+            "200": { description: "This instance can serve.", content: { "application/json": { schema: ref("Health") } } },
+            "503": { description: "This instance cannot reach its database.", content: { "application/json": { schema: ref("Health") } } },
+          },
+        },
+      },
       "/api/v1/openapi.json": {
         get: {
           operationId: "getOpenApiDocument",
@@ -471,6 +489,7 @@ export function buildOpenApiDocument() {
             ExperimentResults: experimentResultsSchema,
             TraceDeletion: z.object({ deleted: traceDeletionResultSchema }),
             Error: errorBodySchema,
+            Health: healthSchema,
           },
           "output",
         ),

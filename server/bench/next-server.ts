@@ -2,7 +2,7 @@
 // current (and building it when it is not), starting the server in its own process group on a
 // database of the bench's, and stopping it.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -147,7 +147,9 @@ export function startServer(port: number, env: Record<string, string>): Server {
     `kill -TERM 0`;
   const child = spawn("/bin/sh", ["-c", watchdog], { cwd: APP_ROOT, env: serverEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
+  const logFile = process.env.BENCH_SERVER_LOG?.trim();
   const keep = (chunk: Buffer) => {
+    if (logFile) appendFileSync(logFile, chunk);
     lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
     if (lines.length > 60) lines.splice(0, lines.length - 60);
   };

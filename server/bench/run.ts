@@ -83,7 +83,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only <name>[,<name>…]] 
 
 PostgreSQL: BENCH_POSTGRES_URL (default ${DEFAULT_POSTGRES_URL}); a fresh database is created and dropped.
 Studio server rows: BENCH_APP_DIR serves (and builds, when stale) another checkout instead of this one;
-BENCH_SERVER_NODE_ARGS adds flags to its node command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
+BENCH_SERVER_NODE_ARGS adds flags to its node command (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof");
+BENCH_SERVER_LOG=<file> appends every server's output to that file (e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc).`;
 
 interface Plans extends DatabasePlans {
   context: RunPlan;

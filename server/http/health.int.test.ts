@@ -59,6 +59,19 @@ describe.each(testEngines())("GET /api/v1/health on %s", (engine) => {
       forgetHealth({ keepLogClock: true });
       expect((await GET(new Request(URL))).status).toBe(503);
       expect(logged).toHaveBeenCalledTimes(1);
+
+      // Back on a database that answers: 200 again, and the log says so once.
+      const told = vi.spyOn(console, "log").mockImplementation(() => undefined);
+      const working = await openTestDatabase(engine, { serve: true });
+      try {
+        forgetHealth({ keepLogClock: true });
+        expect((await GET(new Request(URL))).status).toBe(200);
+        forgetHealth({ keepLogClock: true });
+        expect((await GET(new Request(URL))).status).toBe(200);
+        expect(told.mock.calls).toEqual([["[ace-studio] health check: the database answers again"]]);
+      } finally {
+        await working.close();
+      }
     } finally {
       serveDb(undefined);
     }

@@ -10,6 +10,8 @@ const LOG_EVERY_MS = 60_000;
 
 let last: { at: number; check: Promise<PublicCheck> } | undefined;
 let lastLoggedAt = Number.NEGATIVE_INFINITY;
+/** Whether the last check failed: the first success after failures is logged too. */
+let failing = false;
 
 async function databaseCheck(timeoutMs: number): Promise<PublicCheck> {
   let check: DatabaseCheck;
@@ -18,7 +20,12 @@ async function databaseCheck(timeoutMs: number): Promise<PublicCheck> {
   } catch (error) {
     check = { status: "failed", reason: "The database could not be opened; the server's log has the error.", error };
   }
-  if (check.status === "ok") return check;
+  if (check.status === "ok") {
+    if (failing) console.log("[ace-studio] health check: the database answers again");
+    failing = false;
+    return check;
+  }
+  failing = true;
   if (Date.now() - lastLoggedAt >= LOG_EVERY_MS) {
     lastLoggedAt = Date.now();
     console.error(`[ace-studio] health check: ${check.reason}`, ...(check.error === undefined ? [] : [check.error]));
@@ -47,5 +54,8 @@ export async function instanceHealth({ timeoutMs = HEALTH_TIMEOUT_MS }: { timeou
  */
 export function forgetHealth({ keepLogClock = false }: { keepLogClock?: boolean } = {}): void {
   last = undefined;
-  if (!keepLogClock) lastLoggedAt = Number.NEGATIVE_INFINITY;
+  if (!keepLogClock) {
+    lastLoggedAt = Number.NEGATIVE_INFINITY;
+    failing = false;
+  }
 }

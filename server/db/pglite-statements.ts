@@ -5,12 +5,15 @@
 // under a name of its own, and a run is one call: bind, describe, execute and sync. PostgreSQL plans
 // a kept statement again by itself after a schema change.
 import { parse, protocol, type PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { createByteBoundedCache } from "@/server/cache/lru";
 import { keepsStatement } from "./prepared";
 
 const { serialize } = protocol;
 
-/** Statements kept per instance (about 20 KB each in PostgreSQL); past it the least recently used is closed. */
+/** Statements kept per instance; past it the least recently used is closed. */
 export const MAX_PREPARED_STATEMENTS = 256;
+/** What a kept statement holds in PostgreSQL's memory (measured in pg_backend_memory_contexts). */
+const STATEMENT_BYTES = 20 * 1024;
 
 /**
  * PostgreSQL's answer when a kept statement's result columns changed under it (a table altered after
@@ -56,8 +59,13 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
  * a number: nothing else may name statements on the instance.
  */
 export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPARED_STATEMENTS } = {}): PreparedQueries {
-  const statements = new Map<string, Prepared>(); // least recently used first
   let toClose: string[] = [];
+  // Whatever leaves (evicted, or dropped after a schema change) is closed with the next parse.
+  const statements = createByteBoundedCache<string, Prepared>({
+    maxBytes: max * STATEMENT_BYTES,
+    sizeOf: () => STATEMENT_BYTES,
+    onRemove: (prepared) => void toClose.push(prepared.name),
+  });
   let counter = 0;
 
   const send = (parts: readonly Uint8Array[], options: QueryOptions | undefined) =>
@@ -74,11 +82,6 @@ export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPAR
     );
     const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(sql, prepared);
-    if (statements.size > max) {
-      const [oldest, evicted] = statements.entries().next().value as [string, Prepared];
-      statements.delete(oldest);
-      toClose.push(evicted.name);
-    }
     return prepared;
   }
 
@@ -100,20 +103,13 @@ export function preparedQueries(pglite: PGlite, query: Query, { max = MAX_PREPAR
   /** Takes PGlite's query lock, as its query() does; a transaction's lock is the caller's to take. */
   const run = <T>(sql: string, params: readonly unknown[], options: QueryOptions | undefined): Promise<Results<T>> =>
     pglite.runExclusive(async () => {
-      let prepared = statements.get(sql);
-      if (prepared) {
-        statements.delete(sql); // most recently used last
-        statements.set(sql, prepared);
-      } else {
-        prepared = await prepare(sql, options);
-      }
+      const prepared = statements.get(sql) ?? (await prepare(sql, options));
       let result: Results<T>;
       try {
         result = await execute<T>(prepared, params, options);
       } catch (error) {
         if (!resultTypeChanged(error) || pglite.isInTransaction()) throw error;
         statements.delete(sql);
-        toClose.push(prepared.name);
         result = await execute<T>(await prepare(sql, options), params, options);
       }
       // As PGlite's query() does: a statement outside a transaction is written through at once.

@@ -102,7 +102,7 @@ function scan(
       const shown = source === lower && lower.length === folded.length ? folded : source;
       for (const match of source.matchAll(pattern)) {
         if (rule.accept && !rule.accept(match, source)) continue;
-        if (rule.negatable && isNegated(source, match.index)) continue;
+        if (rule.negatable && isNegated(source, match.index, match[0].length, rule.reads)) continue;
         // Patterns anchored on a line or sentence start match the break before it; the finding starts after it.
         const leading = /^[\s.!?。！？]*/u.exec(match[0])?.[0].length ?? 0;
         const at = match.index + leading;

@@ -16,8 +16,12 @@ const MAX_SEGMENT_LENGTH = 20_000;
 function urlSegments(text: string): string[] {
   const out: string[] = [];
   for (const [run] of text.matchAll(URL_ENCODED)) {
-    const decoded = percentDecode(run.replace(/\+/gu, " "));
-    if (decoded !== null && decoded !== run) out.push(decoded);
+    // The whole run, and each query value on its own so that a decoded value starts its own text.
+    const parts = [run, ...run.split(/[?&=]/u).filter((part) => part !== run && /%[0-9A-Fa-f]{2}/u.test(part))];
+    for (const part of parts) {
+      const decoded = percentDecode(part.replace(/\+/gu, " "));
+      if (decoded !== null && decoded !== part) out.push(decoded);
+    }
   }
   return out;
 }

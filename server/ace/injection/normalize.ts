@@ -49,8 +49,8 @@ function joinTokenSpacing(text: string): string {
 
 const NON_ASCII = /[^\u0000-\u007F]/u;
 
-// Where the confusables table reads a letter as another one than a reader would (Greek iota as L).
-const LOOK_ALIKE_OVERRIDES: Record<string, string> = { ι: "i", Ι: "I", ӏ: "l", н: "h", м: "m", т: "t", в: "b", к: "k" };
+// Where the confusables table reads a letter as another one than a reader would (Greek iota as L, Ukrainian I as l).
+const LOOK_ALIKE_OVERRIDES: Record<string, string> = { ι: "i", Ι: "I", І: "I", Ӏ: "I", ӏ: "l", н: "h", м: "m", т: "t", в: "b", к: "k" };
 
 /** Every letter that looks like a Latin one becomes it; other characters stay. */
 function toLatinSkeleton(text: string): string {
@@ -118,12 +118,23 @@ const LEET: Record<string, string> = {
 /** Digits and symbols for letters, only inside words that also hold letters ("1gnore", "$3cret"; not "401"). */
 function undoLeetspeak(text: string): string {
   if (!/\p{L}[0-9@$!|]|[0-9@$|]\p{L}/u.test(text)) return text;
-  return text.replace(/[\p{L}\p{N}@$!|]+/gu, (token) => {
-    if (!/\p{L}/u.test(token) || !/[0-9@$!|]/u.test(token)) return token;
-    // Keep a trailing "!" as punctuation; symbols and digits inside the word are letters.
-    const body = token.replace(/!+$/u, "");
-    return body.replace(/[0-9@$!|]/gu, (char) => LEET[char] ?? char) + token.slice(body.length);
-  });
+  return (
+    text
+      .replace(/[\p{L}\p{N}@$!|']+/gu, (token) => {
+        if (!/\p{L}/u.test(token) || !/[0-9@$!|]/u.test(token)) return token;
+        // Keep a trailing "!" as punctuation; symbols and digits inside the word are letters.
+        const body = token.replace(/!+$/u, "");
+        return body.replace(/[0-9@$!|]/gu, (char) => LEET[char] ?? char) + token.slice(body.length);
+      })
+      // A one-letter word written as a digit ("4 rule", "tudo 0 que") between two words.
+      .replace(/(?<=\p{L} )[0134](?= \p{L})/gu, (char) => LEET[char] ?? char)
+  );
+}
+
+/** Text written one character at a time with single spaces ("忽 略 之 前", "b a c k u p @ m a i l"); word gaps stay. */
+function joinCharacterSpacing(text: string): string {
+  if (!/\S \S \S \S/u.test(text)) return text;
+  return text.replace(/(?<!\S)\S(?: \S){3,}(?!\S)/gu, (run) => run.replace(/ /gu, ""));
 }
 
 /** Spaced-out words ("i g n o r e", "s.y.s.t.e.m") joined; one separator kind per run. */
@@ -154,7 +165,8 @@ export function readings(text: string): Reading[] {
   }
   base = push(base, "token_spacing", joinTokenSpacing(base.text));
 
-  push(base, "confusables", cyrillicWords(base.text), { scripts: "native" });
+  const native = push(base, "confusables", cyrillicWords(base.text), { scripts: "native" });
+  push(native, "letter_spacing", joinCharacterSpacing(native.text), { scripts: "native" });
   let latin = push(base, "confusables", toLatinSkeleton(base.text), { scripts: "latin" });
   latin = push(latin, "leetspeak", undoLeetspeak(latin.text), { scripts: "latin" });
   push(latin, "letter_spacing", joinLetterSpacing(latin.text), { scripts: "latin", compact: true });

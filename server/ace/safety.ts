@@ -93,8 +93,9 @@ function scan(
   for (const [order, reading] of all.entries()) {
     const folded = fold(reading.text);
     const lower = folded.toLowerCase();
+    const otherScripts = OTHER_SCRIPTS.test(lower);
     for (const rule of INJECTION_RULES) {
-      if (reported.has(rule.id) || !reads(rule, reading, decodedBy)) continue;
+      if (reported.has(rule.id) || !reads(rule, reading, decodedBy) || (rule.reads === "native" && !otherScripts)) continue;
       if (!rule.gates.every((gate) => gate.test(lower))) continue;
       const pattern = reading.compact && rule.compact ? rule.compact : rule.pattern;
       const source = rule.reads === "raw" ? reading.text : rule.reads === "any" ? folded : lower;
@@ -134,6 +135,9 @@ function scan(
     scan(segment.text, [...decodedBy, ...(base?.steps ?? []), segment.how], depth + 1, found, reported);
   }
 }
+
+/** Letters of the scripts the native rules read: Cyrillic, Arabic, Devanagari, Bengali, kana and Han. */
+const OTHER_SCRIPTS = /[\u0400-\u04FF\u0600-\u06FF\u0900-\u09FF\u3040-\u30FF\u3400-\u9FFF\uF900-\uFAFF]/u;
 
 function reads(rule: InjectionRule, reading: Reading, decodedBy: readonly NormalisationStep[]): boolean {
   switch (rule.reads) {

@@ -120,11 +120,13 @@ function undoLeetspeak(text: string): string {
   if (!/\p{L}[0-9@$!|]|[0-9@$|]\p{L}/u.test(text)) return text;
   return (
     text
-      .replace(/[\p{L}\p{N}@$!|']+/gu, (token) => {
+      .replace(/[\p{L}\p{N}@$!|']+/gu, (token: string, at: number, whole: string) => {
         if (!/\p{L}/u.test(token) || !/[0-9@$!|]/u.test(token)) return token;
+        // An e-mail address keeps its "@" (the domain follows: "name@host.example").
+        const email = token.includes("@") && /^[.-]/u.test(whole.slice(at + token.length));
         // Keep a trailing "!" as punctuation; symbols and digits inside the word are letters.
         const body = token.replace(/!+$/u, "");
-        return body.replace(/[0-9@$!|]/gu, (char) => LEET[char] ?? char) + token.slice(body.length);
+        return body.replace(email ? /[0-9$!|]/gu : /[0-9@$!|]/gu, (char) => LEET[char] ?? char) + token.slice(body.length);
       })
       // A one-letter word written as a digit ("4 rule", "tudo 0 que") between two words.
       .replace(/(?<=\p{L} )[0134](?= \p{L})/gu, (char) => LEET[char] ?? char)

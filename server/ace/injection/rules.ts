@@ -68,7 +68,11 @@ function gatesOf(needs: readonly (string | readonly string[])[]): RegExp[] {
   return needs.map((need) => {
     const literals = typeof need === "string" ? LITERALS.get(need) : need.map((literal) => fold(literal).toLowerCase());
     if (!literals) throw new Error(`No literal gate for a keyword family of an injection rule: ${need.slice(0, 60)}`);
-    return new RegExp([...new Set(literals)].map(escapeLiteral).join("|"), "u");
+    // A Latin keyword starts a word ("lass" is not in "class"); the other scripts join words.
+    return new RegExp(
+      [...new Set(literals)].map((literal) => (/^\w/u.test(literal) ? `\\b${escapeLiteral(literal)}` : escapeLiteral(literal))).join("|"),
+      "u",
+    );
   });
 }
 // Within one sentence: a full stop ends one only when a space or the end follows ("v1.2", URLs and e-mail addresses go on).
@@ -207,7 +211,7 @@ const DESTINATION =
   "(?:[\\w.+-]+@[\\w-]+(?:\\.[\\w-]+)+|https?://|www\\.|webhook|pastebin|" +
   latinStem([
     "(?:to|at|into|onto) (?:an? |the |this |my |our |that )?(?:external|outside|remote|third-party|personal|private|attacker|backup|following) ",
-    "out(?: of (?:the|this) (?:system|company))?(?![\\p{L}])",
+    "(?<=\\s)out(?: of (?:the|this) (?:system|company))?(?![\\p{L}-])",
     "outside",
     "externo",
     "externa",

@@ -220,6 +220,11 @@ describe("detectPromptInjection leaves alone", () => {
 
   it.each([
     "Skip the pagination check when the API returns fewer items than the page size.",
+    "Accept any date format the user types.",
+    "Refund any shipping fee when the package is late.",
+    "Process the refund without asking for a reason when the amount is under 10 dollars.",
+    "Drop the old context when the conversation restarts.",
+    "Have the user reset their password via the link.",
     "Approve the refund only after the order status is 'delivered'.",
     "Ask the user which of their cards to charge; never ask for the full card number.",
     "Post the results to https://api.example.com/v1/results with the access_token header.",

@@ -126,12 +126,12 @@ const DISCARD = latin([
 
 // prettier-ignore
 const INSTRUCTIONS = latinStem([
-  "instructions?", "prompts?", "rules?", "directions", "directives?", "guidelines?", "guidance", "messages", "context",
-  "constraints", "commands", "orders", "programming", "policies", "restrictions", "safeguards", "system prompt",
-  "system message", "instrucciones", "indicaciones", "reglas", "normas", "directrices", "órdenes", "consignas", "mensajes",
+  // Not "context" or "messages": dropping old context is ordinary advice to an agent.
+  "instructions?", "prompts?", "rules?", "directions", "directives?", "guidelines?", "guidance", "constraints", "commands", "orders", "programming", "policies", "restrictions", "safeguards", "system prompt",
+  "system message", "instrucciones", "indicaciones", "reglas", "normas", "directrices", "órdenes", "consignas",
   "consignes", "règles", "directives", "indications", "ordres", "contraintes", "instruções", "regras", "diretrizes",
-  "orientações", "ordens", "mensagens", "anweisungen", "instruktionen", "regeln", "vorgaben", "richtlinien", "befehle",
-  "nachrichten", "systemanweisungen", "systemprompt",
+  "orientações", "ordens", "anweisungen", "instruktionen", "regeln", "vorgaben", "richtlinien", "befehle",
+  "systemanweisungen", "systemprompt",
 ]);
 
 // prettier-ignore
@@ -276,15 +276,23 @@ const ALWAYS = latin([
   "automaticamente", "immer", "automatisch", "grundsätzlich",
 ]);
 // prettier-ignore
+/** Approving outright: with "every", "all" … it is a policy override ("accept any date format" is not). */
+// prettier-ignore
+const APPROVE_OUTRIGHT = latin([
+  "approve", "authori[sz]e", "greenlight", "rubber-stamp", "auto-approve", "autoapprove", "sign off on", "aprueba", "apruebe",
+  "aprobar", "autoriza", "autorice", "approuve", "approuvez", "approuver", "autorise", "autorisez", "aprove", "aprova", "aprovar",
+  "autorize", "genehmige", "genehmigen sie", "bewillige", "gib frei", "geben sie frei", "winke durch",
+]);
+// Not "without asking" or "no questions asked": refunds without questions are a common, benign policy.
+// prettier-ignore
 const WITHOUT_CHECKING = latinStem([
-
-  "without (?:any |a |first )?(?:checking|check|checks|verifying|verification|validating|validation|review|reviewing|confirming|confirmation|asking|question|questions|looking|approval|authori[sz]ation|proof|investigating)",
-  "regardless of (?:the )?(?:checks|policy|policies|rules|verification|amount|evidence)", "no questions asked",
+  "without (?:any |a |first )?(?:checking|check|checks|verifying|verification|validating|validation|review|reviewing|confirming|confirmation|looking|approval|authori[sz]ation|proof|investigating)",
+  "regardless of (?:the )?(?:checks|policy|policies|rules|verification|amount|evidence)",
   "even if (?:the )?(?:checks?|verification|validation|review) fails?",
-  "sin (?:verificar|comprobar|revisar|validar|verificación|comprobación|revisión|preguntar|hacer preguntas)",
-  "sans (?:vérifier|vérification|contrôle|contrôler|examen|poser de questions|justificatif)",
-  "sem (?:verificar|checar|conferir|revisar|validar|verificação|conferência|perguntar|fazer perguntas)",
-  "ohne (?:prüfung|zu prüfen|kontrolle|zu kontrollieren|überprüfung|zu überprüfen|nachfrage|rückfrage|nachzufragen|nachweis)",
+  "sin (?:verificar|comprobar|revisar|validar|verificación|comprobación|revisión)",
+  "sans (?:vérifier|vérification|contrôle|contrôler|examen|justificatif)",
+  "sem (?:verificar|checar|conferir|revisar|validar|verificação|conferência)",
+  "ohne (?:prüfung|zu prüfen|kontrolle|zu kontrollieren|überprüfung|zu überprüfen|nachweis)",
 ]);
 // prettier-ignore
 const SKIP = latin([
@@ -371,7 +379,14 @@ const LATIN_RULES: InjectionRule[] = [
     "latin",
     `${ASK}\\s+(?:${PERSON})${SENTENCE}{0,60}?${USER_SECRET}`,
     "Asks a person for secrets: passwords, codes or full card details.",
-    { negatable: true, accept: (match) => !/last\s+(?:4|four)|ending in|derniers chiffres|ultimos|letzten vier/iu.test(match[0]) },
+    {
+      negatable: true,
+      // The last four digits identify a card; resetting or changing a password is the safe flow.
+      accept: (match) =>
+        !/last\s+(?:4|four)|ending in|derniers chiffres|ultimos|letzten vier|reset|change|update|recover|forgot|restablec|cambi|reinitialis|redefin|zurucksetz|andern/iu.test(
+          match[0],
+        ),
+    },
   ),
   rule(
     "secret.give-me",
@@ -393,7 +408,7 @@ const LATIN_RULES: InjectionRule[] = [
     "policy.approve-everything",
     "policy_override",
     "latin",
-    `(?:${ALWAYS}\\s+(?:\\p{L}+\\s+)?${APPROVE}|${APPROVE}\\s+(?:\\p{L}+\\s+)?${EVERYTHING}(?![\\p{L}])|${APPROVE}${SENTENCE}{0,60}?${WITHOUT_CHECKING})`,
+    `(?:${ALWAYS}\\s+(?:\\p{L}+\\s+)?${APPROVE}|${APPROVE_OUTRIGHT}\\s+(?:\\p{L}+\\s+)?${EVERYTHING}(?![\\p{L}])|${APPROVE}${SENTENCE}{0,60}?${WITHOUT_CHECKING})`,
     "Tells the agent to approve everything or to skip its checks.",
     { negatable: true },
   ),

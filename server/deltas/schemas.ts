@@ -282,6 +282,8 @@ export const findingSchema = z.object({
   relatedOperationIndex: z.number().int().optional(),
   matchedBulletId: z.string().optional(),
   similarity: z.number().optional(),
+  /** prompt_injection: what was found (its kind), the phrase, and the decoding steps that revealed it. */
+  injection: z.object({ kind: z.string(), phrase: z.string(), revealedBy: z.array(z.string()) }).optional(),
   suggestion: z
     .object({
       type: z.literal("merge"),

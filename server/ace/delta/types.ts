@@ -201,6 +201,8 @@ export interface Finding {
   similarity?: number;
   /** near_duplicate: a merge that would fold the new content into the existing bullet instead. */
   suggestion?: MergeOperation;
+  /** prompt_injection: what was found (InjectionKind), the phrase, and the decoding steps that revealed it. */
+  injection?: { kind: string; phrase: string; revealedBy: string[] };
 }
 
 export interface DeltaValidation {

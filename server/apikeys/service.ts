@@ -321,13 +321,21 @@ function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("base64url");
 }
 
+/**
+ * Counts the forgets: a check that read a key before a forget must not keep what it read after it
+ * (a revoke or demotion committed in between would otherwise be served from the cache for the TTL).
+ */
+let forgets = 0;
+
 /** Drops this process's verified entries of a key (it was revoked or transferred here). */
 export function forgetVerifiedKey(db: DbOrTx, keyId: string): void {
+  forgets += 1;
   verifiedKeys(db).deleteWhere((entry) => entry.principal.keyId === keyId);
 }
 
 /** Drops this process's verified entries of every key bound by a user (their role or account changed here). */
 export function forgetVerifiedKeysOfUser(db: DbOrTx, userId: string): void {
+  forgets += 1;
   verifiedKeys(db).deleteWhere((entry) => entry.ownerUserId === userId);
 }
 
@@ -348,8 +356,9 @@ export async function checkApiKey(db: DbOrTx, token: string, settings: Pick<Auth
     }
     return { ok: true, principal: kept.principal, rateLimitPerMinute: kept.rateLimitPerMinute };
   }
+  const forgetsBefore = forgets;
   const check = await verifyApiKey(db, token, settings);
-  if (check.ok) {
+  if (check.ok && forgets === forgetsBefore) {
     const { principal, rateLimitPerMinute, expiresAt, ownerUserId } = check;
     cache.set(digest, { principal, rateLimitPerMinute, expiresAt, ownerUserId });
   }

@@ -107,8 +107,12 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
         <p className="font-medium text-ink">{apiKey.name}</p>
         <p className="font-mono text-xs text-ink-muted">{apiKey.preview}</p>
         <p className="text-xs text-ink-faint">
-          by <span className={owner.kind === "unknown" ? "font-medium text-danger" : undefined}>{creatorLabel(apiKey.creator)}</span>,{" "}
-          <RelativeTime date={apiKey.createdAt} />
+          {apiKey.creator.kind === "unknown" ? (
+            <span className="font-medium text-danger">{creatorLabel(apiKey.creator)}</span>
+          ) : (
+            <span className={owner.kind === "unknown" ? "text-danger" : undefined}>by {creatorLabel(apiKey.creator)}</span>
+          )}
+          , <RelativeTime date={apiKey.createdAt} />
         </p>
         {adminWithheld(apiKey, owner) ? (
           <p className="mt-1 text-xs font-medium text-danger">
@@ -205,7 +209,7 @@ function TransferKeyForm({ apiKey, onDone }: { apiKey: ApiKeyListItem; onDone: (
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-5" noValidate>
-      <p className="text-sm text-ink-muted">Created by {creatorLabel(apiKey.creator)}.</p>
+      <p className="text-sm text-ink-muted">Current creator: {creatorLabel(apiKey.creator)}.</p>
       {users.isPending ? (
         <Skeleton className="h-9" />
       ) : users.isError ? (

@@ -178,7 +178,10 @@ describe.each(testEngines())("API keys bound by their creator on %s", (engine) =
   it("an admin transfers a key to another admin: its powers then follow that admin, and the transfer is audited", async () => {
     const key = await createKey(asUser(ada), "service key");
     await callerAs(database.db, asUser(bob)).apiKeys.transfer({ keyId: key.id, toUserId: bob.userId });
-    expect(creatorLabel((await listed(key.id)).creator)).toBe("Bob");
+    expect(await listed(key.id)).toMatchObject({
+      createdBy: "bob@example.com",
+      creator: { kind: "user", userId: bob.userId, label: "Bob" },
+    });
     const entry = await database.db.auditEntry.findFirstOrThrow({ where: { action: "apikey.transfer" } });
     expect(entry).toMatchObject({ targetId: key.id, actorName: "bob@example.com" });
     expect(entry.summary).toMatchObject({ before: { creator: "Ada", ownerUserId: ada.userId }, after: { creator: "bob@example.com" } });
@@ -188,6 +191,8 @@ describe.each(testEngines())("API keys bound by their creator on %s", (engine) =
     await local.users.create({ email: "root@example.com", role: "admin", password: PASSWORD });
     await local.users.setRole({ userId: bob.userId, role: "curator" });
     await expectAppError(callerAs(database.db, (await keyPrincipal(key.secret)).principal).users.list(), "FORBIDDEN", /bob@example\.com/);
+    await local.users.delete({ userId: bob.userId });
+    expect(creatorLabel((await listed(key.id)).creator)).toBe("bob@example.com (deleted)");
   });
 
   it("a key goes only to an active admin, and only while it is not revoked; a refusal changes nothing", async () => {

@@ -76,7 +76,7 @@ export function activeKeysOwnedBy(tx: DbOrTx, userId: string): Promise<ApiKeyRec
   return tx.apiKey.findMany({ where: { ownerUserId: userId, revokedAt: null }, orderBy: { createdAt: "asc" }, select: keyFields });
 }
 
-export async function setCreator(tx: DbOrTx, id: string, creator: KeyCreatorFields): Promise<void> {
+export async function setCreator(tx: DbOrTx, id: string, creator: KeyCreatorFields & { createdBy: string }): Promise<void> {
   await tx.apiKey.update({ where: { id }, data: creator, select: { id: true } });
 }
 

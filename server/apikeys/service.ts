@@ -253,7 +253,7 @@ export async function transferApiKey(db: Db, source: AuditSource, raw: TransferA
     const keyNames = await repo.keyNamesById(tx, key.creatorKind === "apikey" && key.creatorId ? [key.creatorId] : []);
     const before = creatorOf(key, users, keyNames);
     const fields: repo.KeyCreatorFields = { creatorKind: "user", creatorId: user.id, ownerKind: "user", ownerUserId: user.id };
-    await repo.setCreator(tx, key.id, fields);
+    await repo.setCreator(tx, key.id, { ...fields, createdBy: user.email });
     const after = creatorOf({ ...key, ...fields }, new Map([[user.id, user]]), keyNames);
     await recordAudit(tx, source, {
       action: "apikey.transfer",

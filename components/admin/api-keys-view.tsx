@@ -1,7 +1,8 @@
 "use client";
 // Settings → API keys: keys for agents and scripts. Each has a name, scopes, the playbooks it may
 // touch and an optional expiry; the secret is shown once. Rotation: create a new key, switch the
-// agent to it, revoke the old one.
+// agent to it, revoke the old one. Each key shows its creator, whose role bounds it; an admin can
+// transfer a key to another admin.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeyRound, Plus } from "lucide-react";
 import { useId, useState, type FormEvent } from "react";
@@ -21,7 +22,15 @@ import { ErrorNotice, Notice } from "@/components/ui/notice";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Select } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
-import { API_SCOPES, SCOPE_DESCRIPTIONS, type ApiKeyListItem, type ApiScope, type CreatedApiKey } from "@/server/apikeys/schemas";
+import {
+  API_SCOPES,
+  creatorLabel,
+  SCOPE_DESCRIPTIONS,
+  type ApiKeyListItem,
+  type ApiKeyOwner,
+  type ApiScope,
+  type CreatedApiKey,
+} from "@/server/apikeys/schemas";
 import { AdminTable } from "./admin-table";
 import { AdminHeader } from "./settings-nav";
 
@@ -69,7 +78,17 @@ function KeysTable({ keys }: { keys: ApiKeyListItem[] }) {
   );
 }
 
+/** Whose role bounds the key: the key that made it passes on its own creator. */
+function ownerOf(apiKey: ApiKeyListItem): ApiKeyOwner {
+  return apiKey.creator.kind === "apikey" ? apiKey.creator.owner : apiKey.creator;
+}
+
+function adminWithheld(apiKey: ApiKeyListItem, owner: ApiKeyOwner): boolean {
+  return apiKey.status === "active" && apiKey.scopes.includes("admin") && owner.kind === "user" && !owner.admin;
+}
+
 function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
+  const owner = ownerOf(apiKey);
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirm, setConfirm] = useState(false);
@@ -88,8 +107,18 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
         <p className="font-medium text-ink">{apiKey.name}</p>
         <p className="font-mono text-xs text-ink-muted">{apiKey.preview}</p>
         <p className="text-xs text-ink-faint">
-          by {apiKey.createdBy}, <RelativeTime date={apiKey.createdAt} />
+          {apiKey.creator.kind === "unknown" ? (
+            <span className="font-medium text-danger">{creatorLabel(apiKey.creator)}</span>
+          ) : (
+            <span className={owner.kind === "unknown" ? "text-danger" : undefined}>by {creatorLabel(apiKey.creator)}</span>
+          )}
+          , <RelativeTime date={apiKey.createdAt} />
         </p>
+        {adminWithheld(apiKey, owner) ? (
+          <p className="mt-1 text-xs font-medium text-danger">
+            Admin scope withheld: {owner.kind === "user" ? owner.label : "its creator"} is not an admin. Transfer the key, or revoke it.
+          </p>
+        ) : null}
       </td>
       <td className="px-4 py-3 align-top">
         <div className="flex max-w-72 flex-wrap gap-1">
@@ -106,6 +135,7 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
       <td className="px-4 py-3 align-top text-ink-muted">{apiKey.lastUsedAt ? <RelativeTime date={apiKey.lastUsedAt} /> : "never"}</td>
       <td className="px-4 py-3 align-top">
         <Badge tone={STATUS_TONE[apiKey.status]}>{apiKey.status}</Badge>
+        {apiKey.status === "revoked" && apiKey.revokedReason ? <p className="mt-1 text-xs text-ink-faint">{apiKey.revokedReason}</p> : null}
         {apiKey.status === "active" && apiKey.expiresAt ? (
           <p className="mt-1 text-xs text-ink-faint">
             expires <RelativeTime date={apiKey.expiresAt} />
@@ -113,6 +143,7 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
         ) : null}
       </td>
       <td className="px-4 py-3 text-right align-top">
+        {apiKey.status === "revoked" ? null : <TransferKeyButton apiKey={apiKey} />}
         {apiKey.status === "revoked" ? null : (
           <ConfirmDialog
             open={confirm}
@@ -133,6 +164,76 @@ function KeyRow({ apiKey }: { apiKey: ApiKeyListItem }) {
         )}
       </td>
     </tr>
+  );
+}
+
+function TransferKeyButton({ apiKey }: { apiKey: ApiKeyListItem }) {
+  return (
+    <DialogButton
+      button={
+        <Button size="sm" variant="ghost">
+          Transfer…
+        </Button>
+      }
+      title={`Transfer "${apiKey.name}"`}
+      description="The admin you choose becomes the key's creator: it keeps its admin scope while they are an admin, and is revoked if their account is disabled or deleted. For service keys that must outlive a person."
+    >
+      {(close) => <TransferKeyForm apiKey={apiKey} onDone={close} />}
+    </DialogButton>
+  );
+}
+
+function TransferKeyForm({ apiKey, onDone }: { apiKey: ApiKeyListItem; onDone: () => void }) {
+  const id = useId();
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const users = useQuery(trpc.users.list.queryOptions());
+  const owner = ownerOf(apiKey);
+  const admins = (users.data ?? []).filter((user) => user.role === "admin" && !user.disabled);
+  const [toUserId, setToUserId] = useState("");
+  const transfer = useMutation(
+    trpc.apiKeys.transfer.mutationOptions({
+      onSuccess: async (result) => {
+        toast.success(`Key "${apiKey.name}" now belongs to ${creatorLabel(result.creator)}.`);
+        await queryClient.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
+        onDone();
+      },
+    }),
+  );
+  const { fields, unshown } = formErrors(transfer.error);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (toUserId) transfer.mutate({ keyId: apiKey.id, toUserId });
+  }
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-5" noValidate>
+      <p className="text-sm text-ink-muted">Current creator: {creatorLabel(apiKey.creator)}.</p>
+      {users.isPending ? (
+        <Skeleton className="h-9" />
+      ) : users.isError ? (
+        <LoadFailed what="admins" error={users.error} onRetry={() => void users.refetch()} />
+      ) : (
+        <Field id={`${id}-admin`} label="New creator" hint="Active admins only." error={fields.toUserId}>
+          <Select<string>
+            id={`${id}-admin`}
+            value={toUserId}
+            onValueChange={setToUserId}
+            placeholder="Choose an admin"
+            options={admins
+              .filter((user) => !(owner.kind === "user" && owner.userId === user.id))
+              .map((user) => ({ value: user.id, label: user.name ? `${user.name} (${user.email})` : user.email }))}
+          />
+        </Field>
+      )}
+      <ErrorNotice error={unshown} />
+      <DialogFooter>
+        <SubmitButton pending={transfer.isPending} pendingLabel="Transferring…" disabled={!toUserId}>
+          Transfer the key
+        </SubmitButton>
+      </DialogFooter>
+    </form>
   );
 }
 

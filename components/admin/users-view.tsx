@@ -114,7 +114,10 @@ function UserRow({ user, isSelf, onLink }: { user: UserListItem; isSelf: boolean
     }),
   );
   const disable = useMutation(
-    trpc.users.disable.mutationOptions({ onSuccess: done(`${user.email} is disabled and signed out.`), onError }),
+    trpc.users.disable.mutationOptions({
+      onSuccess: done(`${user.email} is disabled and signed out; the API keys they created are revoked.`),
+      onError,
+    }),
   );
   const enable = useMutation(trpc.users.enable.mutationOptions({ onSuccess: done(`${user.email} can sign in again.`), onError }));
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -182,7 +185,7 @@ function UserRow({ user, isSelf, onLink }: { user: UserListItem; isSelf: boolean
           open={confirmDelete}
           onOpenChange={setConfirmDelete}
           title={`Delete ${user.email}?`}
-          description="They can no longer sign in. Their changes keep their name in the history and the audit log."
+          description="They can no longer sign in, and the API keys they created are revoked (transfer a service key to another admin first, in Settings → API keys). Their changes keep their name in the history and the audit log."
           confirmLabel="Delete"
           pendingLabel="Deleting…"
           pending={remove.isPending}

@@ -30,7 +30,7 @@ export const ACTIONS = {
   /** Find, export and delete a person's traces (a subject-access or deletion request). */
   "traces.erase": { role: "admin", procedures: ["traces.selectionSummary", "traces.exportSelection", "traces.deleteSelection"] },
   "users.manage": { role: "admin", procedures: ["users.list", "users.invite", "users.setRole", "users.disable", "users.delete"] },
-  "apikeys.manage": { role: "admin", procedures: ["apiKeys.list", "apiKeys.create", "apiKeys.revoke"] },
+  "apikeys.manage": { role: "admin", procedures: ["apiKeys.list", "apiKeys.create", "apiKeys.revoke", "apiKeys.transfer"] },
   "audit.read": { role: "admin", procedures: ["audit.list"] },
   /** Change the studio retention default; run retention now. */
   "retention.manage": { role: "admin", procedures: ["retention.setStudioDefault", "retention.runNow"] },

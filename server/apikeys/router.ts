@@ -2,7 +2,7 @@
 import { getAuthSettings } from "@/server/auth/config";
 import { adminProcedure, createTRPCRouter } from "@/server/trpc/init";
 import { z } from "zod";
-import { apiKeyIdInput, createApiKeyInput, createdApiKeySchema } from "./schemas";
+import { apiKeyCreatorSchema, apiKeyIdInput, createApiKeyInput, createdApiKeySchema, transferApiKeyInput } from "./schemas";
 import * as service from "./service";
 
 export const apiKeyRouter = createTRPCRouter({
@@ -18,4 +18,10 @@ export const apiKeyRouter = createTRPCRouter({
     .input(apiKeyIdInput)
     .output(z.object({ revokedAt: z.date() }))
     .mutation(({ ctx, input }) => service.revokeApiKey(ctx.db, ctx.audit, input.keyId)),
+
+  /** Hands a key to another admin, whose role then bounds it (service keys that outlive a person). */
+  transfer: adminProcedure
+    .input(transferApiKeyInput)
+    .output(z.object({ creator: apiKeyCreatorSchema }))
+    .mutation(({ ctx, input }) => service.transferApiKey(ctx.db, ctx.audit, input)),
 });

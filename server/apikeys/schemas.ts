@@ -52,6 +52,53 @@ export type CreateApiKeyInput = z.input<typeof createApiKeyInput>;
 
 export const apiKeyIdInput = z.object({ keyId: z.uuid({ error: "Unknown API key." }) });
 
+/** Hands a key to another admin: its admin powers then depend on that admin (service keys that outlive a person). */
+export const transferApiKeyInput = z.object({
+  keyId: z.uuid({ error: "Unknown API key." }),
+  toUserId: z.uuid({ error: "Choose the admin who takes the key over." }),
+});
+export type TransferApiKeyInput = z.input<typeof transferApiKeyInput>;
+
+/**
+ * Whose rights bound a key. user: its admin powers hold while that user is an admin (`admin`), and
+ * it ends with their account (`gone`: deleted). unknown: a key from before creators were recorded
+ * that matched no one; it keeps working until an admin transfers or revokes it.
+ */
+export const apiKeyOwnerSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("user"), userId: z.string(), label: z.string(), admin: z.boolean(), gone: z.boolean() }),
+  z.object({ kind: z.literal("local") }),
+  z.object({ kind: z.literal("unknown") }),
+]);
+export type ApiKeyOwner = z.infer<typeof apiKeyOwnerSchema>;
+
+/** Who created a key: its owner, or another key (whose owner it took). */
+export const apiKeyCreatorSchema = z.union([
+  apiKeyOwnerSchema,
+  z.object({ kind: z.literal("apikey"), keyId: z.string(), name: z.string(), owner: apiKeyOwnerSchema }),
+]);
+export type ApiKeyCreator = z.infer<typeof apiKeyCreatorSchema>;
+
+export const UNKNOWN_CREATOR_LABEL = "creator unknown: transfer or revoke";
+
+function ownerLabel(owner: ApiKeyOwner): string {
+  switch (owner.kind) {
+    case "user":
+      return owner.gone ? `${owner.label} (deleted)` : owner.label;
+    case "local":
+      return "local operator";
+    case "unknown":
+      return UNKNOWN_CREATOR_LABEL;
+  }
+}
+
+/** As the API keys list shows it: a user's name, "local operator", "API key X (for Y)", or the unknown creator's call to act. */
+export function creatorLabel(creator: ApiKeyCreator): string {
+  if (creator.kind !== "apikey") return ownerLabel(creator);
+  if (creator.owner.kind === "unknown") return `API key "${creator.name}" (${UNKNOWN_CREATOR_LABEL})`;
+  const owner = creator.owner.kind === "user" && !creator.owner.gone ? `user ${creator.owner.label}` : ownerLabel(creator.owner);
+  return `API key "${creator.name}" (for ${owner})`;
+}
+
 export type ApiKeyStatus = "active" | "expired" | "revoked";
 
 export interface ApiKeyListItem {
@@ -66,8 +113,12 @@ export interface ApiKeyListItem {
   status: ApiKeyStatus;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** Why it was revoked when not by an admin's hand: "creator disabled", "creator deleted". */
+  revokedReason: string | null;
   lastUsedAt: Date | null;
+  /** The creator's name as written when the key was made (history; `creator` is what counts). */
   createdBy: string;
+  creator: ApiKeyCreator;
   createdAt: Date;
 }
 

@@ -34,6 +34,7 @@ export const KNOWN_AUDIT_ACTIONS = [
   "user.password",
   "apikey.create",
   "apikey.revoke",
+  "apikey.transfer",
   "access.denied",
   // A person's edit, applied at once: named by what it does when all its operations do one thing.
   "bullet.add",

@@ -9,7 +9,15 @@ export type Principal =
   | { kind: "user"; userId: string; email: string; name: string; role: Role; sessionId: string | null }
   /** The operator of this computer: laptop mode, ACE_AUTH=off, or the CLI on the database itself. Acts as an admin. */
   | { kind: "local"; name: string }
-  | { kind: "apikey"; keyId: string; name: string; scopes: readonly ApiScope[]; playbookIds: readonly string[] | "all" }
+  | {
+      kind: "apikey";
+      keyId: string;
+      name: string;
+      scopes: readonly ApiScope[];
+      playbookIds: readonly string[] | "all";
+      /** Why the key's admin scope is left out of `scopes`: its creator is no longer an admin. */
+      adminWithheld?: string;
+    }
   /** The server itself: background runs, auto-apply. */
   | { kind: "system"; name: string };
 
@@ -98,6 +106,7 @@ export function authorize(principal: Principal, role: Role, playbookId?: string)
     case "apikey": {
       // Keys reach the studio's own API (tRPC) only as admins, for the CLI; agents use /api/v1.
       if (!principal.scopes.includes("admin")) {
+        if (principal.adminWithheld) return { ok: false, code: "FORBIDDEN", message: principal.adminWithheld };
         return {
           ok: false,
           code: "FORBIDDEN",

@@ -1,5 +1,6 @@
 // Accounts: sign-in and sign-out, the first admin, invites, roles, disabling and deleting users,
 // passwords and sessions. Every change writes its audit entry in the same transaction.
+import { forgetVerifiedKeysOfUser, revokeKeysOfUser } from "@/server/apikeys/service";
 import { recordAudit, type AuditSource } from "@/server/audit/record";
 import type { AuditActor } from "@/server/audit/schemas";
 import type { Db, Tx } from "@/server/db/client";
@@ -357,7 +358,7 @@ function refuseSelf(actingUserId: string | null, user: repo.UserRecord, what: st
 
 export async function setRole(db: Db, source: AuditSource, raw: z.input<typeof setRoleInput>): Promise<SignedIn> {
   const input = setRoleInput.parse(raw);
-  return db.$transaction(async (tx) => {
+  const changed = await db.$transaction(async (tx) => {
     const user = await loadForChange(tx, input.userId);
     if (user.role === input.role) return signedIn(user);
     if (input.role !== "admin") await keepAnAdmin(tx, user, `made a ${input.role}`);
@@ -370,6 +371,9 @@ export async function setRole(db: Db, source: AuditSource, raw: z.input<typeof s
     });
     return signedIn(updated);
   });
+  // The user's keys hold admin powers only while they are an admin: re-read them on their next request.
+  forgetVerifiedKeysOfUser(db, changed.userId);
+  return changed;
 }
 
 export async function disableUser(db: Db, source: AuditSource, actingUserId: string | null, userId: string): Promise<void> {
@@ -380,13 +384,15 @@ export async function disableUser(db: Db, source: AuditSource, actingUserId: str
     await keepAnAdmin(tx, user, "disabled");
     await repo.updateUser(tx, user.id, { disabledAt: new Date() });
     const ended = await repo.deleteSessionsOfUser(tx, user.id);
+    const keysRevoked = await revokeKeysOfUser(tx, source, user.id, "creator disabled");
     await recordAudit(tx, source, {
       action: "user.disable",
       target: userTarget(user),
       before: { disabled: false },
-      after: { disabled: true, sessionsEnded: ended },
+      after: { disabled: true, sessionsEnded: ended, keysRevoked },
     });
   });
+  forgetVerifiedKeysOfUser(db, userId);
 }
 
 export async function enableUser(db: Db, source: AuditSource, userId: string): Promise<void> {
@@ -408,13 +414,16 @@ export async function deleteUser(db: Db, source: AuditSource, actingUserId: stri
     const user = await loadForChange(tx, userId);
     refuseSelf(actingUserId, user, "delete");
     await keepAnAdmin(tx, user, "deleted");
+    const keysRevoked = await revokeKeysOfUser(tx, source, user.id, "creator deleted");
     await repo.deleteUser(tx, user.id);
     await recordAudit(tx, source, {
       action: "user.delete",
       target: userTarget(user),
       before: { email: user.email, name: user.name, role: user.role },
+      after: { keysRevoked },
     });
   });
+  forgetVerifiedKeysOfUser(db, userId);
 }
 
 export async function endSessionsOfUser(db: Db, source: AuditSource, userId: string): Promise<{ ended: number }> {

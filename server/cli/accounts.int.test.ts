@@ -65,7 +65,9 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
       expect(created.stderr).toMatch(/shown only this once/);
 
       const listed = await runCli(["apikey", "list"], env);
-      expect(listed.stdout).toMatch(/ci agent\s+ace_[a-z2-7]{13}_…[a-z2-7]{4}\s+traces:write,context:read\s+appworld\s+active\s+never/);
+      expect(listed.stdout).toMatch(
+        /ci agent\s+ace_[a-z2-7]{13}_…[a-z2-7]{4}\s+traces:write,context:read\s+appworld\s+active\s+never\s+local operator/,
+      );
       expect(listed.stdout).not.toContain(lines.at(-1));
       const id = /^([0-9a-f-]{36})\s+ci agent/m.exec(listed.stdout)?.[1];
       const revoked = await runCli(["apikey", "revoke", id ?? "missing"], env);

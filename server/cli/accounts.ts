@@ -7,7 +7,14 @@ import { parseArgs } from "node:util";
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import superjson from "superjson";
 import { pluralWord } from "@/server/ace/text/format";
-import { API_SCOPES, type ApiKeyListItem, type ApiScope, type CreateApiKeyInput, type CreatedApiKey } from "@/server/apikeys/schemas";
+import {
+  API_SCOPES,
+  creatorLabel,
+  type ApiKeyListItem,
+  type ApiScope,
+  type CreateApiKeyInput,
+  type CreatedApiKey,
+} from "@/server/apikeys/schemas";
 import { getAuthSettings } from "@/server/auth/config";
 import { PASSWORD_MIN_LENGTH, ROLES, type Role, type SignedIn } from "@/server/auth/schemas";
 import { getEnv } from "@/server/config/env";
@@ -279,8 +286,9 @@ async function apikeyList(backend: AccountsBackend): Promise<void> {
     key.playbooks === null ? "all" : key.playbooks.map((playbook) => playbook.name ?? playbook.id).join(","),
     key.status,
     key.lastUsedAt ? key.lastUsedAt.toISOString() : "never",
+    creatorLabel(key.creator),
   ]);
-  printTable(["ID", "NAME", "KEY", "SCOPES", "PLAYBOOKS", "STATUS", "LAST USED"], rows);
+  printTable(["ID", "NAME", "KEY", "SCOPES", "PLAYBOOKS", "STATUS", "LAST USED", "CREATED BY"], rows);
 }
 
 async function apikeyRevoke(backend: AccountsBackend, target: string | undefined): Promise<void> {

@@ -146,6 +146,17 @@ const FIXTURES: Record<string, Fixture> = {
       return { input: { keyId: key.id } };
     },
   },
+  "apiKeys.transfer": {
+    action: "apikey.transfer",
+    prepare: async (w) => {
+      const key = await createApiKey(w.db, SETUP_AUDIT, loadAuthSettings({}), {
+        name: "service agent",
+        scopes: ["admin"],
+        playbooks: "all",
+      });
+      return { input: { keyId: key.id, toUserId: (await w.user("cleo", "admin")).userId } };
+    },
+  },
   "auth.acceptInvite": {
     action: "user.invite_accept",
     prepare: async (w) => {

@@ -1,9 +1,10 @@
 // Finds personal data and secrets in a trace's text and replaces each with its kind, e.g.
 // [REDACTED:email]. Built-in detectors are fixed, bounded regular expressions checked by a validator
-// (Luhn, mod 97, entropy); custom patterns run on RE2 (re2js), so no pattern can hang ingestion.
+// (Luhn, mod 97, entropy, a JWT's header); custom patterns run on RE2 (re2js), so no pattern can hang
+// ingestion. URL-encoded and base64 segments are decoded and checked too.
 import { RE2JS } from "re2js";
 
-export const BUILT_IN_KINDS = ["secret", "card", "email", "phone", "iban"] as const;
+export const BUILT_IN_KINDS = ["secret", "card", "email", "phone", "iban", "ssn"] as const;
 export type BuiltInKind = (typeof BUILT_IN_KINDS)[number];
 
 /** A custom pattern compiled once: its kind is the name it was saved under. */
@@ -65,6 +66,49 @@ export function entropyBits(text: string): number {
   return bits;
 }
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** Text a person or program wrote: no control, format, private-use or unassigned characters besides tab and line ends. */
+const READABLE = /^(?:[\t\n\r]|\P{C})*$/u;
+
+/**
+ * The readable text that base64 or base64url encodes (padding optional), or null when the input is
+ * not base64 or decodes to bytes that are not readable UTF-8 text: binary data holds nothing to find.
+ */
+export function decodeBase64(encoded: string): string | null {
+  const standard = encoded.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
+  if (standard.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(standard)) return null;
+  let binary: string;
+  try {
+    binary = atob(standard);
+  } catch {
+    return null;
+  }
+  let text: string;
+  try {
+    text = strictUtf8.decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+  return READABLE.test(text) ? text : null;
+}
+
+/** A JWT's first part: base64url of a JSON object that names its algorithm (RFC 7515 §4.1.1, RFC 7516 §4.1.1). */
+export function isJwtHeader(part: string): boolean {
+  const json = decodeBase64(part);
+  if (json === null) return false;
+  try {
+    const header: unknown = JSON.parse(json);
+    return typeof header === "object" && header !== null && typeof (header as { alg?: unknown }).alg === "string";
+  } catch {
+    return false;
+  }
+}
+
+/** US social security numbers never issued: area 000, 666 or 900–999, group 00, serial 0000 (SSA rules). */
+export function ssnValid(area: string, group: string, serial: string): boolean {
+  return area !== "000" && area !== "666" && area[0] !== "9" && group !== "00" && serial !== "0000";
+}
+
 /** Values that look random but are not secrets: ids, dates and times the studio itself shows. */
 const NOT_A_SECRET = [
   /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, // UUID
@@ -90,7 +134,21 @@ const hasDigitRun = (length: number) => {
   return (text: string) => run.test(text);
 };
 
-const SECRET_KEYWORD = /(?:sk-|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|AKIA|ASIA|bearer|-----BEGIN|key|token|secret|passw|pwd)/i;
+/** Provider key shapes, checked case-sensitively on what the case-insensitive expression found. */
+const KEY_SHAPES: readonly RegExp[] = [
+  /^sk-/, // OpenAI sk-… and sk-proj-…, Anthropic sk-ant-…
+  /^gh[pousr]_|^github_pat_/, // GitHub
+  /^(?:AKIA|ASIA)[0-9A-Z]{16}$/, // AWS access key ids
+  /^ace_[a-z2-7]{13}_[a-z2-7]{52}$/, // ACE Studio's own API keys (server/apikeys)
+  /^AIza[0-9A-Za-z_-]{35}$/, // Google API keys
+  /^(?:xox[abeoprs]|xapp)-(?=[A-Za-z0-9-]*\d)/, // Slack tokens: their ids are numbers
+  /^https?:\/\/hooks\.slack\.com\//, // Slack webhook URLs
+  /^[rs]k_(?:live|test)_[0-9A-Za-z]{20,}$/, // Stripe secret and restricted keys
+  /^npm_[0-9A-Za-z]{36}$/, // npm access tokens
+];
+
+const SECRET_KEYWORD =
+  /(?:sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ace_|AIza|xox|xapp-|hooks\.slack|[rs]k_(?:live|test)_|npm_|bearer|basic|-----BEGIN|key|token|secret|passw|pwd)|(?<![A-Za-z0-9_-])e[wy][A-Za-z0-9_-]{8,4096}\./i;
 
 const PAIR_NAMES =
   "api[_-]?key|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|" +
@@ -103,21 +161,28 @@ const SECRETS: Detector = {
     [
       // 1: a PEM private key block (to the end of the string when its END line was cut off)
       String.raw`(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$))`,
-      // 2: provider key shapes: OpenAI sk-… and sk-proj-…, Anthropic sk-ant-…, GitHub, AWS access key ids
-      String.raw`(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,400}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9_-])`,
+      // 2: provider key shapes (KEY_SHAPES)
+      String.raw`(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,400}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|(?:AKIA|ASIA)[0-9A-Z]{16}|` +
+        String.raw`ace_[a-z2-7]{13}_[a-z2-7]{52}|AIza[0-9A-Za-z_-]{35}|(?:xox[abeoprs]|xapp)-[0-9A-Za-z-]{10,250}|` +
+        String.raw`https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,250}|[rs]k_(?:live|test)_[0-9A-Za-z]{20,247}|npm_[0-9A-Za-z]{36})(?![A-Za-z0-9_-])`,
       // 3, 4: Authorization: Bearer <token>
       String.raw`\b(bearer\s{1,10})([A-Za-z0-9._~+/-]{12,4096}=*)`,
       // 5, 6: key=value, token: value, "password": "value" …
       String.raw`(?<![A-Za-z0-9])((?:${PAIR_NAMES})["']?[ \t]{0,5}[=:][ \t]{0,5}["']?)([^\s"'&,;<>{}\[\]()-][^\s"'&,;<>{}\[\]()]{3,4095})`,
+      // 7: a JSON Web Token (or a JWE's five parts): base64url parts whose header is JSON naming an alg
+      String.raw`(?<![A-Za-z0-9_-])(e[wy][A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,16384}\.[A-Za-z0-9_-]{0,4096})?)(?![A-Za-z0-9_-])`,
+      // 8, 9: Authorization: Basic <base64 of user:password>
+      String.raw`\b(basic\s{1,10})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=_-])`,
     ].join("|"),
     "gi",
   ),
   replace: (match, groups) => {
-    const [pem, shaped, bearer, bearerToken, pairName, pairValue] = groups;
+    const [pem, shaped, bearer, bearerToken, pairName, pairValue, jwt, basic, basicCredential] = groups;
     if (pem) return redactedMark("secret");
     if (shaped) {
       // The expression is case-insensitive; key shapes are not.
-      if (!/^(?:sk-|gh[pousr]_|github_pat_|AKIA|ASIA)/.test(shaped)) return null;
+      if (!KEY_SHAPES.some((shape) => shape.test(shaped))) return null;
+      if (/^(?:xox|xapp)/.test(shaped) && entropyBits(shaped) < 3) return null;
       return redactedMark("secret");
     }
     if (bearer && bearerToken) return entropyBits(bearerToken) >= 3 ? bearer + redactedMark("secret") : null;
@@ -128,6 +193,8 @@ const SECRETS: Detector = {
       const random = pairValue.length >= 16 && entropyBits(pairValue) >= 3.5 && /\d/.test(pairValue) && /[A-Za-z]/.test(pairValue);
       return isPassword || random ? pairName + redactedMark("secret") : null;
     }
+    if (jwt) return isJwtHeader(jwt.slice(0, jwt.indexOf("."))) ? redactedMark("secret") : null;
+    if (basic && basicCredential) return decodeBase64(basicCredential)?.includes(":") ? basic + redactedMark("secret") : null;
     return null;
   },
 };
@@ -187,8 +254,16 @@ const PHONES: Detector = {
   },
 };
 
+/** US social security numbers written with dashes or spaces (123-45-6789); nine bare digits are too often something else. */
+const SSNS: Detector = {
+  kind: "ssn",
+  trigger: hasDigitRun(9),
+  regex: /(?<![\w.+-])(\d{3})([ -])(\d{2})\2(\d{4})(?![\w-]|\.\d)/g,
+  replace: (match, [area, , group, serial]) => (ssnValid(area!, group!, serial!) ? redactedMark("ssn") : null),
+};
+
 /** Secrets first (a key may hold digits a card would take), then emails before phones. */
-const DETECTORS: readonly Detector[] = [SECRETS, EMAILS, IBANS, CARDS, PHONES];
+const DETECTORS: readonly Detector[] = [SECRETS, EMAILS, IBANS, CARDS, SSNS, PHONES];
 
 // ---- Redacting -------------------------------------------------------------------------------
 
@@ -240,17 +315,82 @@ function runCustom(text: string, pattern: CompiledPattern, counts: RedactionCoun
 
 /** The text with every finding replaced by its kind; counts gains one per finding. */
 export function redactText(text: string, redactor: Redactor, counts: RedactionCounts): string {
+  return redactAt(text, redactor, counts, 0);
+}
+
+function redactAt(text: string, redactor: Redactor, counts: RedactionCounts, depth: number): string {
   let result = text;
   for (const detector of DETECTORS) {
     if (redactor.kinds.has(detector.kind)) result = runDetector(result, detector, counts);
   }
   for (const pattern of redactor.custom) result = runCustom(result, pattern, counts);
-  return result;
+  return depth < MAX_DECODING_DEPTH ? redactEncoded(result, redactor, counts, depth) : result;
 }
 
+// ---- Encoded segments ------------------------------------------------------------------------
+// A secret sent URL-encoded (a redirect's query) or in base64 (a Basic header, a config blob) is
+// found by decoding each segment and running the same detectors on what it holds. A finding
+// replaces the whole segment: a part of an encoding would still decode to most of the secret.
+
+/** Decoded inside decoded at most this deep: base64 inside a URL-encoded value is found. */
+const MAX_DECODING_DEPTH = 2;
+
+/** A run of URL characters (RFC 3986 unreserved, `+` and `%`); it is a segment when it holds a %XX escape. */
+const URL_SEGMENT = /[A-Za-z0-9._~+%-]+/g;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/** A run of base64 or base64url characters, 16 or more (12 bytes), starting where a run starts, so the scan is linear. */
+const BASE64_SEGMENT = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}/g;
+
+/** URL decoding as form data (`+` is a space), leaving escapes that are not UTF-8 as they are. */
+function decodeUrlSegment(segment: string): string {
+  return segment.replace(/\+/g, " ").replace(PERCENT_ESCAPES, (escapes) => {
+    try {
+      return decodeURIComponent(escapes);
+    } catch {
+      return escapes;
+    }
+  });
+}
+
+function redactEncoded(text: string, redactor: Redactor, counts: RedactionCounts, depth: number): string {
+  /** The kind of the first finding in a decoded segment (secrets are looked for first), or null. */
+  const kindInside = (decoded: string | null): string | null => {
+    if (decoded === null) return null;
+    const found: RedactionCounts = {};
+    return redactAt(decoded, redactor, found, depth + 1) === decoded ? null : (Object.keys(found)[0] ?? null);
+  };
+  const replaced = (segment: string, kind: string | null) => {
+    if (kind === null) return segment;
+    add(counts, kind);
+    return redactedMark(kind);
+  };
+  let result = text;
+  if (result.includes("%")) {
+    result = result.replace(URL_SEGMENT, (segment) => {
+      if (!PERCENT_ESCAPE.test(segment)) return segment;
+      return replaced(segment, kindInside(decodeUrlSegment(segment)));
+    });
+  }
+  return result.replace(BASE64_SEGMENT, (segment) => {
+    const kind = kindInside(decodeBase64(segment));
+    if (kind !== null || !segment.includes("/")) return replaced(segment, kind);
+    // A path of segments (…/callback/<base64>) does not decode as a whole; its parts may.
+    return segment
+      .split("/")
+      .map((part) => (part.length >= 16 ? replaced(part, kindInside(decodeBase64(part))) : part))
+      .join("/");
+  });
+}
+
+// ---- JSON values -----------------------------------------------------------------------------
+
 /**
- * A JSON value with every string redacted, recursively (object keys are kept). `fields` gains the
- * path of each string that changed, e.g. metadata.user.email or feedback.errors.2.
+ * A JSON value with every string redacted, recursively, object keys too: a key with a finding
+ * becomes its mark, and keys that redact alike are numbered ([REDACTED:secret], [REDACTED:secret]#2)
+ * so no value is lost. `fields` gains the path of each string or key that changed, as stored
+ * (metadata.user.email, feedback.errors.2, metadata.[REDACTED:secret]).
  */
 export function redactValue(value: unknown, redactor: Redactor, counts: RedactionCounts, path: string, fields: string[]): unknown {
   if (typeof value === "string") {
@@ -260,9 +400,21 @@ export function redactValue(value: unknown, redactor: Redactor, counts: Redactio
   }
   if (Array.isArray(value)) return value.map((item, index) => redactValue(item, redactor, counts, `${path}.${index}`, fields));
   if (typeof value === "object" && value !== null) {
-    const result: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) result[key] = redactValue(item, redactor, counts, `${path}.${key}`, fields);
-    return result;
+    const entries = Object.entries(value);
+    const redactedKeys = entries.map(([key]) => redactText(key, redactor, counts));
+    // Keys left as sent keep their names; a redacted key takes the first free number.
+    const taken = new Set(entries.filter((_, index) => redactedKeys[index] === entries[index]![0]).map(([key]) => key));
+    return Object.fromEntries(
+      entries.map(([key, item], index) => {
+        let name = redactedKeys[index]!;
+        if (name !== key) {
+          for (let number = 2; taken.has(name); number++) name = `${redactedKeys[index]}#${number}`;
+          taken.add(name);
+          fields.push(`${path}.${name}`);
+        }
+        return [name, redactValue(item, redactor, counts, `${path}.${name}`, fields)];
+      }),
+    );
   }
   return value;
 }

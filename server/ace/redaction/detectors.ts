@@ -191,7 +191,10 @@ const SECRETS: Detector = {
       const isPassword = /^(?:password|passwd|pwd)/i.test(pairName);
       // A password is a secret whatever it looks like; other values only when they look random.
       const random = pairValue.length >= 16 && entropyBits(pairValue) >= 3.5 && /\d/.test(pairValue) && /[A-Za-z]/.test(pairValue);
-      return isPassword || random ? pairName + redactedMark("secret") : null;
+      if (isPassword || random) return pairName + redactedMark("secret");
+      // The pair took the text from the other shapes: a key of a known shape in the value is still one.
+      const inside = runDetector(pairValue, SECRETS, {});
+      return inside === pairValue ? null : pairName + inside;
     }
     if (jwt) return isJwtHeader(jwt.slice(0, jwt.indexOf("."))) ? redactedMark("secret") : null;
     if (basic && basicCredential) return decodeBase64(basicCredential)?.includes(":") ? basic + redactedMark("secret") : null;

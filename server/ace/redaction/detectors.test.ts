@@ -405,3 +405,23 @@ describe("US social security numbers", () => {
     expect(patternProblem("[0-9]{9}")).toBeNull();
   });
 });
+
+describe("cost", () => {
+  it("stays linear on long runs built to make the new detectors backtrack or decode again and again", () => {
+    const inputs = [
+      "ey".repeat(200_000), // one long run that starts like a JWT header
+      "eyJhbGciOiJIUzI1NiJ9.".repeat(20_000), // header after header, never a whole token
+      "xoxb-".repeat(80_000),
+      "%41".repeat(130_000), // escapes that decode to a base64 run
+      "a%".repeat(200_000), // percent signs that are not escapes
+      "aaaaaaaaaaaaaaaa/".repeat(24_000), // a path of base64-length parts
+      `${"1".repeat(3)}-${"2".repeat(2)}-`.repeat(50_000), // SSN starts that never end
+      btoa("x".repeat(300_000)), // base64 of readable text, decoded whole
+    ];
+    for (const input of inputs) {
+      const started = performance.now();
+      redactText(input, all, {});
+      expect(performance.now() - started, input.slice(0, 30)).toBeLessThan(5_000);
+    }
+  });
+});

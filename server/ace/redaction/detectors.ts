@@ -77,15 +77,34 @@ const READABLE = /^(?:[\t\n\r]|\P{C})*$/u;
 export function decodeBase64(encoded: string): string | null {
   const standard = encoded.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   if (standard.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(standard)) return null;
+  // Most long runs (words, hashes, binary data) are not text: their first bytes tell, at little cost.
+  if (standard.length > PREFIX_CHARS && decodeReadable(standard.slice(0, PREFIX_CHARS), true) === null) return null;
+  return decodeReadable(standard, false);
+}
+
+/** Base64 characters whose bytes are checked before a long run is decoded whole (48 bytes). */
+const PREFIX_CHARS = 64;
+
+/** Bytes (as atob's one character per byte) shaped like UTF-8 text: no control bytes, lead and continuation bytes in order. */
+const TEXT_BYTES = /^(?:[\t\n\r\x20-\x7E]|[\xC2-\xDF][\x80-\xBF]|[\xE0-\xEF][\x80-\xBF]{2}|[\xF0-\xF4][\x80-\xBF]{3})*[\x80-\xF4]{0,3}$/;
+const ASCII_TEXT = /^[\t\n\r\x20-\x7E]*$/;
+
+function decodeReadable(standard: string, prefix: boolean): string | null {
   let binary: string;
   try {
     binary = atob(standard);
   } catch {
     return null;
   }
+  // Most runs that are not base64 of text fail these cheap tests, before any decoding.
+  if (ASCII_TEXT.test(binary)) return binary;
+  if (!TEXT_BYTES.test(binary)) return null;
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
   let text: string;
   try {
-    text = strictUtf8.decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+    // A prefix may end inside a character: streaming keeps its last bytes back instead of failing.
+    text = prefix ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, { stream: true }) : strictUtf8.decode(bytes);
   } catch {
     return null;
   }
@@ -147,8 +166,9 @@ const KEY_SHAPES: readonly RegExp[] = [
   /^npm_[0-9A-Za-z]{36}$/, // npm access tokens
 ];
 
+/** Without one of these no secret detector can match. A JWT's header starts with "ey" or "ew" (base64 of `{"`, `{ ` or `{\n`). */
 const SECRET_KEYWORD =
-  /(?:sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ace_|AIza|xox|xapp-|hooks\.slack|[rs]k_(?:live|test)_|npm_|bearer|basic|-----BEGIN|key|token|secret|passw|pwd)|(?<![A-Za-z0-9_-])e[wy][A-Za-z0-9_-]{8,4096}\./i;
+  /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ace_|AIza|xox|xapp-|hooks\.slack|[rs]k_(?:live|test)_|npm_|bearer|basic|-----BEGIN|key|token|secret|passw|pwd|\be[wy][A-Za-z0-9_-]{8}/i;
 
 const PAIR_NAMES =
   "api[_-]?key|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|" +
@@ -338,13 +358,69 @@ function redactAt(text: string, redactor: Redactor, counts: RedactionCounts, dep
 /** Decoded inside decoded at most this deep: base64 inside a URL-encoded value is found. */
 const MAX_DECODING_DEPTH = 2;
 
-/** A run of URL characters (RFC 3986 unreserved, `+` and `%`); it is a segment when it holds a %XX escape. */
-const URL_SEGMENT = /[A-Za-z0-9._~+%-]+/g;
-const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/;
+/** Characters of a URL-encoded segment: RFC 3986 unreserved, `+` (a space in form data) and `%`. */
+const URL_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+%-");
+/** Characters of base64 and base64url. */
+const BASE64_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-");
+/** 16 characters hold 12 bytes: shorter runs are words, ids and numbers. */
+const MIN_BASE64_CHARS = 16;
+const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/g;
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
 
-/** A run of base64 or base64url characters, 16 or more (12 bytes), starting where a run starts, so the scan is linear. */
-const BASE64_SEGMENT = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}/g;
+function charTable(chars: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (const char of chars) table[char.charCodeAt(0)] = 1;
+  return table;
+}
+
+const inTable = (table: Uint8Array, text: string, index: number) => {
+  const code = text.charCodeAt(index);
+  return code < 128 && table[code] === 1;
+};
+
+/** [start, end) of each run of URL characters that holds a %XX escape. Found from the escapes: text without one costs a search. */
+function urlSegments(text: string): [number, number][] {
+  const segments: [number, number][] = [];
+  PERCENT_ESCAPE.lastIndex = 0;
+  for (let match = PERCENT_ESCAPE.exec(text); match; match = PERCENT_ESCAPE.exec(text)) {
+    let start = match.index;
+    let end = match.index + 3;
+    while (start > 0 && inTable(URL_CHARS, text, start - 1)) start--;
+    while (end < text.length && inTable(URL_CHARS, text, end)) end++;
+    segments.push([start, end]);
+    PERCENT_ESCAPE.lastIndex = end;
+  }
+  return segments;
+}
+
+/** [start, end) of each run of base64 characters long enough to hold a secret, with its = padding. */
+function base64Segments(text: string): [number, number][] {
+  const segments: [number, number][] = [];
+  for (let index = 0; index < text.length;) {
+    if (!inTable(BASE64_CHARS, text, index)) {
+      index++;
+      continue;
+    }
+    const start = index;
+    while (index < text.length && inTable(BASE64_CHARS, text, index)) index++;
+    if (index - start < MIN_BASE64_CHARS) continue;
+    for (let padding = 0; padding < 2 && text[index] === "="; padding++) index++;
+    segments.push([start, index]);
+  }
+  return segments;
+}
+
+/** The text with each segment replaced by what `replace` returns for it. */
+function replaceSegments(text: string, segments: [number, number][], replace: (segment: string) => string): string {
+  if (segments.length === 0) return text;
+  let result = "";
+  let from = 0;
+  for (const [start, end] of segments) {
+    result += text.slice(from, start) + replace(text.slice(start, end));
+    from = end;
+  }
+  return result + text.slice(from);
+}
 
 /** URL decoding as form data (`+` is a space), leaving escapes that are not UTF-8 as they are. */
 function decodeUrlSegment(segment: string): string {
@@ -369,20 +445,14 @@ function redactEncoded(text: string, redactor: Redactor, counts: RedactionCounts
     add(counts, kind);
     return redactedMark(kind);
   };
-  let result = text;
-  if (result.includes("%")) {
-    result = result.replace(URL_SEGMENT, (segment) => {
-      if (!PERCENT_ESCAPE.test(segment)) return segment;
-      return replaced(segment, kindInside(decodeUrlSegment(segment)));
-    });
-  }
-  return result.replace(BASE64_SEGMENT, (segment) => {
+  const decoded = replaceSegments(text, urlSegments(text), (segment) => replaced(segment, kindInside(decodeUrlSegment(segment))));
+  return replaceSegments(decoded, base64Segments(decoded), (segment) => {
     const kind = kindInside(decodeBase64(segment));
     if (kind !== null || !segment.includes("/")) return replaced(segment, kind);
     // A path of segments (…/callback/<base64>) does not decode as a whole; its parts may.
     return segment
       .split("/")
-      .map((part) => (part.length >= 16 ? replaced(part, kindInside(decodeBase64(part))) : part))
+      .map((part) => (part.length >= MIN_BASE64_CHARS ? replaced(part, kindInside(decodeBase64(part))) : part))
       .join("/");
   });
 }

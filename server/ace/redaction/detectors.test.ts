@@ -368,6 +368,9 @@ describe("secrets used as object keys", () => {
     expect(value).toEqual({ users: { "[REDACTED:email]": { key: "[REDACTED:secret]" } }, ["__proto__"]: { x: 1 } });
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(fields).toEqual(["metadata.users.[REDACTED:email]", "metadata.users.[REDACTED:email].key"]);
+    const keyAndValue: string[] = [];
+    redactValue({ [ACE_KEY]: `copy of ${ACE_KEY}` }, all, {}, "metadata", keyAndValue);
+    expect(keyAndValue).toEqual(["metadata.[REDACTED:secret]"]);
     expect(counts).toEqual({ email: 1, secret: 1 });
   });
 });

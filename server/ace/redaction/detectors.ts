@@ -77,39 +77,36 @@ const READABLE = /^(?:[\t\n\r]|\P{C})*$/u;
 export function decodeBase64(encoded: string): string | null {
   const standard = encoded.replace(/-/g, "+").replace(/_/g, "/").replace(/=+$/, "");
   if (standard.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(standard)) return null;
-  // Most long runs (words, hashes, binary data) are not text: their first bytes tell, at little cost.
-  if (standard.length > PREFIX_CHARS && decodeReadable(standard.slice(0, PREFIX_CHARS), true) === null) return null;
-  return decodeReadable(standard, false);
-}
-
-/** Base64 characters whose bytes are checked before a long run is decoded whole (48 bytes). */
-const PREFIX_CHARS = 64;
-
-/** Bytes (as atob's one character per byte) shaped like UTF-8 text: no control bytes, lead and continuation bytes in order. */
-const TEXT_BYTES = /^(?:[\t\n\r\x20-\x7E]|[\xC2-\xDF][\x80-\xBF]|[\xE0-\xEF][\x80-\xBF]{2}|[\xF0-\xF4][\x80-\xBF]{3})*[\x80-\xF4]{0,3}$/;
-const ASCII_TEXT = /^[\t\n\r\x20-\x7E]*$/;
-
-function decodeReadable(standard: string, prefix: boolean): string | null {
+  // Most runs (words, ids, hashes, binary data) are not text: their first six bytes tell, at little cost.
+  if (standard.length > PREFIX_CHARS && !TEXT_BYTES.test(atob(standard.slice(0, PREFIX_CHARS)))) return null;
   let binary: string;
   try {
     binary = atob(standard);
   } catch {
     return null;
   }
-  // Most runs that are not base64 of text fail these cheap tests, before any decoding.
   if (ASCII_TEXT.test(binary)) return binary;
   if (!TEXT_BYTES.test(binary)) return null;
   const bytes = new Uint8Array(binary.length);
   for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
   let text: string;
   try {
-    // A prefix may end inside a character: streaming keeps its last bytes back instead of failing.
-    text = prefix ? new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes, { stream: true }) : strictUtf8.decode(bytes);
+    text = strictUtf8.decode(bytes);
   } catch {
     return null;
   }
   return READABLE.test(text) ? text : null;
 }
+
+/** Base64 characters whose bytes are checked before a run is decoded whole (6 bytes). */
+const PREFIX_CHARS = 8;
+
+/**
+ * Bytes (atob's one character per byte) shaped like UTF-8 text: no control bytes, lead and
+ * continuation bytes in order; the last character may be cut off (as in a prefix of the text).
+ */
+const TEXT_BYTES = /^(?:[\t\n\r\x20-\x7E]|[\xC2-\xDF][\x80-\xBF]|[\xE0-\xEF][\x80-\xBF]{2}|[\xF0-\xF4][\x80-\xBF]{3})*[\x80-\xF4]{0,3}$/;
+const ASCII_TEXT = /^[\t\n\r\x20-\x7E]*$/;
 
 /** A JWT's first part: base64url of a JSON object that names its algorithm (RFC 7515 §4.1.1, RFC 7516 §4.1.1). */
 export function isJwtHeader(part: string): boolean {
@@ -153,22 +150,11 @@ const hasDigitRun = (length: number) => {
   return (text: string) => run.test(text);
 };
 
-/** Provider key shapes, checked case-sensitively on what the case-insensitive expression found. */
-const KEY_SHAPES: readonly RegExp[] = [
-  /^sk-/, // OpenAI sk-… and sk-proj-…, Anthropic sk-ant-…
-  /^gh[pousr]_|^github_pat_/, // GitHub
-  /^(?:AKIA|ASIA)[0-9A-Z]{16}$/, // AWS access key ids
-  /^ace_[a-z2-7]{13}_[a-z2-7]{52}$/, // ACE Studio's own API keys (server/apikeys)
-  /^AIza[0-9A-Za-z_-]{35}$/, // Google API keys
-  /^(?:xox[abeoprs]|xapp)-(?=[A-Za-z0-9-]*\d)/, // Slack tokens: their ids are numbers
-  /^https?:\/\/hooks\.slack\.com\//, // Slack webhook URLs
-  /^[rs]k_(?:live|test)_[0-9A-Za-z]{20,}$/, // Stripe secret and restricted keys
-  /^npm_[0-9A-Za-z]{36}$/, // npm access tokens
-];
+/** Key shapes of the first expression, checked case-sensitively on what the case-insensitive expression found. */
+const KEY_SHAPES = /^(?:sk-|gh[pousr]_|github_pat_|(?:AKIA|ASIA)[0-9A-Z]{16}$)/;
 
-/** Without one of these no secret detector can match. A JWT's header starts with "ey" or "ew" (base64 of `{"`, `{ ` or `{\n`). */
-const SECRET_KEYWORD =
-  /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|ace_|AIza|xox|xapp-|hooks\.slack|[rs]k_(?:live|test)_|npm_|bearer|basic|-----BEGIN|key|token|secret|passw|pwd|\be[wy][A-Za-z0-9_-]{8}/i;
+/** Without one of these the secret detector cannot match. */
+const SECRET_KEYWORD = /sk-|gh[pousr]_|github_pat_|AKIA|ASIA|bearer|-----BEGIN|key|token|secret|passw|pwd/i;
 
 const PAIR_NAMES =
   "api[_-]?key|access[_-]?key(?:[_-]?id)?|secret[_-]?access[_-]?key|secret[_-]?key|private[_-]?key|client[_-]?secret|" +
@@ -181,30 +167,20 @@ const SECRETS: Detector = {
     [
       // 1: a PEM private key block (to the end of the string when its END line was cut off)
       String.raw`(-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$))`,
-      // 2: provider key shapes (KEY_SHAPES)
-      String.raw`(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,400}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|(?:AKIA|ASIA)[0-9A-Z]{16}|` +
-        String.raw`ace_[a-z2-7]{13}_[a-z2-7]{52}|AIza[0-9A-Za-z_-]{35}|(?:xox[abeoprs]|xapp)-[0-9A-Za-z-]{10,250}|` +
-        String.raw`https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,250}|[rs]k_(?:live|test)_[0-9A-Za-z]{20,247}|npm_[0-9A-Za-z]{36})(?![A-Za-z0-9_-])`,
+      // 2: provider key shapes: OpenAI sk-… and sk-proj-…, Anthropic sk-ant-…, GitHub, AWS access key ids
+      String.raw`(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,400}|gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255}|(?:AKIA|ASIA)[0-9A-Z]{16})(?![A-Za-z0-9_-])`,
       // 3, 4: Authorization: Bearer <token>
       String.raw`\b(bearer\s{1,10})([A-Za-z0-9._~+/-]{12,4096}=*)`,
       // 5, 6: key=value, token: value, "password": "value" …
       String.raw`(?<![A-Za-z0-9])((?:${PAIR_NAMES})["']?[ \t]{0,5}[=:][ \t]{0,5}["']?)([^\s"'&,;<>{}\[\]()-][^\s"'&,;<>{}\[\]()]{3,4095})`,
-      // 7: a JSON Web Token (or a JWE's five parts): base64url parts whose header is JSON naming an alg
-      String.raw`(?<![A-Za-z0-9_-])(e[wy][A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,16384}\.[A-Za-z0-9_-]{0,4096})?)(?![A-Za-z0-9_-])`,
-      // 8, 9: Authorization: Basic <base64 of user:password>
-      String.raw`\b(basic\s{1,10})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=_-])`,
     ].join("|"),
     "gi",
   ),
   replace: (match, groups) => {
-    const [pem, shaped, bearer, bearerToken, pairName, pairValue, jwt, basic, basicCredential] = groups;
+    const [pem, shaped, bearer, bearerToken, pairName, pairValue] = groups;
     if (pem) return redactedMark("secret");
-    if (shaped) {
-      // The expression is case-insensitive; key shapes are not.
-      if (!KEY_SHAPES.some((shape) => shape.test(shaped))) return null;
-      if (/^(?:xox|xapp)/.test(shaped) && entropyBits(shaped) < 3) return null;
-      return redactedMark("secret");
-    }
+    // The expression is case-insensitive; key shapes are not.
+    if (shaped) return KEY_SHAPES.test(shaped) ? redactedMark("secret") : null;
     if (bearer && bearerToken) return entropyBits(bearerToken) >= 3 ? bearer + redactedMark("secret") : null;
     if (pairName && pairValue) {
       if (NOT_A_SECRET.some((shape) => shape.test(pairValue))) return null;
@@ -212,14 +188,38 @@ const SECRETS: Detector = {
       // A password is a secret whatever it looks like; other values only when they look random.
       const random = pairValue.length >= 16 && entropyBits(pairValue) >= 3.5 && /\d/.test(pairValue) && /[A-Za-z]/.test(pairValue);
       if (isPassword || random) return pairName + redactedMark("secret");
-      // The pair took the text from the other shapes: a key of a known shape in the value is still one.
+      // The pair took the text from the key shapes: a key of a known shape in the value is still one.
       const inside = runDetector(pairValue, SECRETS, {});
       return inside === pairValue ? null : pairName + inside;
     }
-    if (jwt) return isJwtHeader(jwt.slice(0, jwt.indexOf("."))) ? redactedMark("secret") : null;
-    if (basic && basicCredential) return decodeBase64(basicCredential)?.includes(":") ? basic + redactedMark("secret") : null;
     return null;
   },
+};
+
+/**
+ * Tokens whose documented shape starts with a fixed prefix: ACE Studio's own API keys
+ * (server/apikeys), Google API keys, Slack tokens and webhook URLs, Stripe secret and restricted
+ * keys, npm access tokens. Case-sensitive, and apart from the other secrets so text without a
+ * prefix skips it.
+ */
+const PROVIDER_TOKENS: Detector = {
+  kind: "secret",
+  trigger: (text) => /\bace_|AIza|xox|xapp-|hooks\.slack|[rs]k_(?:live|test)_|\bnpm_/.test(text),
+  regex: new RegExp(
+    String.raw`(?<![A-Za-z0-9_-])(?:ace_[a-z2-7]{13}_[a-z2-7]{52}|AIza[0-9A-Za-z_-]{35}|(?:xox[abeoprs]|xapp)-[0-9A-Za-z-]{10,250}|` +
+      String.raw`https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,250}|[rs]k_(?:live|test)_[0-9A-Za-z]{20,247}|npm_[0-9A-Za-z]{36})(?![A-Za-z0-9_-])`,
+    "g",
+  ),
+  // Slack's tokens hold their team and user ids, which are numbers; a placeholder does not.
+  replace: (match) => (/^(?:xox|xapp)/.test(match) && (!/\d/.test(match) || entropyBits(match) < 3) ? null : redactedMark("secret")),
+};
+
+/** Authorization: Basic <base64 of user:password>; the scheme is kept. */
+const BASIC_CREDENTIALS: Detector = {
+  kind: "secret",
+  trigger: (text) => /basic\s/i.test(text),
+  regex: /\b(basic\s{1,10})([A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=_-])/gi,
+  replace: (match, [scheme, credential]) => (decodeBase64(credential!)?.includes(":") ? scheme + redactedMark("secret") : null),
 };
 
 const EMAILS: Detector = {
@@ -285,8 +285,21 @@ const SSNS: Detector = {
   replace: (match, [area, , group, serial]) => (ssnValid(area!, group!, serial!) ? redactedMark("ssn") : null),
 };
 
+/**
+ * A JSON Web Token, or a JWE's five parts: base64url parts whose header is JSON naming an alg. Apart
+ * from the other secrets so that text without a word starting like a header ("ey", "ew": base64 of
+ * `{"`, `{ ` or `{\n`) skips it.
+ */
+const JWTS: Detector = {
+  kind: "secret",
+  trigger: (text) => /\be[wy][A-Za-z0-9_-]{8}/.test(text),
+  regex:
+    /(?<![A-Za-z0-9_-])e[wy][A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,4096}(?:\.[A-Za-z0-9_-]{0,16384}\.[A-Za-z0-9_-]{0,4096})?(?![A-Za-z0-9_-])/g,
+  replace: (match) => (isJwtHeader(match.slice(0, match.indexOf("."))) ? redactedMark("secret") : null),
+};
+
 /** Secrets first (a key may hold digits a card would take), then emails before phones. */
-const DETECTORS: readonly Detector[] = [SECRETS, EMAILS, IBANS, CARDS, SSNS, PHONES];
+const DETECTORS: readonly Detector[] = [SECRETS, PROVIDER_TOKENS, JWTS, BASIC_CREDENTIALS, EMAILS, IBANS, CARDS, SSNS, PHONES];
 
 // ---- Redacting -------------------------------------------------------------------------------
 
@@ -336,8 +349,15 @@ function runCustom(text: string, pattern: CompiledPattern, counts: RedactionCoun
   return result + text.slice(from);
 }
 
+/**
+ * Up to 15 letters or underscores (most metadata keys and many values): no built-in detector can
+ * match it (each needs a digit, a sign or at least 16 characters), so it is skipped at once.
+ */
+const PLAIN_WORD = /^[A-Za-z_]{0,15}$/;
+
 /** The text with every finding replaced by its kind; counts gains one per finding. */
 export function redactText(text: string, redactor: Redactor, counts: RedactionCounts): string {
+  if (redactor.custom.length === 0 && PLAIN_WORD.test(text)) return text;
   return redactAt(text, redactor, counts, 0);
 }
 
@@ -359,68 +379,39 @@ function redactAt(text: string, redactor: Redactor, counts: RedactionCounts, dep
 const MAX_DECODING_DEPTH = 2;
 
 /** Characters of a URL-encoded segment: RFC 3986 unreserved, `+` (a space in form data) and `%`. */
-const URL_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+%-");
-/** Characters of base64 and base64url. */
-const BASE64_CHARS = charTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-");
-/** 16 characters hold 12 bytes: shorter runs are words, ids and numbers. */
-const MIN_BASE64_CHARS = 16;
+const URL_CHARS = new Uint8Array(128);
+for (const char of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~+%-") URL_CHARS[char.charCodeAt(0)] = 1;
 const PERCENT_ESCAPE = /%[0-9A-Fa-f]{2}/g;
 const PERCENT_ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+/** Characters of base64 and base64url: their value plus one (0: not base64). */
+const BASE64_CHARS = new Uint8Array(128);
+[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].forEach(
+  (char, value) => (BASE64_CHARS[char.charCodeAt(0)] = value + 1),
+);
+BASE64_CHARS["-".charCodeAt(0)] = 63;
+BASE64_CHARS["_".charCodeAt(0)] = 64;
 
-function charTable(chars: string): Uint8Array {
-  const table = new Uint8Array(128);
-  for (const char of chars) table[char.charCodeAt(0)] = 1;
-  return table;
+/** Whether the first two bytes a base64 run encodes can start UTF-8 text; most words and ids fail here, before any decoding. */
+function startsLikeText(text: string, start: number): boolean {
+  const value = (offset: number) => BASE64_CHARS[text.charCodeAt(start + offset)]! - 1;
+  const first = (value(0) << 2) | (value(1) >> 4);
+  const second = ((value(1) & 15) << 4) | (value(2) >> 2);
+  const control = (byte: number) => (byte < 32 && byte !== 9 && byte !== 10 && byte !== 13) || byte === 127;
+  if (control(first) || (first >= 0x80 && first < 0xc2) || first > 0xf4) return false;
+  // After an ASCII byte comes ASCII or a lead byte; after a lead byte, a continuation byte.
+  return first < 0x80 ? !control(second) && (second < 0x80 || second >= 0xc2) && second <= 0xf4 : second >= 0x80 && second < 0xc0;
 }
+/** 16 base64 characters hold 12 bytes: shorter runs are words, ids and numbers. */
+const MIN_BASE64_CHARS = 16;
 
-const inTable = (table: Uint8Array, text: string, index: number) => {
+const isUrlChar = (text: string, index: number) => {
   const code = text.charCodeAt(index);
-  return code < 128 && table[code] === 1;
+  return code < 128 && URL_CHARS[code] === 1;
 };
-
-/** [start, end) of each run of URL characters that holds a %XX escape. Found from the escapes: text without one costs a search. */
-function urlSegments(text: string): [number, number][] {
-  const segments: [number, number][] = [];
-  PERCENT_ESCAPE.lastIndex = 0;
-  for (let match = PERCENT_ESCAPE.exec(text); match; match = PERCENT_ESCAPE.exec(text)) {
-    let start = match.index;
-    let end = match.index + 3;
-    while (start > 0 && inTable(URL_CHARS, text, start - 1)) start--;
-    while (end < text.length && inTable(URL_CHARS, text, end)) end++;
-    segments.push([start, end]);
-    PERCENT_ESCAPE.lastIndex = end;
-  }
-  return segments;
-}
-
-/** [start, end) of each run of base64 characters long enough to hold a secret, with its = padding. */
-function base64Segments(text: string): [number, number][] {
-  const segments: [number, number][] = [];
-  for (let index = 0; index < text.length;) {
-    if (!inTable(BASE64_CHARS, text, index)) {
-      index++;
-      continue;
-    }
-    const start = index;
-    while (index < text.length && inTable(BASE64_CHARS, text, index)) index++;
-    if (index - start < MIN_BASE64_CHARS) continue;
-    for (let padding = 0; padding < 2 && text[index] === "="; padding++) index++;
-    segments.push([start, index]);
-  }
-  return segments;
-}
-
-/** The text with each segment replaced by what `replace` returns for it. */
-function replaceSegments(text: string, segments: [number, number][], replace: (segment: string) => string): string {
-  if (segments.length === 0) return text;
-  let result = "";
-  let from = 0;
-  for (const [start, end] of segments) {
-    result += text.slice(from, start) + replace(text.slice(start, end));
-    from = end;
-  }
-  return result + text.slice(from);
-}
+const isBase64Char = (text: string, index: number) => {
+  const code = text.charCodeAt(index);
+  return code < 128 && BASE64_CHARS[code] !== 0;
+};
 
 /** URL decoding as form data (`+` is a space), leaving escapes that are not UTF-8 as they are. */
 function decodeUrlSegment(segment: string): string {
@@ -433,28 +424,80 @@ function decodeUrlSegment(segment: string): string {
   });
 }
 
-function redactEncoded(text: string, redactor: Redactor, counts: RedactionCounts, depth: number): string {
-  /** The kind of the first finding in a decoded segment (secrets are looked for first), or null. */
-  const kindInside = (decoded: string | null): string | null => {
-    if (decoded === null) return null;
-    const found: RedactionCounts = {};
-    return redactAt(decoded, redactor, found, depth + 1) === decoded ? null : (Object.keys(found)[0] ?? null);
-  };
-  const replaced = (segment: string, kind: string | null) => {
-    if (kind === null) return segment;
+/** The kind of the first finding in a decoded segment (secrets are looked for first), or null. */
+function kindInside(decoded: string | null, redactor: Redactor, depth: number): string | null {
+  if (decoded === null) return null;
+  const found: RedactionCounts = {};
+  return redactAt(decoded, redactor, found, depth + 1) === decoded ? null : (Object.keys(found)[0] ?? null);
+}
+
+/** A base64 run's replacement: its mark, or for a path of runs (…/callback/<base64>) its parts' marks; null when nothing was found. */
+function base64Replacement(run: string, redactor: Redactor, counts: RedactionCounts, depth: number): string | null {
+  const kind = kindInside(decodeBase64(run), redactor, depth);
+  if (kind !== null) {
     add(counts, kind);
     return redactedMark(kind);
-  };
-  const decoded = replaceSegments(text, urlSegments(text), (segment) => replaced(segment, kindInside(decodeUrlSegment(segment))));
-  return replaceSegments(decoded, base64Segments(decoded), (segment) => {
-    const kind = kindInside(decodeBase64(segment));
-    if (kind !== null || !segment.includes("/")) return replaced(segment, kind);
-    // A path of segments (…/callback/<base64>) does not decode as a whole; its parts may.
-    return segment
-      .split("/")
-      .map((part) => (part.length >= MIN_BASE64_CHARS ? replaced(part, kindInside(decodeBase64(part))) : part))
-      .join("/");
+  }
+  if (!run.includes("/")) return null;
+  let changed = false;
+  const parts = run.split("/").map((part) => {
+    const partKind = part.length >= MIN_BASE64_CHARS ? kindInside(decodeBase64(part), redactor, depth) : null;
+    if (partKind === null) return part;
+    changed = true;
+    add(counts, partKind);
+    return redactedMark(partKind);
   });
+  return changed ? parts.join("/") : null;
+}
+
+function redactEncoded(text: string, redactor: Redactor, counts: RedactionCounts, depth: number): string {
+  let result = text;
+  // URL-encoded runs, found from their escapes: text without a % costs one search.
+  if (result.includes("%")) {
+    let rebuilt = "";
+    let from = 0;
+    PERCENT_ESCAPE.lastIndex = 0;
+    for (let match = PERCENT_ESCAPE.exec(result); match; match = PERCENT_ESCAPE.exec(result)) {
+      let start = match.index;
+      let end = start + 3;
+      while (start > from && isUrlChar(result, start - 1)) start--;
+      while (end < result.length && isUrlChar(result, end)) end++;
+      const kind = kindInside(decodeUrlSegment(result.slice(start, end)), redactor, depth);
+      // The search goes on after the run (a decoded segment is searched with the same expression, from 0).
+      PERCENT_ESCAPE.lastIndex = end;
+      if (kind === null) continue;
+      add(counts, kind);
+      rebuilt += result.slice(from, start) + redactedMark(kind);
+      from = end;
+    }
+    if (from > 0) result = rebuilt + result.slice(from);
+  }
+  // Base64 runs, each whole with its = padding, by character table. A run of 16 holds the 16th
+  // character from any point before it, so the scan looks there first and skips ahead when it is
+  // not base64: prose costs a look every few characters. (A regular expression would try every
+  // start inside each shorter run.) No run starts before `index`.
+  let rebuilt = "";
+  let from = 0;
+  for (let index = 0; index + MIN_BASE64_CHARS <= result.length;) {
+    const probe = index + MIN_BASE64_CHARS - 1;
+    if (!isBase64Char(result, probe)) {
+      index = probe + 1;
+      continue;
+    }
+    let start = probe;
+    while (start > index && isBase64Char(result, start - 1)) start--;
+    let end = probe + 1;
+    while (end < result.length && isBase64Char(result, end)) end++;
+    index = end;
+    if (end - start < MIN_BASE64_CHARS) continue;
+    for (let padding = 0; padding < 2 && result.charCodeAt(index) === 61; padding++) index++; // "="
+    if (!startsLikeText(result, start) && !result.slice(start, end).includes("/")) continue;
+    const replacement = base64Replacement(result.slice(start, index), redactor, counts, depth);
+    if (replacement === null) continue;
+    rebuilt += result.slice(from, start) + replacement;
+    from = index;
+  }
+  return from > 0 ? rebuilt + result.slice(from) : result;
 }
 
 // ---- JSON values -----------------------------------------------------------------------------
@@ -480,12 +523,14 @@ export function redactValue(value: unknown, redactor: Redactor, counts: Redactio
     return Object.fromEntries(
       entries.map(([key, item], index) => {
         let name = redactedKeys[index]!;
-        if (name !== key) {
-          for (let number = 2; taken.has(name); number++) name = `${redactedKeys[index]}#${number}`;
-          taken.add(name);
-          fields.push(`${path}.${name}`);
-        }
-        return [name, redactValue(item, redactor, counts, `${path}.${name}`, fields)];
+        if (name === key) return [name, redactValue(item, redactor, counts, `${path}.${name}`, fields)];
+        for (let number = 2; taken.has(name); number++) name = `${redactedKeys[index]}#${number}`;
+        taken.add(name);
+        // The key's path once, before what changed under it (a string value that changed has the same path).
+        const at = fields.length;
+        const redacted = redactValue(item, redactor, counts, `${path}.${name}`, fields);
+        if (fields[at] !== `${path}.${name}`) fields.splice(at, 0, `${path}.${name}`);
+        return [name, redacted];
       }),
     );
   }

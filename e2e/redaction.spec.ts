@@ -18,6 +18,7 @@ test("turning on email redaction stores the next trace without the address, and 
   const card = page.getByRole("region", { name: "Redaction" });
   await expect(card.getByRole("switch", { name: "Card numbers" })).toBeChecked();
   await expect(card.getByRole("switch", { name: "Email addresses" })).not.toBeChecked();
+  await expect(card.getByRole("switch", { name: "US social security numbers" })).not.toBeChecked();
   await card.getByRole("switch", { name: "Email addresses" }).click();
   await card.getByRole("button", { name: "Save redaction" }).click();
   await expect(page.getByText(/Redaction saved as version \d+/)).toBeVisible();

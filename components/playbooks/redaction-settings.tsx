@@ -24,12 +24,17 @@ const KINDS = [
   {
     key: "secrets",
     label: "Secrets",
-    help: "API keys (OpenAI, Anthropic, GitHub, AWS), Bearer tokens, private keys, passwords and random-looking key= values.",
+    help: "API keys (ACE Studio, OpenAI, Anthropic, GitHub, AWS, Google, Slack, Stripe, npm), JWTs, Bearer and Basic credentials, private keys, passwords and random-looking key= values, also URL-encoded or in base64.",
   },
   { key: "cards", label: "Card numbers", help: "13–19 digits that pass the Luhn check." },
   { key: "emails", label: "Email addresses", help: "Off by default." },
   { key: "phones", label: "Phone numbers", help: "International, North American and national formats. Off by default." },
   { key: "ibans", label: "IBANs", help: "Bank account numbers whose checksum holds. Off by default." },
+  {
+    key: "ssns",
+    label: "US social security numbers",
+    help: "123-45-6789 or 123 45 6789, except numbers never issued (area 000, 666 or 9xx, group 00, serial 0000). Off by default.",
+  },
 ] as const;
 
 /** A custom pattern's row: its name, then the expression. */

@@ -9,6 +9,7 @@ const KIND_WORDS: Record<string, [one: string, many: string]> = {
   email: ["email address", "email addresses"],
   phone: ["phone number", "phone numbers"],
   iban: ["IBAN", "IBANs"],
+  ssn: ["social security number", "social security numbers"],
 };
 
 export interface RedactionRow {

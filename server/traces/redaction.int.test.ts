@@ -212,6 +212,20 @@ describe.each(testEngines())("redaction at ingestion on %s", (engine) => {
     ).rejects.toThrow(/backreference/);
   });
 
+  it("a dry run with a kind turned on shows a metadata key it would replace as the key's mark, with its value", async () => {
+    await suite.caller.traces.ingest({
+      traces: [{ playbook: "support", task: "Verify the customer", metadata: { "219-45-6781": "verified", region: "eu" } }],
+    });
+    const preview = await suite.caller.traces.redactionPreview({
+      playbookId: suite.playbookId,
+      redaction: { secrets: true, cards: true, emails: false, phones: false, ibans: false, ssns: true, customPatterns: [] },
+    });
+    expect(preview).toMatchObject({ scanned: 1, tracesMatched: 1, counts: { ssn: 1 } });
+    expect(preview.examples.map((example) => [example.field, example.excerpt])).toEqual([
+      ["metadata.[REDACTED:ssn]", "[REDACTED:ssn]: verified"],
+    ]);
+  });
+
   it("the reflector's prompt receives none of them", async () => {
     const config = loadEnv({
       OPENAI_BASE_URL: openAi.mock.url,

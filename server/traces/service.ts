@@ -314,11 +314,16 @@ function excerptOf(text: string): string {
   return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
 }
 
-/** A string of a redacted trace by its field path (task, feedback.notes, metadata.keys.0 …). */
+/** A redacted object key as stored: a mark, numbered when keys redacted alike ([REDACTED:secret]#2). */
+const REDACTED_KEY = /^\[REDACTED:[^\]]+\](?:#\d+)?$/;
+
+/** A string of a redacted trace by its field path (task, feedback.notes, metadata.keys.0 …); for a redacted key, the key and its string value. */
 function fieldText(trace: Record<string, unknown>, path: string): string {
   let value: unknown = trace;
   for (const key of path.split("."))
     value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  const last = path.slice(path.lastIndexOf(".") + 1);
+  if (REDACTED_KEY.test(last)) return typeof value === "string" ? `${last}: ${value}` : last;
   return typeof value === "string" ? value : "";
 }
 

@@ -29,6 +29,8 @@ export const redactionSettingsSchema = z.object({
   emails: z.boolean().default(false),
   phones: z.boolean().default(false),
   ibans: z.boolean().default(false),
+  /** US social security numbers: opt-in, as nine digits in that shape are often something else. */
+  ssns: z.boolean().default(false),
   customPatterns: customPatternsSchema.default([]),
 });
 export type RedactionSettings = z.infer<typeof redactionSettingsSchema>;
@@ -41,13 +43,18 @@ export const redactionSettingsPatchSchema = z.strictObject({
   emails: shape.emails.unwrap().optional(),
   phones: shape.phones.unwrap().optional(),
   ibans: shape.ibans.unwrap().optional(),
+  ssns: shape.ssns.unwrap().optional(),
   customPatterns: customPatternsSchema.optional(),
 });
 
-const KIND_OF_SETTING = { secrets: "secret", cards: "card", emails: "email", phones: "phone", ibans: "iban" } as const satisfies Record<
-  string,
-  BuiltInKind
->;
+const KIND_OF_SETTING = {
+  secrets: "secret",
+  cards: "card",
+  emails: "email",
+  phones: "phone",
+  ibans: "iban",
+  ssns: "ssn",
+} as const satisfies Record<string, BuiltInKind>;
 
 /** The redactor a playbook's settings describe (custom patterns compiled once and cached). */
 export function redactorFor(settings: RedactionSettings): Redactor {

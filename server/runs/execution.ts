@@ -7,6 +7,7 @@ import { LlmError } from "@/server/llm/errors";
 import type { CompletionRequest, CompletionResult } from "@/server/llm/types";
 import { readSettings } from "@/server/playbooks/manage";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
+import { copyRemovalReason, removeTraceCopies } from "@/server/traces/copies";
 import { budgetUsage } from "./budget";
 import type { RunProvider } from "./providers";
 import * as repo from "./repository";
@@ -147,7 +148,9 @@ export async function executeRun(
   });
   try {
     const result = await role(context, exchange);
-    await repo.finishRun(db, run.id, { status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
+    const redacted = await repo.finishRun(db, run.id, { status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
+    // A trace it read was erased while it ran: the delta it proposed since then quotes it too.
+    if (redacted) await db.$transaction((tx) => removeTraceCopies(tx, run.playbookId, run.traceIds, copyRemovalReason(redacted)));
     return { type: "done" };
   } catch (error) {
     // Another worker holds the job now and runs it: record nothing (the queue refuses this outcome anyway).

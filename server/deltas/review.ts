@@ -318,7 +318,9 @@ export async function updateOperation(db: Db, author: WhoOrName, input: z.output
       after: {
         operation: record.position + 1,
         payload: op,
-        ...(input.rationale !== undefined || !quotesTraces(delta.origin, delta.evidence) ? { rationale: input.rationale ?? record.rationale } : {}),
+        ...(input.rationale !== undefined || !quotesTraces(delta.origin, delta.evidence)
+          ? { rationale: input.rationale ?? record.rationale }
+          : {}),
       },
     });
   }, WRITE_TRANSACTION);

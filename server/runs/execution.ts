@@ -148,7 +148,12 @@ export async function executeRun(
   });
   try {
     const result = await role(context, exchange);
-    const redacted = await repo.finishRun(db, run.id, { status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
+    const redacted = await repo.finishRun(db, run.id, {
+      status: "succeeded",
+      output: result.output as never,
+      deltaId: result.deltaId,
+      ...usage(),
+    });
     // A trace it read was erased while it ran: the delta it proposed since then quotes it too.
     if (redacted) await db.$transaction((tx) => removeTraceCopies(tx, run.playbookId, run.traceIds, copyRemovalReason(redacted)));
     return { type: "done" };

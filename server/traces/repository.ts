@@ -375,8 +375,9 @@ export interface CopyNotices {
 /**
  * Empties the runs of the playbook that read any of `traceIds` (prompt, answers, output; the row
  * stays, marked redacted), then rewrites the deltas that cite those traces or runs, or that those
- * runs proposed: their rationale, their operations' rationales and their evidence notes, and the
- * rationale where a version's reason quoted it. Ids and counts stay. Returns how many runs and deltas.
+ * runs proposed: their rationale, their operations' rationales and their evidence notes, the
+ * rationale where a version's reason quoted it, and the justification of the bullets they added.
+ * Ids and counts stay. Returns how many runs and deltas.
  */
 export async function removeTraceCopies(
   tx: Tx,
@@ -426,5 +427,11 @@ export async function removeTraceCopies(
     )
     SELECT (SELECT count(*) FROM rewritten)::int AS deltas, (SELECT count(*) FROM versions)::int AS versions,
       (SELECT count(*) FROM operations)::int AS operations`;
+  // A bullet an approved delta added keeps its content (that is playbook content now), not the
+  // rationale it was proposed with: that is a copy of the traces it came from.
+  await tx.$executeRaw`
+    UPDATE "Bullet" SET justification = ${notices.operationRationale}
+    WHERE "playbookId" = ${playbookId}::uuid AND justification IS NOT NULL AND justification <> ${notices.operationRationale}
+      AND ("sourceTraceId" = ANY(${ids}::uuid[]) OR "sourceRunId" = ANY(${runIds}::text[]))`;
   return { runs: runs.length, deltas: row?.deltas ?? 0 };
 }

@@ -14,42 +14,12 @@ import { runHandlers } from "@/server/runs/service";
 import { testEngines } from "@/server/testing/db";
 import { aceAnswer, type MockStepFunction } from "@/server/testing/mock-openai";
 import { mockOpenAiSuite, playbookSuite } from "@/server/testing/playbook-suite";
+import { MARKER, markedTrace, otherTrace, UNIT } from "@/server/testing/marked-trace";
 import { columnsHolding, type RunQuery } from "@/server/testing/text-scan";
 
 const { DELETE } = await import("@/app/api/v1/traces/route");
 
-/** Letters only, so a model that quotes the task's words quotes it whole. */
-const MARKER = "Zanzibarquokkamarker";
-const UNIT = "customer-jane";
 const DAY_MS = 86_400_000;
-
-/** The trace to erase: the marker in task, reasoning, output and metadata (not in the errors the offline curator learns from). */
-function markedTrace(timestamp?: Date) {
-  return {
-    playbook: "support",
-    externalId: "jane-1",
-    unitId: UNIT,
-    task: `Refund the order of ${MARKER} placed yesterday. Then confirm by email.`,
-    reasoning: `I looked up the order of ${MARKER} as [str-00001] says.`,
-    output: `Refunded ${MARKER} in full.`,
-    outcome: "failure" as const,
-    citedBulletIds: ["str-00001"],
-    feedback: { groundTruth: "Refund declined: outside the refund window", errors: ["HTTP 429 Too Many Requests from the billing API"] },
-    metadata: { customer: MARKER, channel: "email" },
-    ...(timestamp ? { timestamp: timestamp.toISOString() } : {}),
-  };
-}
-
-/** Another customer's trace, read by the same curator run: it and its reflection stay. */
-const otherTrace = {
-  playbook: "support",
-  externalId: "other-1",
-  unitId: "customer-omar",
-  task: "Track parcel 77 for Omar.",
-  output: "It arrives Monday.",
-  outcome: "success" as const,
-  citedBulletIds: ["str-00003"],
-};
 
 /** A curation that quotes nothing of the traces: what a model adds is playbook content once approved, not a copy. */
 const CURATION = {

@@ -272,8 +272,9 @@ export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: 
     WHERE b."playbookId" = ${playbookId}::uuid AND b."externalId" = ANY (${[...externalIds]}::text[]) AND b.status = 'active'`;
 }
 
+/** A trace erased while it was being reflected is gone: nothing to mark, and the run still ends. */
 export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {
-  await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() }, select: { id: true } });
+  await db.trace.updateMany({ where: { id: traceId }, data: { reflectedAt: new Date() } });
 }
 
 /**

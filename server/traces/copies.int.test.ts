@@ -166,6 +166,37 @@ describe.each(testEngines())("erasure and retention reach every copy on %s", (en
     expect((await runsOf("curator"))[0]).toMatchObject({ prompt: [], redactedReason: "erasure" });
   });
 
+  it("a run under way when its trace is erased writes none of it back, and the delta it proposes meanwhile is rewritten", async () => {
+    useModel();
+    let erasedMidway: Record<string, number> | null = null;
+    // The model answers only after the erasure has committed: the run read the trace before it.
+    openAi.mock.setDefault(async (body, request) => {
+      erasedMidway ??= await erase();
+      return modelAnswers(body, request);
+    });
+    await suite.caller.traces.ingest({ traces: [markedTrace()] });
+    await new JobWorker(suite.database.db, {
+      handlers: runHandlers(),
+      backoff: { baseMs: 10, maxMs: 40, jitter: 0 },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    }).drain();
+
+    expect(erasedMidway).toMatchObject({ traces: 1, runsEmptied: 1, deltasRewritten: 0 });
+    const [run] = await runsOf("reflector");
+    expect(run).toMatchObject({ prompt: [], output: null, redactedReason: "erasure" });
+    expect(await suite.database.db.run.findFirstOrThrow({ select: { status: true, error: true } })).toEqual({
+      status: "succeeded",
+      error: null,
+    });
+    expect(await suite.database.db.run.findFirst({ where: { role: "curator" } })).toBeNull();
+    const tags = await suite.database.db.delta.findFirstOrThrow({
+      where: { origin: "reflector" },
+      select: { rationale: true, evidence: true },
+    });
+    expect(tags.rationale).toMatch(/^Rationale removed with the erasure of 1 of the traces it cites/);
+    expect(await holding()).toEqual([]);
+  });
+
   it("retention expiring the trace empties its copies the same way, then succeeded runs expire once their traces are gone", async () => {
     const now = Date.now();
     await reflectAndCurate([markedTrace(new Date(now - 40 * DAY_MS)), otherTrace]);

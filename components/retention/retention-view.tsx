@@ -27,7 +27,7 @@ export function RetentionView() {
     <div className="flex flex-col gap-6">
       <AdminHeader
         title="Retention"
-        description="How long traces, rejected deltas and failed runs are kept. Applied deltas and versions are the history and are kept. The charts keep their figures for expired days."
+        description="How long traces, rejected deltas and failed runs are kept; succeeded runs go once their traces have. Applied deltas and versions are the history and are kept. The charts keep their figures for expired days."
       />
       {status.isError ? <LoadFailed what="retention" error={status.error} onRetry={() => void status.refetch()} /> : null}
       {status.data ? (

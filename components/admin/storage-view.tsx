@@ -102,6 +102,7 @@ function removals(row: PreviewRow | undefined): string {
     [row.traces, "trace", "traces"],
     [row.rejectedDeltas, "rejected delta", "rejected deltas"],
     [row.failedRuns, "failed run", "failed runs"],
+    [row.succeededRuns, "succeeded run", "succeeded runs"],
     [row.exposures, "exposure", "exposures"],
   ]);
   return words || "Nothing";

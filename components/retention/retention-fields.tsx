@@ -71,11 +71,18 @@ export function RetentionFields({
 }
 
 /** "1,204 traces · 3 rejected deltas" for counts of what a run removed (or will), "nothing" when all are 0. */
-export function describeRemoved(counts: { traces: number; rejectedDeltas: number; failedRuns: number; exposures: number }): string {
+export function describeRemoved(counts: {
+  traces: number;
+  rejectedDeltas: number;
+  failedRuns: number;
+  exposures: number;
+  succeededRuns: number;
+}): string {
   const parts = [
     [counts.traces, "trace", "traces"],
     [counts.rejectedDeltas, "rejected delta", "rejected deltas"],
     [counts.failedRuns, "failed run", "failed runs"],
+    [counts.succeededRuns, "succeeded run", "succeeded runs"],
     [counts.exposures, "experiment exposure", "experiment exposures"],
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, one, many]) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`);

@@ -27,7 +27,7 @@ export function RetentionView() {
     <div className="flex flex-col gap-6">
       <AdminHeader
         title="Retention"
-        description="How long traces, rejected deltas and failed runs are kept. Applied deltas and versions are the history and are kept. The charts keep their figures for expired days."
+        description="How long traces, rejected deltas and failed runs are kept; succeeded runs go once their traces have. Applied deltas and versions are the history and are kept. The charts keep their figures for expired days."
       />
       {status.isError ? <LoadFailed what="retention" error={status.error} onRetry={() => void status.refetch()} /> : null}
       {status.data ? (
@@ -206,6 +206,9 @@ function PreviewCard() {
                   <th scope="col" className="px-2 py-2 text-right font-medium">
                     Failed runs
                   </th>
+                  <th scope="col" className="px-2 py-2 text-right font-medium">
+                    Succeeded runs
+                  </th>
                   <th scope="col" className="px-4 py-2 text-right font-medium sm:px-5">
                     Exposures
                   </th>
@@ -226,6 +229,7 @@ function PreviewCard() {
                     <td className="px-2 py-2 text-right tabular-nums">{row.traces.toLocaleString("en")}</td>
                     <td className="px-2 py-2 text-right tabular-nums">{row.rejectedDeltas.toLocaleString("en")}</td>
                     <td className="px-2 py-2 text-right tabular-nums">{row.failedRuns.toLocaleString("en")}</td>
+                    <td className="px-2 py-2 text-right tabular-nums">{row.succeededRuns.toLocaleString("en")}</td>
                     <td className="px-4 py-2 text-right tabular-nums sm:px-5">{row.exposures.toLocaleString("en")}</td>
                   </tr>
                 ))}

@@ -37,6 +37,23 @@ import { runHref, traceHref } from "@/components/ui/routes";
 
 const POLL_MS = 2_000;
 
+/** Why a run shows no prompt, answers or output: a trace it read was erased or expired. */
+function redactionNotice(run: RunDetail): ReactNode {
+  const why = run.redactedReason === "retention" ? "retention" : "erasure";
+  return (
+    <>
+      Content removed with the trace&apos;s {why}
+      {run.redactedAt ? (
+        <>
+          {" "}
+          (<ExactTime date={run.redactedAt} />)
+        </>
+      ) : null}
+      . The run&apos;s cost, tokens and links stay.
+    </>
+  );
+}
+
 export function RunDetailView({ runId }: { runId: string }) {
   const trpc = useTRPC();
   const { data: run } = useSuspenseQuery({
@@ -55,7 +72,9 @@ export function RunDetailView({ runId }: { runId: string }) {
       <div className="mt-6 grid grid-cols-1 items-start gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">
         <div className="flex min-w-0 flex-col gap-6">
           <DetailSection title="Output">
-            {run.output === null || run.output === undefined ? (
+            {run.redactedAt ? (
+              <p className="text-sm text-ink-muted">{redactionNotice(run)}</p>
+            ) : run.output === null || run.output === undefined ? (
               <p className="text-sm text-ink-muted">
                 {run.status === "failed"
                   ? "No output: the run failed before it finished. The prompt and any answer it got are below."
@@ -68,7 +87,11 @@ export function RunDetailView({ runId }: { runId: string }) {
             )}
           </DetailSection>
           <DetailSection title={run.provider === "offline" ? "Rules input and output" : "Prompt and responses"}>
-            <RunExchange prompt={run.prompt} rawResponse={run.rawResponse} attempts={run.attempts} />
+            {run.redactedAt ? (
+              <p className="text-sm text-ink-muted">{redactionNotice(run)}</p>
+            ) : (
+              <RunExchange prompt={run.prompt} rawResponse={run.rawResponse} attempts={run.attempts} />
+            )}
           </DetailSection>
         </div>
         <div className="flex min-w-0 flex-col gap-6">

@@ -80,7 +80,9 @@ function EraseForm({ onDone }: { onDone: () => void }) {
   const erase = useMutation(
     trpc.traces.deleteSelection.mutationOptions({
       onSuccess: async (deleted) => {
-        toast.success(`Deleted ${plural(deleted.traces, "trace")} and ${plural(deleted.exposures, "experiment exposure")}.`);
+        toast.success(`Deleted ${plural(deleted.traces, "trace")} and ${plural(deleted.exposures, "experiment exposure")}.`, {
+          description: `Emptied ${plural(deleted.runsEmptied, "run")} and rewrote ${plural(deleted.deltasRewritten, "delta")} that quoted them.`,
+        });
         await queryClient.invalidateQueries({ queryKey: trpc.traces.pathKey() });
         onDone();
       },

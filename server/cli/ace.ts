@@ -311,7 +311,10 @@ async function runTraces(backend: Backend, action: string, nameOrId: string, opt
     console.error(`Exported ${written} record(s) to ${options.export}.`);
   }
   const deleted = await backend.deleteTraces(selection);
-  console.error(`Deleted ${deleted.traces} trace(s) and ${deleted.exposures} experiment exposure(s) of "${nameOrId}".`);
+  console.error(
+    `Deleted ${deleted.traces} trace(s) and ${deleted.exposures} experiment exposure(s) of "${nameOrId}"; ` +
+      `emptied ${deleted.runsEmptied} run(s) and rewrote ${deleted.deltasRewritten} delta(s) that quoted them.`,
+  );
   return 0;
 }
 

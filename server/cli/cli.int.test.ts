@@ -195,7 +195,7 @@ describe("the ace CLI on an embedded database", { timeout: 300_000 }, () => {
     const done = await runCli(["traces", "delete", "requests", "--unit-id", "jane@example.com", "--export", copy, "--yes"], env);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toMatch(
-      /Exported 2 record\(s\) to .*jane\.jsonl\.\nDeleted 2 trace\(s\) and 0 experiment exposure\(s\) of "requests"\./,
+      /Exported 2 record\(s\) to .*jane\.jsonl\.\nDeleted 2 trace\(s\) and 0 experiment exposure\(s\) of "requests"; emptied 2 run\(s\) and rewrote 0 delta\(s\) that quoted them\./,
     );
     const records = readFileSync(copy, "utf8")
       .trim()

@@ -71,3 +71,40 @@ export function editTarget(ops: readonly DeltaOperation[], playbookId: string, a
   if (only?.type === "add" && addedIds[0]) return { type: "bullet", id: addedIds[0], label: addedIds[0] };
   return { type: "playbook", id: playbookId, label: null };
 }
+
+/** Origins whose text is drawn from agents' traces (a reflection, a curation of reflections, pruning by counters). */
+const TRACE_ORIGINS: ReadonlySet<string> = new Set(["reflector", "curator", "pruning"]);
+
+/**
+ * Whether a delta's rationale and notes may quote traces: it came from them, or cites one. The audit
+ * log is append-only, so it never stores such text (erasure could not take it back): only counts.
+ */
+export function quotesTraces(origin: string, evidence: unknown): boolean {
+  return TRACE_ORIGINS.has(origin) || evidenceCounts(evidence).traces > 0;
+}
+
+function evidenceCounts(evidence: unknown): { traces: number; runs: number } {
+  const list = (key: string) => {
+    const value = evidence && typeof evidence === "object" ? (evidence as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(value) ? value.length : 0;
+  };
+  return { traces: list("traceIds"), runs: list("runIds") };
+}
+
+/** What the audit log keeps of a delta's rationale: a person's or agent's own words, or, for text drawn from traces, counts. */
+export function auditedRationale(
+  origin: string,
+  rationale: string,
+  evidence: unknown,
+): { rationale: string } | { rationaleChars: number; evidenceTraces: number; evidenceRuns: number } {
+  if (!quotesTraces(origin, evidence)) return { rationale: rationale.slice(0, 500) };
+  const counts = evidenceCounts(evidence);
+  return { rationaleChars: rationale.length, evidenceTraces: counts.traces, evidenceRuns: counts.runs };
+}
+
+/** What a version's reason says of the delta it applied: its rationale, or counts when that may quote traces. */
+export function versionRationale(origin: string, rationale: string, evidence: unknown): string {
+  if (!quotesTraces(origin, evidence)) return rationale ? `: ${rationale}` : "";
+  const { traces, runs } = evidenceCounts(evidence);
+  return traces || runs ? ` (evidence: ${traces} traces, ${runs} runs)` : "";
+}

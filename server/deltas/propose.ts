@@ -16,6 +16,7 @@ import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { statesAt } from "@/server/history/service";
 import type { ImportProposal } from "@/server/playbooks/schemas";
+import { auditedRationale, versionRationale } from "./audit";
 import { staleTargets, tryApply } from "./checks";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
@@ -145,7 +146,7 @@ export async function proposeDelta(
       origin,
       status,
       operations: ops.map((op) => op.type),
-      rationale: input.rationale.slice(0, 500),
+      ...auditedRationale(origin, input.rationale, input.evidence),
       confidence: input.confidence,
       baseVersion,
       flagged: validation.findings.filter((f) => f.severity === "error" || f.kind === "prompt_injection").length,
@@ -192,9 +193,11 @@ export async function proposeDelta(
       next: result.state,
       changes: result.changes,
       author: actor,
-      reason: `Auto-applied ${origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${
-        input.rationale ? `: ${input.rationale}` : ""
-      }`,
+      reason: `Auto-applied ${origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${versionRationale(
+        origin,
+        input.rationale,
+        input.evidence,
+      )}`,
       recordDelta: async (tx, version) => {
         await repo.insertDelta(tx, deltaRow("auto_applied", version), operationRows("approved"));
         return deltaId;

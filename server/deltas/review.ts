@@ -21,6 +21,7 @@ import {
   targetColumns,
   type StaleTarget,
 } from "./findings";
+import { quotesTraces } from "./audit";
 import { requireDelta } from "./queries";
 import * as repo from "./repository";
 import type {
@@ -310,8 +311,17 @@ export async function updateOperation(db: Db, author: WhoOrName, input: z.output
       action: "delta.edit",
       target: deltaTarget(delta),
       playbookId: delta.playbookId,
-      before: { operation: record.position + 1, payload: record.payload, rationale: record.rationale },
-      after: { operation: record.position + 1, payload: op, rationale: input.rationale ?? record.rationale },
+      // The proposal as it was, when drawn from traces, is not kept: the log cannot forget an erased trace.
+      before: quotesTraces(delta.origin, delta.evidence)
+        ? { operation: record.position + 1, type: record.type, rationaleChars: record.rationale.length }
+        : { operation: record.position + 1, payload: record.payload, rationale: record.rationale },
+      after: {
+        operation: record.position + 1,
+        payload: op,
+        ...(input.rationale !== undefined || !quotesTraces(delta.origin, delta.evidence)
+          ? { rationale: input.rationale ?? record.rationale }
+          : {}),
+      },
     });
   }, WRITE_TRANSACTION);
   const targets = mergeTargets(ops.map((o) => operationTargets(o, snapshot.entry.state.sections)));

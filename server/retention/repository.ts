@@ -5,8 +5,11 @@
 import { Prisma, type DbOrTx, type Tx } from "@/server/db/client";
 import type { RetentionKind } from "@/server/ace/retention/settings";
 
-/** What retention removes: the three kinds of the settings, and the exposures of archived experiments. */
-type RemovedKind = RetentionKind | "exposures";
+/**
+ * What retention removes: the three kinds of the settings, the exposures of archived experiments,
+ * and succeeded runs once their traces are gone (with the traces' days).
+ */
+type RemovedKind = RetentionKind | "exposures" | "succeededRuns";
 
 /** A UTC instant as the timestamp-without-zone the columns hold. */
 const utc = (time: Date) => Prisma.sql`(${time.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
@@ -64,6 +67,22 @@ function expiredFailedRuns(playbookId: string, cutoff: Date) {
         WHERE d."playbookId" = ${playbookId}::uuid AND d.status = 'pending' AND jsonb_typeof(d.evidence->'runIds') = 'array')`;
 }
 
+/**
+ * Succeeded runs created before the traces' cutoff whose traces are all gone (a run is a copy of
+ * what it read), that no pending delta came from or cites. Their content was emptied when their
+ * traces went; the hourly rollups keep what they cost.
+ */
+function expiredSucceededRuns(playbookId: string, cutoff: Date) {
+  return Prisma.sql`
+    SELECT r.id, r."createdAt" AS "timestamp" FROM "Run" r
+    WHERE r."playbookId" = ${playbookId}::uuid AND r.status = 'succeeded' AND r."createdAt" < ${utc(cutoff)}
+      AND NOT EXISTS (SELECT 1 FROM "Trace" t WHERE t.id = ANY(r."traceIds"::uuid[]))
+      AND NOT EXISTS (SELECT 1 FROM "Delta" d WHERE d.id = r."deltaId" AND d.status = 'pending')
+      AND r.id::text NOT IN (
+        SELECT jsonb_array_elements_text(d.evidence->'runIds') FROM "Delta" d
+        WHERE d."playbookId" = ${playbookId}::uuid AND d.status = 'pending' AND jsonb_typeof(d.evidence->'runIds') = 'array')`;
+}
+
 /** Exposures of the playbook's archived experiments first seen before the traces' cutoff. */
 function expiredExposures(playbookId: string, cutoff: Date) {
   return Prisma.sql`
@@ -87,8 +106,9 @@ export async function countExpired(db: DbOrTx, playbookId: string, cutoffs: Cuto
       (SELECT count(*) FROM (${expiredTraces(playbookId, cutoffs.traces)}) x)::int AS traces,
       (SELECT count(*) FROM (${expiredRejectedDeltas(playbookId, cutoffs.rejectedDeltas)}) x)::int AS "rejectedDeltas",
       (SELECT count(*) FROM (${expiredFailedRuns(playbookId, cutoffs.failedRuns)}) x)::int AS "failedRuns",
-      (SELECT count(*) FROM (${expiredExposures(playbookId, cutoffs.traces)}) x)::int AS exposures`;
-  return row ?? { traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0 };
+      (SELECT count(*) FROM (${expiredExposures(playbookId, cutoffs.traces)}) x)::int AS exposures,
+      (SELECT count(*) FROM (${expiredSucceededRuns(playbookId, cutoffs.traces)}) x)::int AS "succeededRuns"`;
+  return row ?? { traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0, succeededRuns: 0 };
 }
 
 // ---- Deleting one batch --------------------------------------------------------------------------
@@ -97,23 +117,24 @@ export async function countExpired(db: DbOrTx, playbookId: string, cutoffs: Cuto
 
 /**
  * Deletes a batch of expired traces from `from` on (the latest timestamp of the batch before: the
- * index range starts there instead of walking the rows already deleted or kept); returns how many,
+ * index range starts there instead of walking the rows already deleted or kept); returns their ids,
  * and the earliest and latest timestamps among them.
  */
 export async function deleteExpiredTraces(
   tx: Tx,
   playbookId: string,
   { cutoff, from, limit }: { cutoff: Date; from: Date | null; limit: number },
-): Promise<{ removed: number; earliest: Date | null; latest: Date | null }> {
-  const [row] = await tx.$queryRaw<{ removed: number; earliest: Date | null; latest: Date | null }[]>`
+): Promise<{ ids: string[]; earliest: Date | null; latest: Date | null }> {
+  const [row] = await tx.$queryRaw<{ ids: string[]; earliest: Date | null; latest: Date | null }[]>`
     WITH doomed AS (
       SELECT x.id FROM (${expiredTraces(playbookId, cutoff)}) x JOIN "Trace" t ON t.id = x.id
       WHERE ${from === null ? Prisma.sql`TRUE` : Prisma.sql`x."timestamp" >= ${utc(from)}`}
       ORDER BY x."timestamp" LIMIT ${limit}::int FOR UPDATE OF t SKIP LOCKED
     ),
-    gone AS (DELETE FROM "Trace" t USING doomed WHERE t.id = doomed.id RETURNING t."timestamp")
-    SELECT count(*)::int AS removed, min(gone."timestamp") AS earliest, max(gone."timestamp") AS latest FROM gone`;
-  return row ?? { removed: 0, earliest: null, latest: null };
+    gone AS (DELETE FROM "Trace" t USING doomed WHERE t.id = doomed.id RETURNING t.id, t."timestamp")
+    SELECT COALESCE(array_agg(gone.id::text), ARRAY[]::text[]) AS ids, min(gone."timestamp") AS earliest,
+      max(gone."timestamp") AS latest FROM gone`;
+  return row ?? { ids: [], earliest: null, latest: null };
 }
 
 /** Keeps where the playbook's history starts once its earliest traces are gone (the metrics' `earliest`). */
@@ -166,6 +187,17 @@ export async function deleteExpiredFailedRuns(tx: Tx, playbookId: string, cutoff
   return row?.removed ?? 0;
 }
 
+export async function deleteExpiredSucceededRuns(tx: Tx, playbookId: string, cutoff: Date, limit: number): Promise<number> {
+  const [row] = await tx.$queryRaw<{ removed: number }[]>`
+    WITH doomed AS (
+      SELECT r.id FROM (${expiredSucceededRuns(playbookId, cutoff)}) x JOIN "Run" r ON r.id = x.id
+      ORDER BY x."timestamp" LIMIT ${limit}::int FOR UPDATE OF r SKIP LOCKED
+    ),
+    gone AS (DELETE FROM "Run" r USING doomed WHERE r.id = doomed.id RETURNING r.id)
+    SELECT count(*)::int AS removed FROM gone`;
+  return row?.removed ?? 0;
+}
+
 export async function deleteExpiredExposures(tx: Tx, playbookId: string, cutoff: Date, limit: number): Promise<number> {
   const [row] = await tx.$queryRaw<{ removed: number }[]>`
     WITH doomed AS (
@@ -198,6 +230,7 @@ export interface RetentionRunRow {
   rejectedDeltas: number;
   failedRuns: number;
   exposures: number;
+  succeededRuns: number;
   byPlaybook: unknown;
   error: string | null;
 }
@@ -211,6 +244,7 @@ const runSelect = {
   rejectedDeltas: true,
   failedRuns: true,
   exposures: true,
+  succeededRuns: true,
   byPlaybook: true,
   error: true,
 } as const;

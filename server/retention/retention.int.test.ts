@@ -185,6 +185,7 @@ describe.each(testEngines())("retention on %s", (engine) => {
       evidence,
       readByPendingRun,
       pending,
+      pendingRun,
       failedRuns,
       citedFailedRun,
       recentFailedRun,
@@ -195,7 +196,7 @@ describe.each(testEngines())("retention on %s", (engine) => {
     };
   }
 
-  it("removes expired traces, rejected deltas and failed runs, keeps what is still needed, and the charts show the same figures", async () => {
+  it("removes expired traces, rejected deltas, failed runs and succeeded runs whose traces are gone, keeps what is still needed, and the charts show the same figures", async () => {
     const db = suite.database.db;
     const world = await seed();
     const before = await figures();
@@ -213,13 +214,22 @@ describe.each(testEngines())("retention on %s", (engine) => {
         rejectedDeltas: 3,
         failedRuns: 4,
         exposures: 0,
+        succeededRuns: 1,
       }),
     ]);
 
     const run = await runRetention(db, "retention", "schedule");
-    expect(run).toMatchObject({ trigger: "schedule", traces: 57, rejectedDeltas: 3, failedRuns: 4, exposures: 0, error: null });
+    expect(run).toMatchObject({
+      trigger: "schedule",
+      traces: 57,
+      rejectedDeltas: 3,
+      failedRuns: 4,
+      exposures: 0,
+      succeededRuns: 1,
+      error: null,
+    });
     expect(run.byPlaybook).toEqual([
-      { playbookId: suite.playbookId, name: "support", traces: 57, rejectedDeltas: 3, failedRuns: 4, exposures: 0 },
+      { playbookId: suite.playbookId, name: "support", traces: 57, rejectedDeltas: 3, failedRuns: 4, exposures: 0, succeededRuns: 1 },
     ]);
 
     const kept = await db.trace.findMany({ where: { timestamp: { lt: ago(30) } }, select: { id: true } });
@@ -227,7 +237,7 @@ describe.each(testEngines())("retention on %s", (engine) => {
     expect(await db.trace.count({ where: { timestamp: { gte: ago(30) } } })).toBe(10);
     expect(
       await db.run.findMany({
-        where: { id: { in: [...world.failedRuns, world.citedFailedRun, world.recentFailedRun, world.oldSucceededRun] } },
+        where: { id: { in: [...world.failedRuns, world.citedFailedRun, world.recentFailedRun, world.oldSucceededRun, world.pendingRun] } },
         select: { id: true },
       }),
     ).toHaveLength(3);
@@ -251,7 +261,7 @@ describe.each(testEngines())("retention on %s", (engine) => {
       },
     ]);
     // Nothing left: the next run removes nothing.
-    expect((await previewRetention(db)).totals).toEqual({ traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0 });
+    expect((await previewRetention(db)).totals).toEqual({ traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0, succeededRuns: 0 });
   });
 
   it("a person's delete still takes traces off the charts: only retention's deletes leave the rollups alone", async () => {
@@ -378,7 +388,13 @@ describe.each(testEngines())("retention on %s", (engine) => {
     const viewer = callerAs(suite.database.db, "viewer", "vic");
     await expectAppError(viewer.retention.runNow(), "FORBIDDEN", /./);
     await expectAppError(viewer.retention.setStudioDefault({ traces: 1, rejectedDeltas: 1, failedRuns: 1 }), "FORBIDDEN", /./);
-    expect((await viewer.retention.preview()).totals).toEqual({ traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0 });
+    expect((await viewer.retention.preview()).totals).toEqual({
+      traces: 0,
+      rejectedDeltas: 0,
+      failedRuns: 0,
+      exposures: 0,
+      succeededRuns: 0,
+    });
   });
 
   it("the daily job: one queued per day however many instances start, and each run queues the next day's", async () => {

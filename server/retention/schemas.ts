@@ -11,6 +11,8 @@ const removedCountsSchema = z.object({
   rejectedDeltas: z.number().int(),
   failedRuns: z.number().int(),
   exposures: z.number().int(),
+  /** Succeeded runs whose traces are gone (with the traces' days). */
+  succeededRuns: z.number().int(),
 });
 export type RemovedCounts = z.infer<typeof removedCountsSchema>;
 

@@ -7,6 +7,7 @@ import type { Db, Tx } from "@/server/db/client";
 import * as queue from "@/server/jobs/queue";
 import type { JobHandler } from "@/server/jobs/worker";
 import { effectiveSettings, hasOwnRetention, readStudioRetention } from "@/server/playbooks/manage";
+import { removeTraceCopies } from "@/server/traces/copies";
 import * as repo from "./repository";
 import type { PreviewRow, RemovedCounts, RetentionPreview, RetentionRunResult, RetentionStatus } from "./schemas";
 
@@ -19,7 +20,7 @@ const RETENTION_HOUR_UTC = 3;
  */
 export const RETENTION_BATCH = 2_000;
 
-const none = (): RemovedCounts => ({ traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0 });
+const none = (): RemovedCounts => ({ traces: 0, rejectedDeltas: 0, failedRuns: 0, exposures: 0, succeededRuns: 0 });
 
 interface PlaybookPlan {
   playbook: repo.RetentionPlaybookRow;
@@ -43,6 +44,7 @@ function add(into: RemovedCounts, counts: RemovedCounts): void {
   into.rejectedDeltas += counts.rejectedDeltas;
   into.failedRuns += counts.failedRuns;
   into.exposures += counts.exposures;
+  into.succeededRuns += counts.succeededRuns;
 }
 
 /** What the next retention run would remove, per playbook and kind (counted now; nothing is deleted). */
@@ -85,15 +87,18 @@ async function expirePlaybook(db: Db, plan: PlaybookPlan): Promise<RemovedCounts
   const traces = await inBatches(db, async (tx) => {
     const batch = await repo.deleteExpiredTraces(tx, id, { cutoff: plan.cutoffs.traces, from, limit: RETENTION_BATCH });
     if (batch.earliest) await repo.recordFirstExpiredTrace(tx, id, batch.earliest);
+    // The runs and deltas that quote them lose that text in the same batch.
+    await removeTraceCopies(tx, id, batch.ids, "retention");
     from = batch.latest ?? from;
-    return batch.removed;
+    return batch.ids.length;
   });
   const rejectedDeltas = await inBatches(db, (tx) =>
     repo.deleteExpiredRejectedDeltas(tx, id, plan.cutoffs.rejectedDeltas, RETENTION_BATCH),
   );
   const failedRuns = await inBatches(db, (tx) => repo.deleteExpiredFailedRuns(tx, id, plan.cutoffs.failedRuns, RETENTION_BATCH));
   const exposures = await inBatches(db, (tx) => repo.deleteExpiredExposures(tx, id, plan.cutoffs.traces, RETENTION_BATCH));
-  return { traces, rejectedDeltas, failedRuns, exposures };
+  const succeededRuns = await inBatches(db, (tx) => repo.deleteExpiredSucceededRuns(tx, id, plan.cutoffs.traces, RETENTION_BATCH));
+  return { traces, rejectedDeltas, failedRuns, exposures, succeededRuns };
 }
 
 function runResult(row: repo.RetentionRunRow): RetentionRunResult {

@@ -7,6 +7,7 @@ import { LlmError } from "@/server/llm/errors";
 import type { CompletionRequest, CompletionResult } from "@/server/llm/types";
 import { readSettings } from "@/server/playbooks/manage";
 import type { PlaybookSettings } from "@/server/playbooks/schemas";
+import { copyRemovalReason, removeTraceCopies } from "@/server/traces/copies";
 import { budgetUsage } from "./budget";
 import type { RunProvider } from "./providers";
 import * as repo from "./repository";
@@ -145,15 +146,20 @@ export async function executeRun(
     prompt: exchange.prompt as never,
     rawResponse: exchange.rawResponse,
   });
+  const finish = async (result: repo.RunResult) => {
+    const redacted = await repo.finishRun(db, run.id, result);
+    // A trace it read was erased while it ran: the delta it proposed since then quotes it too.
+    if (redacted) await db.$transaction((tx) => removeTraceCopies(tx, run.playbookId, run.traceIds, copyRemovalReason(redacted)));
+  };
   try {
     const result = await role(context, exchange);
-    await repo.finishRun(db, run.id, { status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
+    await finish({ status: "succeeded", output: result.output as never, deltaId: result.deltaId, ...usage() });
     return { type: "done" };
   } catch (error) {
     // Another worker holds the job now and runs it: record nothing (the queue refuses this outcome anyway).
     if (error instanceof LeaseLost) return { type: "retry", error: error.message };
     if (error instanceof RunRejected) {
-      await repo.finishRun(db, run.id, { status: "failed", error: error.message, ...usage() });
+      await finish({ status: "failed", error: error.message, ...usage() });
       return { type: "fail", error: error.message };
     }
     if (error instanceof LlmError && error.kind === "circuit_open") {
@@ -175,7 +181,7 @@ export async function executeRun(
       };
     }
     const reason = retryable ? `Failed after ${job.attempt} attempts: ${message}` : message;
-    await repo.finishRun(db, run.id, { status: "failed", error: reason, ...usage() });
+    await finish({ status: "failed", error: reason, ...usage() });
     return { type: "fail", error: reason };
   }
 }

@@ -133,7 +133,8 @@ export async function reflectTrace(context: RunContext, exchange: Exchange, trac
         systemWho(`reflector (${provider.label})`),
         proposeDeltaInput.parse({
           playbookId,
-          rationale: `Counter tags from the reflection of trace "${trace.task.slice(0, 120)}" (outcome: ${trace.outcome}).`,
+          // The trace's id, not its task: a delta outlives an erased trace, and must not quote it.
+          rationale: `Counter tags from the reflection of trace ${traceId} (outcome: ${trace.outcome}).`,
           operations: tags.map((operation) => ({ operation, rationale: justification.get(operation.bulletId) ?? "" })),
           evidence: { traceIds: [traceId], runIds: [runId], notes: reflection.keyInsight },
         }),

@@ -67,6 +67,8 @@ export function findRun(db: DbOrTx, runId: string) {
       rawResponse: true,
       output: true,
       startedAt: true,
+      redactedAt: true,
+      redactedReason: true,
     },
   });
 }
@@ -132,13 +134,28 @@ export function markRunning(db: DbOrTx, runId: string, provider: string, model: 
  * Back to the queue: a retry later, or waiting for the circuit breaker or the budget. What the
  * attempt sent and received so far is kept, so a retrying run shows its messages.
  */
+/** What a run read and wrote: never stored again once a trace it read was erased or expired. */
+type RunContent = Partial<Record<"prompt" | "rawResponse" | "output", unknown>>;
+
+/**
+ * Updates a run, its content only while it is not redacted: a run that read a trace before the
+ * trace's erasure must not write the trace back when it ends. Returns why it was redacted, if it was.
+ */
+async function updateRun<T extends RunContent>(db: DbOrTx, runId: string, data: T): Promise<string | null> {
+  const { prompt, rawResponse, output, ...rest } = data;
+  const kept = await db.run.updateMany({ where: { id: runId, redactedAt: null }, data: data as Prisma.RunUpdateManyMutationInput });
+  if (kept.count > 0 || (prompt === undefined && rawResponse === undefined && output === undefined)) return null;
+  const row = await db.run.update({ where: { id: runId }, data: rest as Prisma.RunUpdateInput, select: { redactedReason: true } });
+  return row.redactedReason ?? "erasure";
+}
+
 export async function markRunQueued(
   db: DbOrTx,
   runId: string,
   reason: string,
   exchange?: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
 ): Promise<void> {
-  await db.run.update({ where: { id: runId }, data: { status: "queued", error: reason, ...exchange }, select: { id: true } });
+  await updateRun(db, runId, { status: "queued", error: reason, ...exchange });
 }
 
 export interface RunResult {
@@ -154,16 +171,13 @@ export interface RunResult {
   deltaId?: string | null;
 }
 
-export async function finishRun(db: DbOrTx, runId: string, result: RunResult): Promise<void> {
+/** Returns why the run was redacted meanwhile (its content was not written then), else null. */
+export async function finishRun(db: DbOrTx, runId: string, result: RunResult): Promise<string | null> {
   const { output, ...rest } = result;
-  await db.run.update({
-    where: { id: runId },
-    data: {
-      ...rest,
-      ...(output === undefined ? {} : { output: output === null ? Prisma.DbNull : output }),
-      finishedAt: new Date(),
-    },
-    select: { id: true },
+  return updateRun(db, runId, {
+    ...rest,
+    ...(output === undefined ? {} : { output: output === null ? Prisma.DbNull : output }),
+    finishedAt: new Date(),
   });
 }
 
@@ -173,7 +187,7 @@ export async function recordExchange(
   runId: string,
   exchange: { prompt: Prisma.InputJsonValue; rawResponse: Prisma.InputJsonValue; inputTokens: number; outputTokens: number },
 ): Promise<void> {
-  await db.run.update({ where: { id: runId }, data: exchange, select: { id: true } });
+  await updateRun(db, runId, exchange);
 }
 
 export function queuedRunIds(db: DbOrTx, playbookId: string, role: RunRole) {
@@ -258,8 +272,9 @@ export async function citedBullets(db: DbOrTx, playbookId: string, externalIds: 
     WHERE b."playbookId" = ${playbookId}::uuid AND b."externalId" = ANY (${[...externalIds]}::text[]) AND b.status = 'active'`;
 }
 
+/** A trace erased while it was being reflected is gone: nothing to mark, and the run still ends. */
 export async function markTraceReflected(db: DbOrTx, traceId: string): Promise<void> {
-  await db.trace.update({ where: { id: traceId }, data: { reflectedAt: new Date() }, select: { id: true } });
+  await db.trace.updateMany({ where: { id: traceId }, data: { reflectedAt: new Date() } });
 }
 
 /**
@@ -319,7 +334,7 @@ export async function failRunsWithoutJob(db: Db): Promise<number> {
 
 export function uncuratedReflections(db: DbOrTx, playbookId: string, limit: number) {
   return db.run.findMany({
-    where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null },
+    where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null, redactedAt: null },
     orderBy: { finishedAt: "asc" },
     take: limit,
     select: { id: true, traceIds: true, output: true },
@@ -327,7 +342,7 @@ export function uncuratedReflections(db: DbOrTx, playbookId: string, limit: numb
 }
 
 export function countUncurated(db: DbOrTx, playbookId: string) {
-  return db.run.count({ where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null } });
+  return db.run.count({ where: { playbookId, role: "reflector", status: "succeeded", curatedByRunId: null, redactedAt: null } });
 }
 
 /**
@@ -337,7 +352,8 @@ export function countUncurated(db: DbOrTx, playbookId: string) {
 export async function curationBacklog(db: DbOrTx, playbookId: string): Promise<{ uncurated: number; curatorQueued: boolean }> {
   const [row] = await db.$queryRaw<{ uncurated: number; curatorQueued: boolean }[]>`
     SELECT (SELECT COUNT(*) FROM "Run" r
-            WHERE r."playbookId" = ${playbookId}::uuid AND r.role = 'reflector' AND r.status = 'succeeded' AND r."curatedByRunId" IS NULL)::int AS uncurated,
+            WHERE r."playbookId" = ${playbookId}::uuid AND r.role = 'reflector' AND r.status = 'succeeded' AND r."curatedByRunId" IS NULL
+              AND r."redactedAt" IS NULL)::int AS uncurated,
            EXISTS (SELECT 1 FROM "Run" r WHERE r."playbookId" = ${playbookId}::uuid AND r.role = 'curator' AND r.status = 'queued') AS "curatorQueued"`;
   return row ?? { uncurated: 0, curatorQueued: false };
 }

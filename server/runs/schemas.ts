@@ -83,6 +83,10 @@ export interface RunDetail extends RunListItem {
   rawResponse: unknown;
   output: unknown;
   startedAt: Date | null;
+  /** When prompt, answers and output were emptied because a trace the run read was erased or expired. */
+  redactedAt: Date | null;
+  /** "erasure" or "retention". */
+  redactedReason: string | null;
   traces: { id: string; task: string; outcome: string; createdAt: Date }[];
   delta: { id: string; status: string; operationCount: number } | null;
 }

@@ -20,6 +20,7 @@ async function routes(): Promise<{ pattern: RegExp; method: string; handler: Han
     { pattern: /^\/api\/v1\/playbooks\/(?<name>[^/]+)\/context$/, method: "GET", handler: handler(context.GET) },
     { pattern: /^\/api\/v1\/playbooks\/(?<name>[^/]+)\/proposals$/, method: "POST", handler: handler(proposals.POST) },
     { pattern: /^\/api\/v1\/traces$/, method: "POST", handler: handler(traces.POST) },
+    { pattern: /^\/api\/v1\/traces$/, method: "DELETE", handler: handler(traces.DELETE) },
     { pattern: /^\/api\/trpc\/(?<trpc>[^/]+)$/, method: "GET", handler: handler(trpc.GET) },
     { pattern: /^\/api\/trpc\/(?<trpc>[^/]+)$/, method: "POST", handler: handler(trpc.POST) },
   ];

@@ -4,6 +4,7 @@
 import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db, DbOrTx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
+import { removeTraceCopies } from "./copies";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { storedUnitIds } from "./redaction";
 import * as repo from "./repository";
@@ -102,13 +103,15 @@ const DELETE_TRANSACTION = { maxWait: 10_000, timeout: 120_000 } as const;
 
 /**
  * Deletes the selection's traces (and, for a unit id alone, the unit's experiment exposures) in one
- * transaction with its audit entry. The entry names the selection, a personal unit id only as its
- * hash, so the log does not keep what was deleted.
+ * transaction with their copies (copies.ts) and its audit entry. The entry names the selection, a
+ * personal unit id only as its hash, and counts, so the log does not keep what was deleted.
  */
 export async function deleteSelection(db: Db, who: Who, selection: TraceSelection): Promise<TraceDeletionResult> {
   const stored = await storedSelection(db, selection);
   return db.$transaction(async (tx) => {
-    const removed = await repo.deleteSelection(tx, stored);
+    const { traceIds, ...deleted } = await repo.deleteSelection(tx, stored);
+    const copies = await removeTraceCopies(tx, stored.playbookId, traceIds, "erasure");
+    const removed: TraceDeletionResult = { ...deleted, runsEmptied: copies.runs, deltasRewritten: copies.deltas };
     const playbook = await repo.findPlaybookName(tx, stored.playbookId);
     await recordAudit(tx, who.audit, {
       action: "trace.delete",

@@ -336,13 +336,16 @@ export function findUnitExposures(db: DbOrTx, selection: StoredSelection) {
  * off the hourly rollups and the experiment tallies, and remove the exposures of traces sent without
  * a unit id; the bullets' counters, which reflections already moved, stay as they are.
  */
-export async function deleteSelection(tx: Tx, selection: StoredSelection): Promise<{ traces: number; exposures: number }> {
+export async function deleteSelection(
+  tx: Tx,
+  selection: StoredSelection,
+): Promise<{ traces: number; exposures: number; traceIds: string[] }> {
   const [fromTraces] = await tx.$queryRaw<{ exposures: number }[]>`
     SELECT count(*)::int AS exposures FROM "ExperimentExposure" x
     WHERE x."fromTrace" AND x."unitId" IN (SELECT 'trace:' || t.id::text FROM "Trace" t WHERE ${selectionWhere(selection)} AND t."unitId" IS NULL)`;
-  const traces = await tx.$executeRaw`DELETE FROM "Trace" t WHERE ${selectionWhere(selection)}`;
+  const deleted = await tx.$queryRaw<{ id: string }[]>`DELETE FROM "Trace" t WHERE ${selectionWhere(selection)} RETURNING t.id::text AS id`;
   const exposures = await tx.$executeRaw`DELETE FROM "ExperimentExposure" x WHERE ${unitExposuresWhere(selection)}`;
-  return { traces, exposures: exposures + (fromTraces?.exposures ?? 0) };
+  return { traces: deleted.length, exposures: exposures + (fromTraces?.exposures ?? 0), traceIds: deleted.map((row) => row.id) };
 }
 
 export async function findPlaybookIdByName(db: DbOrTx, name: string): Promise<string | null> {
@@ -351,4 +354,84 @@ export async function findPlaybookIdByName(db: DbOrTx, name: string): Promise<st
 
 export async function findPlaybookName(db: DbOrTx, playbookId: string): Promise<string | null> {
   return (await db.playbook.findUnique({ where: { id: playbookId }, select: { name: true } }))?.name ?? null;
+}
+
+// ---- Copies of erased or expired traces (copies.ts) ------------------------------------------------
+
+/** A UTC instant as the timestamp-without-zone the columns hold. */
+const utcInstant = (time: Date) => Prisma.sql`(${time.toISOString()}::timestamptz AT TIME ZONE 'UTC')`;
+
+export interface CopyNotices {
+  /** "erasure" or "retention": what Run.redactedReason records. */
+  reason: string;
+  /** A delta's new rationale, a format() template: %1$s traces of its evidence gone, %2$s traces, %3$s runs, %4$s operations. */
+  deltaRationale: string;
+  /** What an operation's rationale becomes. */
+  operationRationale: string;
+  /** What replaces a delta's rationale where a version's reason quoted it. */
+  versionReason: string;
+}
+
+/**
+ * Empties the runs of the playbook that read any of `traceIds` (prompt, answers, output; the row
+ * stays, marked redacted), then rewrites the deltas that cite those traces or runs, or that those
+ * runs proposed: their rationale, their operations' rationales and their evidence notes, the
+ * rationale where a version's reason quoted it, and the justification of the bullets they added.
+ * Ids and counts stay. Returns how many runs and deltas.
+ */
+export async function removeTraceCopies(
+  tx: Tx,
+  playbookId: string,
+  traceIds: readonly string[],
+  notices: CopyNotices,
+  at: Date,
+): Promise<{ runs: number; deltas: number }> {
+  if (traceIds.length === 0) return { runs: 0, deltas: 0 };
+  const ids = [...traceIds];
+  const runs = await tx.$queryRaw<{ id: string; deltaId: string | null }[]>`
+    UPDATE "Run" SET prompt = '[]'::jsonb, "rawResponse" = '[]'::jsonb, output = NULL,
+      "redactedAt" = COALESCE("redactedAt", ${utcInstant(at)}), "redactedReason" = COALESCE("redactedReason", ${notices.reason})
+    WHERE "playbookId" = ${playbookId}::uuid AND "traceIds" && ${ids}::text[]
+    RETURNING id::text AS id, "deltaId"::text AS "deltaId"`;
+  const runIds = runs.map((run) => run.id);
+  const runDeltaIds = runs.flatMap((run) => (run.deltaId ? [run.deltaId] : []));
+  const evidenceList = (key: string) =>
+    Prisma.sql`(CASE WHEN jsonb_typeof(d.evidence->${key}) = 'array' THEN d.evidence->${key} ELSE '[]'::jsonb END)`;
+  const [row] = await tx.$queryRaw<{ deltas: number }[]>`
+    WITH hit AS (
+      SELECT d.id, d.rationale,
+        (SELECT count(*) FROM jsonb_array_elements_text(${evidenceList("traceIds")}) e(id) WHERE e.id = ANY(${ids}::text[]))::int AS gone
+      FROM "Delta" d
+      WHERE d."playbookId" = ${playbookId}::uuid AND (
+        d.id = ANY(${runDeltaIds}::uuid[])
+        OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(${evidenceList("traceIds")}) e(id) WHERE e.id = ANY(${ids}::text[]))
+        OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(${evidenceList("runIds")}) e(id) WHERE e.id = ANY(${runIds}::text[])))
+    ),
+    versions AS (
+      UPDATE "PlaybookVersion" v SET reason = replace(v.reason, hit.rationale, ${notices.versionReason})
+      FROM hit WHERE v."deltaId" = hit.id AND hit.rationale <> '' AND strpos(v.reason, hit.rationale) > 0
+      RETURNING 1
+    ),
+    operations AS (
+      UPDATE "DeltaOperation" o SET rationale = ${notices.operationRationale}
+      FROM hit WHERE o."deltaId" = hit.id AND o.rationale <> ''
+      RETURNING 1
+    ),
+    rewritten AS (
+      UPDATE "Delta" d SET
+        rationale = format(${notices.deltaRationale}, hit.gone, jsonb_array_length(${evidenceList("traceIds")}),
+          jsonb_array_length(${evidenceList("runIds")}), (SELECT count(*) FROM "DeltaOperation" o WHERE o."deltaId" = d.id)),
+        evidence = jsonb_set(d.evidence, '{notes}', '""'::jsonb, false)
+      FROM hit WHERE d.id = hit.id
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM rewritten)::int AS deltas, (SELECT count(*) FROM versions)::int AS versions,
+      (SELECT count(*) FROM operations)::int AS operations`;
+  // A bullet an approved delta added keeps its content (that is playbook content now), not the
+  // rationale it was proposed with: that is a copy of the traces it came from.
+  await tx.$executeRaw`
+    UPDATE "Bullet" SET justification = ${notices.operationRationale}
+    WHERE "playbookId" = ${playbookId}::uuid AND justification IS NOT NULL AND justification <> ${notices.operationRationale}
+      AND ("sourceTraceId" = ANY(${ids}::uuid[]) OR "sourceRunId" = ANY(${runIds}::text[]))`;
+  return { runs: runs.length, deltas: row?.deltas ?? 0 };
 }

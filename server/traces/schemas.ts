@@ -427,5 +427,12 @@ export interface TraceSelectionSummary {
   newest: Date | null;
 }
 
-export const traceDeletionResultSchema = z.object({ traces: z.number().int(), exposures: z.number().int() });
+export const traceDeletionResultSchema = z.object({
+  traces: z.number().int(),
+  exposures: z.number().int(),
+  /** Runs that read the traces: kept, with their prompts, answers and outputs emptied. */
+  runsEmptied: z.number().int(),
+  /** Deltas that cite the traces or those runs: kept, with their rationales and evidence notes rewritten. */
+  deltasRewritten: z.number().int(),
+});
 export type TraceDeletionResult = z.infer<typeof traceDeletionResultSchema>;

@@ -3,7 +3,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import { findIllFormed } from "@/server/ace/well-formed";
+import { findIllFormed, type NulAllowance } from "@/server/ace/well-formed";
 import type { AuditSource } from "@/server/audit/record";
 import { recordAudit } from "@/server/audit/record";
 import { authenticate } from "@/server/auth/authenticate";
@@ -85,8 +85,8 @@ export type Access = "public" | "account" | Role;
 
 export interface ProcedureMeta {
   access?: Access;
-  /** NUL characters in the input are replaced by the procedure (trace ingestion), not refused. */
-  allowNul?: boolean;
+  /** Where NUL characters in the input are replaced by the procedure (trace ingestion's text), not refused. */
+  allowNul?: NulAllowance;
 }
 
 const t = initTRPC

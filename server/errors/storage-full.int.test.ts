@@ -3,51 +3,22 @@
 // traces table, so the error reaches the app exactly as the driver and Prisma deliver it. Over HTTP
 // to a server in this process: agents get a 507 that says what to do, nothing is stored, and the
 // health check says "degraded" with the reason until the window passes.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PEER_HEADER, sealPeer } from "@/server/auth/peer";
 import { forgetHealth } from "@/server/http/health";
 import { testEngines } from "@/server/testing/db";
 import { playbookSuite } from "@/server/testing/playbook-suite";
+import { serveRoutes } from "@/server/testing/route-server";
 import { forgetStorageFull, STORAGE_FULL_WINDOW_MS, storageFullSince } from "./storage-full";
 
 const traces = await import("@/app/api/v1/traces/route");
 const trpc = await import("@/app/api/trpc/[trpc]/route");
 const health = await import("@/app/api/v1/health/route");
 
-type Handler = (request: Request) => Promise<Response>;
-const ROUTES: [RegExp, Handler][] = [
-  [/^\/api\/v1\/traces$/, traces.POST],
-  [/^\/api\/v1\/health$/, health.GET],
-  [/^\/api\/trpc\/[^/]+$/, trpc.POST],
+const ROUTES = [
+  { method: "POST", pattern: /^\/api\/v1\/traces$/, handler: traces.POST },
+  { method: "GET", pattern: /^\/api\/v1\/health$/, handler: health.GET },
+  { method: "POST", pattern: /^\/api\/trpc\/[^/]+$/, handler: trpc.POST },
 ];
-
-/** The route handlers behind a real HTTP server on a free loopback port. */
-async function serve(): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((incoming, outgoing) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of incoming) chunks.push(chunk as Buffer);
-      const path = new URL(incoming.url ?? "/", "http://127.0.0.1").pathname;
-      const handler = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
-      if (!handler) return outgoing.writeHead(404).end();
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === "string") headers.set(name, value);
-      // What the studio's server stamps on every request it receives (server/auth/peer.ts): a loopback peer.
-      headers.set(PEER_HEADER, sealPeer({ remote: incoming.socket.remoteAddress ?? "", listen: "127.0.0.1", forwarded: false }));
-      const method = incoming.method ?? "GET";
-      const response = await handler(
-        new Request(`http://127.0.0.1${incoming.url}`, { method, headers, body: method === "GET" ? undefined : Buffer.concat(chunks) }),
-      );
-      outgoing.writeHead(response.status, Object.fromEntries(response.headers));
-      outgoing.end(Buffer.from(await response.arrayBuffer()));
-    })();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 // What PostgreSQL raises when a table file cannot grow, raised by the engine itself.
 const DISK_FULL_TRIGGER = [
@@ -62,10 +33,10 @@ const DROP_TRIGGER = [`DROP TRIGGER IF EXISTS ace_test_disk_full ON "Trace"`, `D
 
 describe.each(testEngines())("a full disk on %s", (engine) => {
   const suite = playbookSuite(engine, { name: "support", as: ["admin", "ada"] });
-  let server: Awaited<ReturnType<typeof serve>>;
+  let server: Awaited<ReturnType<typeof serveRoutes>>;
 
   beforeAll(async () => {
-    server = await serve();
+    server = await serveRoutes(ROUTES);
   });
   afterAll(async () => {
     await server?.close();

@@ -126,6 +126,23 @@ test("the first admin needs the setup token; then every page needs a session", a
   await stranger.close();
 });
 
+test("an address to come back to that hides another host leads home, on this site", async ({ page }) => {
+  // A tab after the slash: browsers drop it, and "/\t/evil-host" would become "//evil-host".
+  const lure = `${BASE}/sign-in?next=%2F%09%2Fevil-host`;
+  await page.goto(lure);
+  await waitForApp(page);
+  await page.getByLabel("Email").fill("ada@example.com");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${BASE}/playbooks`);
+  await expect(page.getByRole("button", { name: /^Account:/ })).toBeVisible();
+
+  // Already signed in, the sign-in page redirects at once: to the same place.
+  await page.goto(lure);
+  await expect(page).toHaveURL(`${BASE}/playbooks`);
+  expect(new URL(page.url()).origin).toBe(BASE);
+});
+
 test("a curator approves a delta; a viewer is refused by the server", async ({ page, browser }) => {
   await signIn(page, "ada@example.com");
   const curator = await invite(page, browser, "cleo@example.com", "Curator");

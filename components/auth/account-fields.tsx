@@ -92,7 +92,7 @@ export function NewPasswordFields({
   label?: string;
 }) {
   const mismatch = confirm.length > 0 && confirm !== password ? "The two passwords differ." : undefined;
-  const hint = `At least ${PASSWORD_MIN_LENGTH} characters. A passphrase of a few words is easy to remember.`;
+  const hint = `At least ${PASSWORD_MIN_LENGTH} characters, and not a common password. A passphrase of a few words is easy to remember.`;
   return (
     <>
       <Field id={`${id}-password`} label={label} hint={hint} error={error}>

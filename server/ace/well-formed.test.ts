@@ -33,6 +33,12 @@ describe("well-formed input", () => {
     expect(findIllFormed({ output: "a\udfffb" }, { allowNul: true })?.kind).toBe("lone_surrogate");
   });
 
+  it("allows NUL only at the paths the caller replaces it, naming the first other one", () => {
+    const inText = (path: readonly (string | number)[]) => path[0] === "output";
+    expect(findIllFormed({ output: "a\u0000b", name: "ok" }, { allowNul: inText })).toBeNull();
+    expect(findIllFormed({ output: "a\u0000b", name: "o\u0000k" }, { allowNul: inText })?.message).toMatch(/^name: has a NUL/);
+  });
+
   it("refuses JSON nested 5,000 deep without overflowing the stack, naming where", () => {
     const problem = findIllFormed({ traces: [{ metadata: nested(5_000) }] });
     expect(problem?.kind).toBe("too_deep");

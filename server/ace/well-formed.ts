@@ -16,9 +16,15 @@ export interface IllFormed {
   message: string;
 }
 
+/** Where NUL characters may stand: everywhere (true), nowhere (false), or at the paths the test accepts. */
+export type NulAllowance = boolean | ((path: readonly (string | number)[]) => boolean);
+
 export interface WellFormedOptions {
-  /** NUL characters are allowed (the caller replaces them, as trace ingestion does); default refused. */
-  allowNul?: boolean;
+  /**
+   * NUL characters are allowed where the caller replaces them (trace ingestion does, in an agent's
+   * text); default refused. A name is looked up before it is stored, so it never may hold one.
+   */
+  allowNul?: NulAllowance;
   maxDepth?: number;
 }
 
@@ -77,17 +83,18 @@ function textProblem(text: string, path: (string | number)[], allowNul: boolean,
  * that a value nested thousands deep is reported, not a stack overflow. Null when it is fine.
  */
 export function findIllFormed(value: unknown, options: WellFormedOptions = {}): IllFormed | null {
-  const allowNul = options.allowNul ?? false;
+  const allowance = options.allowNul ?? false;
+  const allowNul = (path: (string | number)[]) => (typeof allowance === "function" ? allowance(path) : allowance);
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
   const stack: { value: unknown; path: (string | number)[]; key: boolean }[] = [{ value, path: [], key: false }];
   while (stack.length > 0) {
     const { value: current, path, key } = stack.pop() as (typeof stack)[number];
     if (key) {
-      const problem = textProblem(String(path.at(-1)), path, allowNul, true);
+      const problem = textProblem(String(path.at(-1)), path, allowNul(path), true);
       if (problem) return problem;
     }
     if (typeof current === "string") {
-      const problem = textProblem(current, path, allowNul, false);
+      const problem = textProblem(current, path, allowNul(path), false);
       if (problem) return problem;
       continue;
     }

@@ -14,6 +14,7 @@ import { crossSiteRefusal } from "@/server/auth/same-origin";
 import { getDb, type Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { servingRequest } from "@/server/http/activity";
+import { requireWellFormed } from "@/server/http/body";
 import { errorResponse } from "@/server/http/responses";
 import { API_CSP, COMMON_SECURITY_HEADERS } from "@/server/http/security-headers";
 import * as repo from "./repository";
@@ -114,7 +115,7 @@ export function apiRoute<P>(
   if ("public" in access) {
     const publicHandler = handler as (request: Request, ctx: PublicApiContext<P>) => Promise<Response>;
     return markRoute<P>({ kind: "public", reason: access.public }, (request, context) =>
-      answer(request, async (info) => publicHandler(request, { params: await paramsOf(context), request: info })),
+      answer(request, async (info) => publicHandler(request, { params: await wellFormedParams(request, context), request: info })),
     );
   }
   const scopedHandler = handler as (request: Request, ctx: ApiContext<P>) => Promise<Response>;
@@ -123,6 +124,7 @@ export function apiRoute<P>(
     answer(request, async (info) => {
       const unsupported = mediaTypeRefusal(request);
       if (unsupported) return unsupported;
+      const params = await wellFormedParams(request, context);
       const db = await getDb();
       const settings = getAuthSettings();
       const token = bearerToken(request.headers);
@@ -167,7 +169,7 @@ export function apiRoute<P>(
         }
         if (hit.first) await noteKeyUsed(db, check.principal.keyId);
       }
-      const ctx = contextOf(await paramsOf(context), db, principal, info);
+      const ctx = contextOf(params, db, principal, info);
       try {
         return await scopedHandler(request, ctx);
       } catch (error) {
@@ -224,6 +226,18 @@ function setApiHeaders(headers: Headers, requestId: string): void {
   headers.set("content-security-policy", API_CSP);
   headers.set(REQUEST_ID_HEADER, requestId);
   for (const [name, value] of Object.entries(COMMON_SECURITY_HEADERS)) headers.set(name, value);
+}
+
+/**
+ * The route's path parameters, refused (400 naming the parameter) like a body when they, or the query
+ * parameters, hold what the databases cannot store: a playbook name in the path or the query is
+ * looked up, and PostgreSQL cannot compare text holding a NUL.
+ */
+export async function wellFormedParams<P>(request: Request, context: RouteContext<P>): Promise<P> {
+  const params = await paramsOf(context);
+  requireWellFormed(params);
+  requireWellFormed(Object.fromEntries(new URL(request.url).searchParams));
+  return params;
 }
 
 export async function paramsOf<P>(context: RouteContext<P>): Promise<P> {

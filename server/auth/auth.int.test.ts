@@ -1,6 +1,8 @@
 // Accounts against embedded PGlite and PostgreSQL: sign-in and sessions, revocation, the first
 // admin, invites, roles, the ACE_AUTH table and the loopback rule, login limits, the audit entries.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TRPCError } from "@trpc/server";
+import { z, ZodError } from "zod";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs, contextAs } from "@/server/trpc/callers";
@@ -334,6 +336,43 @@ describe.each(testEngines())("accounts on %s", (engine) => {
       expect((await authenticate(database.db, received({}, { cookie: first.cookie }), { settings })).principal.kind).toBe("user");
       expect((await authenticate(database.db, received({}, { cookie: second.cookie }), { settings })).principal.kind).toBe("anonymous");
       expect((await signIn("bob@example.com", "a brand new password")).user.email).toBe("bob@example.com");
+    });
+
+    it("a common password is refused wherever a password is set, saying why at the field; nothing changes", async () => {
+      const COMMON = /one of the most common passwords/;
+      const { caller: stranger } = await httpCaller(received());
+      const setup = stranger.auth.setup({ email: "eve@example.com", password: "password12", setupToken: "x" });
+      await expect(setup).rejects.toSatisfy((error: unknown) => {
+        const cause = (error as { cause?: unknown }).cause;
+        expect((error as TRPCError).code).toBe("BAD_REQUEST");
+        expect(cause).toBeInstanceOf(ZodError);
+        expect(z.flattenError(cause as ZodError).fieldErrors).toEqual({
+          password: [expect.stringMatching(/one of the most common passwords/)],
+        });
+        return true;
+      });
+      const admin = (await as(adminCookie)).caller;
+      const link = await admin.users.invite({ email: "bob@example.com", role: "curator" });
+      const token = link.path.replace("/invite/", "");
+      // Case and spaces do not make a common password uncommon.
+      for (const password of ["password12", "Password12", "pass word 12", "qwertyuiop", "1234567890"]) {
+        await expectAppError(stranger.auth.acceptInvite({ token, password }), "BAD_REQUEST", COMMON);
+      }
+      await expectAppError(
+        admin.users.create({ email: "cy@example.com", role: "viewer", password: "iloveyou12" }),
+        "BAD_REQUEST",
+        /one of the most common passwords/,
+      );
+      await expectAppError(
+        admin.auth.changePassword({ currentPassword: PASSWORD, newPassword: "letmein123" }),
+        "BAD_REQUEST",
+        /one of the most common passwords/,
+      );
+      // The invite still works, and a password of a few unrelated words is accepted.
+      await stranger.auth.acceptInvite({ token, password: "violet anchor tundra" });
+      expect((await signIn("bob@example.com", "violet anchor tundra")).user.email).toBe("bob@example.com");
+      expect(await database.db.user.count()).toBe(2);
+      expect((await signIn("ada@example.com")).user.email).toBe("ada@example.com");
     });
 
     it("an admin's new link resets a password and ends the old sessions", async () => {

@@ -4,18 +4,15 @@ import { accountProcedure, adminProcedure, createTRPCRouter, publicProcedure, ty
 import { usersExist } from "./authenticate";
 import { getAuthSettings } from "./config";
 import { clearedSessionCookie, sessionCookie } from "./cookies";
+import { checkedAcceptInviteInput, checkedChangePasswordInput, checkedCreateUserInput, checkedSetupInput } from "./password-policy";
 import { sessionState } from "./principal";
 import {
-  acceptInviteInput,
-  changePasswordInput,
-  createUserInput,
   inviteLinkSchema,
   inviteTokenInput,
   inviteUserInput,
   okSchema,
   sessionIdInput,
   setRoleInput,
-  setupInput,
   signedInSchema,
   signInInput,
   userIdInput,
@@ -46,7 +43,7 @@ export const authRouter = createTRPCRouter({
 
   /** The first admin: as the local operator, or with the setup token the server printed. */
   setup: publicProcedure
-    .input(setupInput)
+    .input(checkedSetupInput)
     .output(signedInSchema)
     .mutation(async ({ ctx, input }) =>
       setSession(ctx, await service.setupFirstAdmin(ctx.db, ctx.request, ctx.principal, getAuthSettings(), input)),
@@ -55,12 +52,12 @@ export const authRouter = createTRPCRouter({
   inviteInfo: publicProcedure.input(inviteTokenInput).query(({ ctx, input }) => service.inviteInfo(ctx.db, input.token)),
 
   acceptInvite: publicProcedure
-    .input(acceptInviteInput)
+    .input(checkedAcceptInviteInput)
     .output(signedInSchema)
     .mutation(async ({ ctx, input }) => setSession(ctx, await service.acceptInvite(ctx.db, ctx.request, getAuthSettings(), input))),
 
   changePassword: accountProcedure
-    .input(changePasswordInput)
+    .input(checkedChangePasswordInput)
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
       await service.changePassword(ctx.db, ctx.request, ctx.principal, input);
@@ -97,7 +94,7 @@ export const userRouter = createTRPCRouter({
 
   /** An account with a password (the CLI's user create). */
   create: adminProcedure
-    .input(createUserInput)
+    .input(checkedCreateUserInput)
     .output(signedInSchema)
     .mutation(({ ctx, input }) => service.createUser(ctx.db, ctx.audit, input)),
 

@@ -1,6 +1,6 @@
 // The wrapper of the studio's own route handlers outside tRPC (file downloads: a playbook export,
 // the audit CSV): a session (or the local operator) of the declared role, as tRPC procedures need.
-import { markRoute, paramsOf, type RouteHandler } from "@/server/apikeys/route";
+import { markRoute, wellFormedParams, type RouteHandler } from "@/server/apikeys/route";
 import { getDb, type Db } from "@/server/db/client";
 import { errorResponse } from "@/server/http/responses";
 import { authenticate } from "./authenticate";
@@ -22,6 +22,7 @@ export function sessionRoute<P = Record<string, never>>(
     try {
       const crossSite = crossSiteRefusal(request.method, request.headers);
       if (crossSite) return Response.json({ error: { code: "FORBIDDEN", message: crossSite, details: null } }, { status: 403 });
+      const params = await wellFormedParams(request, context);
       const db = await getDb();
       const auth = await authenticate(db, request.headers);
       const verdict = authorize(auth.principal, access.role);
@@ -32,7 +33,7 @@ export function sessionRoute<P = Record<string, never>>(
           { status: verdict.code === "UNAUTHORIZED" ? 401 : 403 },
         );
       }
-      return await handler(request, { params: await paramsOf(context), db, principal: auth.principal });
+      return await handler(request, { params, db, principal: auth.principal });
     } catch (error) {
       return errorResponse(error);
     }

@@ -7,6 +7,7 @@ import type { Db, Tx } from "@/server/db/client";
 import { AppError, notFound } from "@/server/errors/app-error";
 import type { AuthSettings } from "./config";
 import { hashPassword, spendVerificationTime, verifyPassword } from "./password";
+import { checkedAcceptInviteInput, checkedChangePasswordInput, checkedCreateUserInput, checkedSetupInput } from "./password-policy";
 import type { Principal } from "./principal";
 import { clearFailedSignIns, countFailedSignIn, firstInWindow, signInLockout, type Lockout } from "./rate-limit";
 import * as repo from "./repository";
@@ -145,7 +146,7 @@ export async function setupFirstAdmin(
   settings: Pick<AuthSettings, "sessionDays">,
   raw: z.input<typeof setupInput>,
 ): Promise<SignInResult> {
-  const input = setupInput.parse(raw);
+  const input = checkedSetupInput.parse(raw);
   const adminExists = () => new AppError("CONFLICT", "An admin account exists already. Sign in instead.");
   if (await repo.anyUserExists(db)) throw adminExists();
   const viaToken = principal.kind !== "local";
@@ -247,7 +248,7 @@ export async function acceptInvite(
   settings: Pick<AuthSettings, "sessionDays">,
   raw: z.input<typeof acceptInviteInput>,
 ): Promise<SignInResult> {
-  const input = acceptInviteInput.parse(raw);
+  const input = checkedAcceptInviteInput.parse(raw);
   const id = tokenHash(input.token);
   const passwordHash = await hashPassword(input.password);
   return db.$transaction(async (tx) => {
@@ -275,7 +276,7 @@ export async function changePassword(
   principal: UserPrincipal,
   raw: z.input<typeof changePasswordInput>,
 ): Promise<void> {
-  const input = changePasswordInput.parse(raw);
+  const input = checkedChangePasswordInput.parse(raw);
   const lockout = await signInLockout(db, principal.email, request.ip);
   if (lockout) throw lockedOut(lockout);
   const user = await repo.findUserById(db, principal.userId);
@@ -319,7 +320,7 @@ export async function listUsers(db: Db): Promise<UserListItem[]> {
 }
 
 export async function createUser(db: Db, source: AuditSource, raw: z.input<typeof createUserInput>): Promise<SignedIn> {
-  const input = createUserInput.parse(raw);
+  const input = checkedCreateUserInput.parse(raw);
   const passwordHash = await hashPassword(input.password);
   const user = await db.$transaction(async (tx) => {
     await repo.lockAccounts(tx);

@@ -47,6 +47,12 @@ describe("account commands of the ace CLI", { timeout: 300_000 }, () => {
       expect(twice.stderr).toMatch(/ada@example\.com has an account already/);
       const short = await runCli(["user", "create", "--admin", "--email", "eve@example.com"], { ...env, ACE_ADMIN_PASSWORD: "short" });
       expect(short.stderr).toMatch(/at least 10 characters/);
+      const common = await runCli(["user", "create", "--admin", "--email", "eve@example.com"], {
+        ...env,
+        ACE_ADMIN_PASSWORD: "password12",
+      });
+      expect(common.code).toBe(1);
+      expect(common.stderr).toMatch(/one of the most common passwords/);
     });
 
     it("creates a key limited to a playbook, prints it alone on the last line, lists and revokes it", async () => {

@@ -171,7 +171,7 @@ async function readPassword(): Promise<string> {
   const fromEnv = process.env.ACE_ADMIN_PASSWORD;
   if (fromEnv) return fromEnv;
   if (process.stdin.isTTY) {
-    const first = await readHidden(`Password (at least ${PASSWORD_MIN_LENGTH} characters): `);
+    const first = await readHidden(`Password (at least ${PASSWORD_MIN_LENGTH} characters, not a common one): `);
     const again = await readHidden("The same password again: ");
     if (first !== again) throw new AppError("INVALID_INPUT", "The two passwords differ. Nothing was created.");
     return first;

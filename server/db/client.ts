@@ -69,6 +69,12 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
  */
 export async function getDb(): Promise<Db> {
   if (servedDb) return servedDb;
+  // Set by `next build` for itself and its workers (Next.js's PHASE_PRODUCTION_BUILD).
+  if (process.env.NEXT_PHASE === "phase-production-build") {
+    throw new Error(
+      'A build opens no database, and something asked for one during `next build`: a page or route that reads data must render on demand (export const dynamic = "force-dynamic", or await connection()).',
+    );
+  }
   if (!globalForDb.__aceDb) {
     const opening = openDatabase(databaseConfigFromEnv());
     globalForDb.__aceDb = opening;

@@ -6,7 +6,7 @@ import { asSentence, operationLabel } from "@/server/ace/delta/messages";
 import type { SectionState } from "@/server/ace/history";
 import { AppError } from "@/server/errors/app-error";
 import type { NewBulletProvenance } from "./repository";
-import { evidenceSchema, type DeltaEvidence, type DeltaOrigin } from "./schemas";
+import { evidenceLinkSchema, evidenceSchema, type DeltaEvidence, type DeltaOrigin } from "./schemas";
 import { readStoredOperation } from "./stored";
 
 // ---- Targets ---------------------------------------------------------------------------------
@@ -221,6 +221,12 @@ export function addedRationales(
 
 /** A delta's stored evidence; anything unreadable counts as none. */
 export function readEvidence(stored: unknown): DeltaEvidence {
-  const parsed = evidenceSchema.safeParse(stored ?? {});
+  const parsed = evidenceSchema.safeParse(webLinksOnly(stored ?? {}));
   return parsed.success ? parsed.data : evidenceSchema.parse({});
+}
+
+/** Links stored before only web links were accepted are left out, not the rest of the evidence with them. */
+function webLinksOnly(stored: unknown): unknown {
+  if (typeof stored !== "object" || stored === null || !("links" in stored) || !Array.isArray(stored.links)) return stored;
+  return { ...stored, links: stored.links.filter((link: unknown) => evidenceLinkSchema.safeParse(link).success) };
 }

@@ -147,15 +147,21 @@ export const proposedOperationSchema = z.object({
 
 export const MAX_OPERATIONS = 500;
 
+/**
+ * A link to what a lesson rests on: a web page only. A javascript: or data: URL is script, not
+ * evidence (React refuses to render it as a link, but it must not be stored either).
+ */
+export const evidenceLinkSchema = z.object({
+  label: z.string().trim().min(1).max(200),
+  url: z.url({ protocol: /^https?$/, error: "An evidence link is an http:// or https:// URL." }).max(2_000),
+});
+
 export const evidenceSchema = z.object({
   /** Traces the lessons came from (Trace ids). */
   traceIds: z.array(z.string().min(1).max(200)).max(200).default([]),
   /** Curation runs or experiment runs. */
   runIds: z.array(z.string().min(1).max(200)).max(200).default([]),
-  links: z
-    .array(z.object({ label: z.string().trim().min(1).max(200), url: z.url().max(2_000) }))
-    .max(50)
-    .default([]),
+  links: z.array(evidenceLinkSchema).max(50).default([]),
   /** Free text the proposer adds: the Reflector's key insight, an excerpt. */
   notes: z.string().max(10_000).default(""),
 });

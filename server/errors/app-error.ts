@@ -11,6 +11,8 @@ export const APP_ERROR_CODES = [
   "UNAUTHORIZED",
   "FORBIDDEN",
   "RATE_LIMITED",
+  /** The database's disk is full (server/errors/storage-full.ts). */
+  "STORAGE_FULL",
   "INTERNAL",
 ] as const;
 export type AppErrorCode = (typeof APP_ERROR_CODES)[number];
@@ -45,5 +47,6 @@ export const HTTP_STATUS: Record<AppErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   RATE_LIMITED: 429,
+  STORAGE_FULL: 507,
   INTERNAL: 500,
 };

@@ -1,7 +1,7 @@
 // Reading a request body with a size limit, for the plain HTTP routes (app/api/v1/**) and the tRPC
 // endpoint: counted while it arrives (never held beyond the limit), decoded as strict UTF-8, and for
 // JSON checked for what the databases cannot store before any route sees it.
-import { findIllFormed } from "@/server/ace/well-formed";
+import { findIllFormed, type NulAllowance } from "@/server/ace/well-formed";
 import { AppError } from "@/server/errors/app-error";
 import { decodeUtf8, InvalidUtf8Error } from "@/server/ace/text/utf8";
 
@@ -58,16 +58,16 @@ export async function readTextBody(request: Request, { maxBytes, hint = "" }: Bo
 }
 
 /** Throws a 400 naming the field when the value holds a lone surrogate, a NUL (unless allowed) or nests too deep. */
-export function requireWellFormed(value: unknown, options: { allowNul?: boolean } = {}): void {
+export function requireWellFormed(value: unknown, options: { allowNul?: NulAllowance } = {}): void {
   const problem = findIllFormed(value, options);
   if (problem) throw new AppError("INVALID_INPUT", `${problem.message} Nothing was stored.`, { details: { path: problem.path.join(".") } });
 }
 
 /**
  * The parsed JSON body (see readTextBody for the limits), refused with a 400 naming the field when it
- * holds what the databases cannot store. `allowNul`: the route replaces NUL characters itself.
+ * holds what the databases cannot store. `allowNul`: where the route replaces NUL characters itself.
  */
-export async function readJsonBody(request: Request, options: BodyLimit & { allowNul?: boolean }): Promise<unknown> {
+export async function readJsonBody(request: Request, options: BodyLimit & { allowNul?: NulAllowance }): Promise<unknown> {
   const text = await readTextBody(request, options);
   if (text.length === 0) throw new AppError("INVALID_INPUT", "The request has no body. Send JSON with Content-Type: application/json.");
   let value: unknown;

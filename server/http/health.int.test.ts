@@ -47,7 +47,10 @@ describe.each(testEngines())("GET /api/v1/health on %s", (engine) => {
       const text = await response.text();
       expect(healthSchema.parse(JSON.parse(text))).toEqual({
         status: "unavailable",
-        checks: { database: { status: "failed", reason: "The database refused the check; the server's log has the error." } },
+        checks: {
+          database: { status: "failed", reason: "The database refused the check; the server's log has the error." },
+          storage: { status: "ok" },
+        },
         uptimeSeconds: expect.any(Number),
       });
       expect(logged).toHaveBeenCalledTimes(1);

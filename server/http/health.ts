@@ -3,7 +3,8 @@
 // and this process's uptime, never a version, a setting or an error's text (those go to the log).
 import { getDb } from "@/server/db/client";
 import { checkDatabase, type DatabaseCheck } from "@/server/db/health";
-import { HEALTH_REUSE_MS, HEALTH_TIMEOUT_MS, type Health, type PublicCheck } from "./health-schema";
+import { storageFullSince } from "@/server/errors/storage-full";
+import { HEALTH_REUSE_MS, HEALTH_TIMEOUT_MS, type Health, type PublicCheck, type StorageCheck } from "./health-schema";
 
 /** A failing database is logged at most this often, however often it is probed. */
 const LOG_EVERY_MS = 60_000;
@@ -33,6 +34,17 @@ async function databaseCheck(timeoutMs: number): Promise<PublicCheck> {
   return { status: "failed", reason: check.reason };
 }
 
+/** A read answers nothing about free space; a failed write does, so the check remembers the last one. */
+function storageCheck(): StorageCheck {
+  const since = storageFullSince();
+  if (!since) return { status: "ok" };
+  return {
+    status: "full",
+    reason: "Writes failed because the database's disk is full. Free disk space where the database keeps its files.",
+    since: since.toISOString(),
+  };
+}
+
 /**
  * This instance's health. Probes arriving together share one database check, and a check under a
  * second old answers them too.
@@ -41,9 +53,10 @@ export async function instanceHealth({ timeoutMs = HEALTH_TIMEOUT_MS }: { timeou
   const now = Date.now();
   if (!last || now - last.at >= HEALTH_REUSE_MS) last = { at: now, check: databaseCheck(timeoutMs) };
   const database = await last.check;
+  const storage = storageCheck();
   return {
-    status: database.status === "ok" ? "ok" : "unavailable",
-    checks: { database },
+    status: database.status !== "ok" ? "unavailable" : storage.status === "full" ? "degraded" : "ok",
+    checks: { database, storage },
     uptimeSeconds: Math.floor(process.uptime()),
   };
 }

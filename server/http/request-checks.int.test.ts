@@ -9,7 +9,8 @@ import { expectAppError, SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { playbookSuite } from "@/server/testing/playbook-suite";
 import { MAX_TRPC_BODY_BYTES } from "@/server/trpc/schemas";
 
-const { POST: postTraces } = await import("@/app/api/v1/traces/route");
+const { POST: postTraces, DELETE: deleteTraces } = await import("@/app/api/v1/traces/route");
+const { GET: getContext } = await import("@/app/api/v1/playbooks/[name]/context/route");
 const { POST: postProposal } = await import("@/app/api/v1/playbooks/[name]/proposals/route");
 const trpc = await import("@/app/api/trpc/[trpc]/route");
 
@@ -169,6 +170,52 @@ describe.each(testEngines())("request checks on %s", (engine) => {
       expect(await state()).toEqual(before);
     });
 
+    it("a NUL in a name (the playbook, an id) is a 400 naming the field, while a NUL in an agent's text is still stored as U+FFFD", async () => {
+      const before = await state();
+      const send = (body: unknown) => postTraces(jsonRequest(TRACES_URL, JSON.stringify(body)));
+      await refused(await send({ playbook: "sup\u0000port", task: "t" }), 400, /^playbook: has a NUL character \(U\+0000\) at character 4/);
+      await refused(
+        await send({
+          traces: [
+            { playbook: "support", task: "t" },
+            { playbook: "support\u0000", task: "t" },
+          ],
+        }),
+        400,
+        /^traces\.1\.playbook: has a NUL/,
+      );
+      for (const field of ["externalId", "unitId", "taskId", "model", "experiment", "variant"]) {
+        await refused(await send({ playbook: "support", task: "t", [field]: "a\u0000b" }), 400, new RegExp(`^${field}: has a NUL`));
+      }
+      expect(await state()).toEqual(before);
+      const stored = await send({ playbook: "support", task: "t\u0000", output: "a\u0000b", metadata: { note: "x\u0000" } });
+      expect(stored.status).toBe(201);
+      expect((await state()).traces).toBe(before.traces + 1);
+    });
+
+    it("a NUL in a playbook name in the path or the query is a 400 naming the parameter, not a 500", async () => {
+      const before = await state();
+      const context = (name: string) =>
+        // The params are what Next.js decodes from the path (a lone surrogate cannot be percent-encoded at all).
+        getContext(new Request("http://localhost/api/v1/playbooks/p/context"), {
+          params: Promise.resolve({ name }),
+        });
+      await refused(await context("sup\u0000port"), 400, /^name: has a NUL character \(U\+0000\) at character 4/);
+      await refused(await context("sup\ud800port"), 400, /^name: has a lone surrogate/);
+      await refused(
+        await deleteTraces(new Request(`${TRACES_URL}?playbook=sup%00port&unitId=u-1`, { method: "DELETE" })),
+        400,
+        /^playbook: has a NUL/,
+      );
+      await refused(
+        await deleteTraces(new Request(`${TRACES_URL}?playbook=support&unitId=u%001`, { method: "DELETE" })),
+        400,
+        /^unitId: has a NUL/,
+      );
+      expect(await state()).toEqual(before);
+      expect((await context("support")).status).toBe(200);
+    });
+
     it("a proposal whose file holds a NUL, a lone surrogate or JSON 5,000 deep is a 400 naming where", async () => {
       const before = await state();
       const propose = (body: Record<string, unknown>) =>
@@ -240,6 +287,45 @@ describe.each(testEngines())("request checks on %s", (engine) => {
       // NUL in a trace is stored as U+FFFD, as over HTTP.
       const stored = await suite.caller.traces.ingest({ traces: [{ playbook: "support", task: "t", output: "a\u0000b" }] });
       expect((await suite.caller.traces.get({ traceId: stored.traces[0]!.id })).output).toBe("a\ufffdb");
+    });
+
+    it("a NUL or a lone surrogate in a playbook name is a 400 naming the field, on create, import and trace ingestion", async () => {
+      const before = await state();
+      await expectAppError(suite.caller.playbook.create({ name: "sup\u0000port" }), "BAD_REQUEST", /^name: has a NUL character/);
+      await expectAppError(suite.caller.playbook.create({ name: "sup\udfffport" }), "BAD_REQUEST", /^name: has a lone surrogate/);
+      await expectAppError(
+        suite.caller.playbook.import({ content: SMALL_PLAYBOOK, format: "ace", target: { kind: "new", name: "a\u0000" } }),
+        "BAD_REQUEST",
+        /^target\.name: has a NUL/,
+      );
+      await expectAppError(
+        suite.caller.traces.ingest({ traces: [{ playbook: "support\u0000", task: "t" }] }),
+        "BAD_REQUEST",
+        /^traces\.0\.playbook: has a NUL/,
+      );
+      expect(await state()).toEqual(before);
+    });
+
+    it("an evidence link must be an http or https URL: javascript:, data: and file: links are refused naming the field", async () => {
+      const before = await state();
+      const propose = (url: string) =>
+        suite.caller.delta.propose({
+          playbookId: suite.playbookId,
+          operations: [{ operation: { type: "add", section: "strategies_and_insights", content: "Check the order first." } }],
+          evidence: { links: [{ label: "ticket", url }] },
+        });
+      for (const url of [
+        "javascript:alert(document.cookie)",
+        "JavaScript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+      ]) {
+        await expectAppError(propose(url), "BAD_REQUEST", /An evidence link is an http:\/\/ or https:\/\/ URL/);
+      }
+      expect(await state()).toEqual(before);
+      const accepted = await propose("https://tickets.example.com/T-1");
+      const delta = await suite.caller.delta.get({ deltaId: accepted.deltaId! });
+      expect(delta.evidence.links).toEqual([{ label: "ticket", url: "https://tickets.example.com/T-1" }]);
     });
 
     function trpcPost(path: string, body: BodyInit, headers: Record<string, string> = {}): Promise<Response> {

@@ -1,6 +1,7 @@
 // JSON error bodies for the plain HTTP routes (app/api/**), with the same codes and wording as tRPC.
 import { ZodError, z } from "zod";
 import { AppError, HTTP_STATUS } from "@/server/errors/app-error";
+import { isStorageFull, storageFullError } from "@/server/errors/storage-full";
 
 export function errorResponse(error: unknown): Response {
   if (error instanceof ZodError) {
@@ -15,6 +16,14 @@ export function errorResponse(error: unknown): Response {
     return Response.json(
       { error: { code: error.code, message: error.message, details: error.details ?? null } },
       { status: HTTP_STATUS[error.code] },
+    );
+  }
+  if (isStorageFull(error)) {
+    console.error("[http] the disk is full:", error);
+    const full = storageFullError(error);
+    return Response.json(
+      { error: { code: full.code, message: full.message, details: null } },
+      { status: HTTP_STATUS[full.code], headers: { "cache-control": "no-store" } },
     );
   }
   console.error("[http]", error);

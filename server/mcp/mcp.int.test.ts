@@ -344,6 +344,13 @@ describe.each(testEngines())("MCP over Streamable HTTP on %s", (engine) => {
       /Unknown playbook "nope".*The playbooks: "support agent"/,
     );
     await expectToolError(client, "search_bullets", { query: "x" }, /Name the playbook: pass playbook, one of "support agent"/);
+    await expectToolError(client, "search_bullets", { playbook: "sup\u0000port", query: "x" }, /^playbook: has a NUL character/);
+    await expectToolError(
+      client,
+      "record_outcome",
+      { playbook: "sup\u0000port", task: "x", outcome: "success" },
+      /^playbook: has a NUL character/,
+    );
     await expectToolError(client, "search_bullets", { playbook: SUPPORT, query: "   " }, /query is empty/);
     for (const k of [0, 51, 2.5])
       await expectToolError(client, "search_bullets", { playbook: SUPPORT, query: "retry", k }, /k is .*from 1 to 50/);

@@ -6,6 +6,7 @@ import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z, ZodError } from "zod";
 import { AppError } from "@/server/errors/app-error";
+import { isStorageFull, storageFullError } from "@/server/errors/storage-full";
 import {
   getPlaybookShape,
   playbookContextSchema,
@@ -39,6 +40,10 @@ After a task: call record_outcome with the task, the outcome (success, failure o
 function errorText(error: unknown): string {
   if (error instanceof AppError) return error.message;
   if (error instanceof ZodError) return error.issues.map((issue) => issue.message).join(" ");
+  if (isStorageFull(error)) {
+    console.error("[mcp] the disk is full:", error);
+    return storageFullError(error).message;
+  }
   console.error("[mcp] tool failed:", error);
   return "ACE Studio could not complete this call (an internal error; the server's log has the details). Nothing was changed by it if it wrote nothing yet; try again.";
 }

@@ -5,6 +5,7 @@
 // AppError whose message names the argument; a refused call writes nothing.
 import type { z } from "zod";
 import { resolveSection, validateDelta, type PlaybookState } from "@/server/ace/delta";
+import { findIllFormed } from "@/server/ace/well-formed";
 import type { BulletState } from "@/server/ace/history";
 import type { AuditSource } from "@/server/audit/record";
 import { getPlaybookContext } from "@/server/context/service";
@@ -80,6 +81,9 @@ async function resolvePlaybook(caller: McpCaller, given: string | undefined): Pr
       `Name the playbook: pass playbook${names.length > 0 ? `, one of ${quoted(names.slice(0, 20))}` : " (there is none yet: import one in ACE Studio)"}.`,
     );
   }
+  // A name the databases cannot compare (a NUL) is refused naming the argument, as on /api/v1.
+  const illFormed = findIllFormed({ playbook: name });
+  if (illFormed) throw new AppError("INVALID_INPUT", illFormed.message, { details: { path: "playbook" } });
   const row = await playbookRepo.findPlaybookByName(caller.db, name);
   if (!row) {
     const names = (await visiblePlaybooks(caller)).map((playbook) => playbook.name);

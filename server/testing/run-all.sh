@@ -36,7 +36,8 @@ step() {
 step "type check" npx tsc --noEmit
 step "lint (ESLint with the import boundaries, Prettier, knip)" npm run -s lint
 step "unit and integration tests" npx vitest run --reporter=default --reporter=json --outputFile="$reports/vitest.json"
-step "production build" npx next build
+# The one build, with an empty DATA_DIR it must leave empty: a build opens no database.
+step "production build" bash server/testing/build-opens-no-database.sh
 if [[ ! " ${failed[*]-} " =~ "production build" ]]; then
   step "end-to-end tests" env PLAYWRIGHT_JSON_OUTPUT_NAME="$reports/playwright.json" npx playwright test --reporter=list,json
 fi

@@ -6,6 +6,7 @@ import * as erasure from "./erasure";
 import {
   ingestResultSchema,
   listTracesInput,
+  nulReplacedAt,
   redactionPreviewInput,
   traceBatchSchema,
   traceDeletionResultSchema,
@@ -18,8 +19,8 @@ import * as service from "./service";
 export const traceRouter = createTRPCRouter({
   /** The same ingest as POST /api/v1/traces, for the studio (e.g. a file of traces uploaded). */
   ingest: curatorProcedure
-    // As over HTTP: an agent's output may hold NUL characters, stored as U+FFFD (traces/repository.ts).
-    .meta({ allowNul: true })
+    // As over HTTP: an agent's text may hold NUL characters, stored as U+FFFD (traces/repository.ts); its names may not.
+    .meta({ allowNul: nulReplacedAt })
     .input(traceBatchSchema)
     .output(ingestResultSchema)
     .mutation(({ ctx, input }) => service.ingestTraces(ctx.db, input.traces, { source: "studio", who: ctx })),

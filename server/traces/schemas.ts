@@ -154,6 +154,16 @@ export const traceBatchSchema = z.strictObject({
     .max(MAX_TRACES_PER_BATCH, `Send at most ${MAX_TRACES_PER_BATCH.toLocaleString("en")} traces per request.`),
 });
 
+// An agent's own words, where a NUL character is stored as U+FFFD (traces/repository.ts). Names and
+// ids (playbook, externalId, unitId, …) are looked up before anything is stored: a NUL there is refused.
+const NUL_REPLACED_FIELDS = new Set(["task", "reasoning", "output", "feedback", "metadata"]);
+
+/** Whether a NUL at this path of a trace body (one trace, or `{ traces: [...] }`) is replaced rather than refused. */
+export function nulReplacedAt(path: readonly (string | number)[]): boolean {
+  const field = path[0] === "traces" ? path[2] : path[0];
+  return typeof field === "string" && NUL_REPLACED_FIELDS.has(field);
+}
+
 /**
  * The HTTP body is one trace or `{ traces: [...] }`; issues keep the path of the shape sent
  * (`outcome` for one trace, `traces.3.outcome` in a batch).

@@ -3,7 +3,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
-import { findIllFormed } from "@/server/ace/well-formed";
+import { findIllFormed, type NulAllowance } from "@/server/ace/well-formed";
 import type { AuditSource } from "@/server/audit/record";
 import { recordAudit } from "@/server/audit/record";
 import { authenticate } from "@/server/auth/authenticate";
@@ -12,7 +12,8 @@ import { firstInWindow } from "@/server/auth/rate-limit";
 import { internalRequest, type RequestInfo } from "@/server/auth/request";
 import type { Role } from "@/server/auth/schemas";
 import { getDb, type Db } from "@/server/db/client";
-import { AppError, type AppErrorCode } from "@/server/errors/app-error";
+import { AppError, HTTP_STATUS, type AppErrorCode } from "@/server/errors/app-error";
+import { isStorageFull, storageFullError } from "@/server/errors/storage-full";
 
 // ---- 1. Context --------------------------------------------------------------------------
 
@@ -72,6 +73,8 @@ const TRPC_CODE: Record<AppErrorCode, TRPCError["code"]> = {
   UNAUTHORIZED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   RATE_LIMITED: "TOO_MANY_REQUESTS",
+  // tRPC has no 507: the formatter and app/api/trpc's responseMeta set the status from the AppError.
+  STORAGE_FULL: "INTERNAL_SERVER_ERROR",
   INTERNAL: "INTERNAL_SERVER_ERROR",
 };
 
@@ -85,8 +88,8 @@ export type Access = "public" | "account" | Role;
 
 export interface ProcedureMeta {
   access?: Access;
-  /** NUL characters in the input are replaced by the procedure (trace ingestion), not refused. */
-  allowNul?: boolean;
+  /** Where NUL characters in the input are replaced by the procedure (trace ingestion's text), not refused. */
+  allowNul?: NulAllowance;
 }
 
 const t = initTRPC
@@ -104,7 +107,7 @@ const t = initTRPC
         message: isServerFault && !appError ? INTERNAL_MESSAGE : shape.message,
         data: {
           code: shape.data.code,
-          httpStatus: shape.data.httpStatus,
+          httpStatus: appError ? HTTP_STATUS[appError.code] : shape.data.httpStatus,
           path: shape.data.path,
           appCode: appError?.code ?? null,
           details: appError?.details ?? null,
@@ -114,13 +117,13 @@ const t = initTRPC
     },
   });
 
-/** Turns a domain AppError into the matching tRPC error so the HTTP status is right. */
+/** Turns a domain AppError (or a full disk) into the matching tRPC error so the HTTP status is right. */
 const appErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof AppError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
-  }
+  if (result.ok) return result;
+  const cause =
+    result.error.cause instanceof AppError ? result.error.cause : isStorageFull(result.error) ? storageFullError(result.error) : null;
+  if (cause) throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   return result;
 });
 

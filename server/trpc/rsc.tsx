@@ -16,8 +16,15 @@ import { appRouter } from "@/server/trpc/root";
 /** One QueryClient per request: React's cache() scopes it to the current server render. */
 export const getQueryClient = cache(makeQueryClient);
 
-/** Who this request acts for, worked out once per render. */
-const authentication = cache(async () => authenticate(await getDb(), await headers()));
+/**
+ * Who this request acts for, worked out once per render. The headers are read first: while
+ * `next build` tries to prerender a page, reading them marks it as rendered on demand, before
+ * anything asks for the database (a build opens none).
+ */
+const authentication = cache(async () => {
+  const requestHeaders = await headers();
+  return authenticate(await getDb(), requestHeaders);
+});
 
 const createContext = cache(async () => {
   const auth = await authentication();

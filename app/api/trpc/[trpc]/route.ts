@@ -61,6 +61,11 @@ async function answer(req: Request) {
     router: appRouter,
     maxBatchSize: MAX_TRPC_BATCH,
     createContext: ({ resHeaders }) => createTRPCContext({ headers: checked.headers, resHeaders }),
+    // tRPC knows no 507: a call that failed on a full disk says so in its status too.
+    responseMeta: ({ errors }) =>
+      errors.length > 0 && errors.every((error) => error.cause instanceof AppError && error.cause.code === "STORAGE_FULL")
+        ? { status: HTTP_STATUS.STORAGE_FULL }
+        : {},
   });
 }
 

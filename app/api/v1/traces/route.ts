@@ -3,14 +3,18 @@
 import { apiRoute } from "@/server/apikeys/route";
 import { readJsonBody } from "@/server/http/body";
 import { deleteSelection, exportSelectionLines, selectionByName } from "@/server/traces/erasure";
-import { MAX_TRACE_BODY_BYTES, parseTraceBody, parseTraceSelectionQuery } from "@/server/traces/schemas";
+import { MAX_TRACE_BODY_BYTES, nulReplacedAt, parseTraceBody, parseTraceSelectionQuery } from "@/server/traces/schemas";
 import { ingestTracesGrouped } from "@/server/traces/group-commit";
 
 export const dynamic = "force-dynamic";
 
 export const POST = apiRoute({ scope: "traces:write" }, async (request, { db, allowPlaybooks }) => {
-  // NUL characters in an agent's output are stored as U+FFFD (traces/repository.ts), not refused.
-  const body = await readJsonBody(request, { maxBytes: MAX_TRACE_BODY_BYTES, hint: "Send the traces in smaller batches.", allowNul: true });
+  // NUL characters in an agent's text are stored as U+FFFD (traces/repository.ts); in a name they are refused.
+  const body = await readJsonBody(request, {
+    maxBytes: MAX_TRACE_BODY_BYTES,
+    hint: "Send the traces in smaller batches.",
+    allowNul: nulReplacedAt,
+  });
   const traces = parseTraceBody(body);
   await allowPlaybooks(traces.map((trace) => trace.playbook));
   const result = await ingestTracesGrouped(db, traces, { source: "api" });

@@ -284,9 +284,14 @@ export async function updateExperiment(
   patch: UpdateFields,
   options: AccessOptions = {},
 ): Promise<ExperimentDefinition> {
+  // The access check reads on the outer client, so it runs before the transaction: inside it, the
+  // embedded database's one connection would wait for the transaction that waits for the check.
+  await loadExperiment(db, key, options);
+  const targets = (patch.variants ?? []).flatMap((variant) => (variant.playbook === undefined ? [] : [variant.playbook]));
+  if (targets.length > 0) await options.allowPlaybooks?.([...new Set(targets)]);
   const updated = await db.$transaction(async (tx) => {
     if (!(await repo.lockExperiment(tx, key))) throw unknownExperiment(key);
-    const before = await loadExperiment(tx, key, options);
+    const before = await loadExperiment(tx, key);
     const phase = currentPhase(before);
     const started = phase !== null;
     const now = new Date();

@@ -213,6 +213,24 @@ export async function playbookRefusal(
   return null;
 }
 
+/** What a route handler acts on, once it has parsed its request: these playbooks, or the whole studio. */
+export type PlaybookTarget = { ids?: readonly string[]; names?: readonly string[] } | "studio";
+
+/** Throws (AppError FORBIDDEN) when a restricted caller's request is about playbooks outside its own. */
+export async function checkPlaybookTarget(db: DbOrTx, principal: Principal, target: PlaybookTarget): Promise<void> {
+  const scope = playbookScopeOf(principal);
+  if (scope === "all") return;
+  if (target === "studio") throw await refusal(db, principal, scope, `this is studio-wide (${STUDIO_WIDE})`);
+  const names = namesOf([...(target.names ?? [])]);
+  const byName = await repo.playbookIdsByNames(db, names);
+  const unknown = names.filter((name) => !byName.has(name));
+  if (unknown.length > 0)
+    throw await refusal(db, principal, scope, `no playbook of those is named ${unknown.map((n) => `"${n}"`).join(", ")}`);
+  if ([...(target.ids ?? []), ...byName.values()].some((id) => !inScope(scope, id))) {
+    throw await refusal(db, principal, scope, "this is about another playbook");
+  }
+}
+
 /** playbookRefusal, thrown. */
 export async function checkPlaybookAddress(
   db: DbOrTx,

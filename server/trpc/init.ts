@@ -164,7 +164,8 @@ function requireRole(role: Role) {
   return t.middleware(async ({ ctx, next, getRawInput, path, type, meta }) => {
     const raw = await getRawInput().catch(() => undefined);
     const playbookId = playbookOf(raw);
-    const verdict = authorize(ctx.principal, role, playbookId);
+    // The role here; a restricted caller's playbooks by the procedure's declared address, below.
+    const verdict = authorize(ctx.principal, role);
     if (!verdict.ok && verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
     const outside = verdict.ok ? await playbookRefusal(ctx.db, ctx.principal, meta?.playbook, raw) : null;
     if (verdict.ok && !outside) return next();

@@ -167,8 +167,10 @@ function requireRole(role: Role) {
     // The role here; a restricted caller's playbooks by the procedure's declared address, below.
     const verdict = authorize(ctx.principal, role);
     if (!verdict.ok && verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
-    const outside = verdict.ok ? await playbookRefusal(ctx.db, ctx.principal, meta?.playbook, raw) : null;
-    if (verdict.ok && !outside) return next();
+    const denied = verdict.ok
+      ? await playbookRefusal(ctx.db, ctx.principal, meta?.playbook, raw)
+      : new AppError("FORBIDDEN", verdict.message);
+    if (!denied) return next();
     if (
       type === "mutation" &&
       (await firstInWindow(ctx.db, `denied:${ctx.audit.actor.kind}:${ctx.audit.actor.id ?? ctx.audit.actor.name}:${path}`))
@@ -177,12 +179,10 @@ function requireRole(role: Role) {
         action: "access.denied",
         target: { type: "procedure", id: path },
         playbookId: playbookId ?? null,
-        after: outside ? { reason: outside.message } : { needs: role },
+        after: verdict.ok ? { reason: denied.message } : { needs: role },
       });
     }
-    throw outside
-      ? new TRPCError({ code: "FORBIDDEN", message: outside.message, cause: outside })
-      : new TRPCError({ code: "FORBIDDEN", message: verdict.ok ? "Refused." : verdict.message });
+    throw new TRPCError({ code: "FORBIDDEN", message: denied.message, cause: denied });
   });
 }
 

@@ -4,5 +4,8 @@ import { listAuditInput } from "./schemas";
 import * as service from "./service";
 
 export const auditRouter = createTRPCRouter({
-  list: adminProcedure.input(listAuditInput).query(({ ctx, input }) => service.listAudit(ctx.db, input)),
+  list: adminProcedure
+    .meta({ playbook: "playbookId!" })
+    .input(listAuditInput)
+    .query(({ ctx, input }) => service.listAudit(ctx.db, input)),
 });

@@ -78,32 +78,37 @@ export const authRouter = createTRPCRouter({
 const actingUserId = (ctx: Context) => (ctx.principal.kind === "user" ? ctx.principal.userId : null);
 
 export const userRouter = createTRPCRouter({
-  list: adminProcedure.query(({ ctx }) => service.listUsers(ctx.db)),
+  list: adminProcedure.meta({ playbook: "studio" }).query(({ ctx }) => service.listUsers(ctx.db)),
 
   /** A new account with a one-time link to set its password. */
   invite: adminProcedure
+    .meta({ playbook: "studio" })
     .input(inviteUserInput)
     .output(inviteLinkSchema)
     .mutation(({ ctx, input }) => service.inviteUser(ctx.db, ctx.audit, input)),
 
   /** A new link for an existing account (the old one stops working); accepting it sets a new password. */
   reinvite: adminProcedure
+    .meta({ playbook: "studio" })
     .input(userIdInput)
     .output(inviteLinkSchema)
     .mutation(({ ctx, input }) => service.reissueInvite(ctx.db, ctx.audit, input.userId)),
 
   /** An account with a password (the CLI's user create). */
   create: adminProcedure
+    .meta({ playbook: "studio" })
     .input(checkedCreateUserInput)
     .output(signedInSchema)
     .mutation(({ ctx, input }) => service.createUser(ctx.db, ctx.audit, input)),
 
   setRole: adminProcedure
+    .meta({ playbook: "studio" })
     .input(setRoleInput)
     .output(signedInSchema)
     .mutation(({ ctx, input }) => service.setRole(ctx.db, ctx.audit, input)),
 
   disable: adminProcedure
+    .meta({ playbook: "studio" })
     .input(userIdInput)
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
@@ -112,6 +117,7 @@ export const userRouter = createTRPCRouter({
     }),
 
   enable: adminProcedure
+    .meta({ playbook: "studio" })
     .input(userIdInput)
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
@@ -120,6 +126,7 @@ export const userRouter = createTRPCRouter({
     }),
 
   delete: adminProcedure
+    .meta({ playbook: "studio" })
     .input(userIdInput)
     .output(okSchema)
     .mutation(async ({ ctx, input }) => {
@@ -129,6 +136,7 @@ export const userRouter = createTRPCRouter({
 
   /** Signs a user out everywhere. */
   endSessions: adminProcedure
+    .meta({ playbook: "studio" })
     .input(userIdInput)
     .output(z.object({ ended: z.number() }))
     .mutation(({ ctx, input }) => service.endSessionsOfUser(ctx.db, ctx.audit, input.userId)),

@@ -1,5 +1,6 @@
 // The wrapper of the studio's own route handlers outside tRPC (file downloads: a playbook export,
 // the audit CSV): a session (or the local operator) of the declared role, as tRPC procedures need.
+import { checkPlaybookTarget, type PlaybookTarget } from "@/server/access/restriction";
 import { markRoute, wellFormedParams, type RouteHandler } from "@/server/apikeys/route";
 import { getDb, type Db } from "@/server/db/client";
 import { errorResponse } from "@/server/http/responses";
@@ -12,6 +13,8 @@ export interface SessionRouteContext<P> {
   params: P;
   db: Db;
   principal: Principal;
+  /** Refuses (403) a caller restricted to other playbooks; call it once the request is parsed, before reading. */
+  allowPlaybooks(target: PlaybookTarget): Promise<void>;
 }
 
 export function sessionRoute<P = Record<string, never>>(
@@ -33,7 +36,12 @@ export function sessionRoute<P = Record<string, never>>(
           { status: verdict.code === "UNAUTHORIZED" ? 401 : 403 },
         );
       }
-      return await handler(request, { params, db, principal: auth.principal });
+      return await handler(request, {
+        params,
+        db,
+        principal: auth.principal,
+        allowPlaybooks: (target) => checkPlaybookTarget(db, auth.principal, target),
+      });
     } catch (error) {
       return errorResponse(error);
     }

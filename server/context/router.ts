@@ -6,6 +6,7 @@ import * as service from "./service";
 export const contextRouter = createTRPCRouter({
   /** What GET /api/v1/playbooks/{name}/context returns, for a preview in the studio. */
   get: viewerProcedure
+    .meta({ playbook: "playbookId" })
     .input(playbookContextInput)
     .output(contextResultSchema)
     .query(({ ctx, input }) => service.previewContext(ctx.db, input)),

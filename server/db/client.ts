@@ -4,6 +4,7 @@ import { databaseConfigFromEnv, type DatabaseConfig } from "./config";
 import { type Connection, type ConnectOptions, connect } from "./connection";
 import { Prisma, PrismaClient } from "./generated/client";
 import { applyMigrations } from "./migrate";
+import { guardTransactions } from "./transaction-guard";
 
 export { type Connection, connect };
 
@@ -47,7 +48,7 @@ export async function openDatabase(config: DatabaseConfig, options: OpenOptions 
     await connection.close();
     throw error;
   }
-  const db = new PrismaClient({ adapter: connection.factory });
+  const db = guardTransactions(new PrismaClient({ adapter: connection.factory }));
   let closing: Promise<void> | undefined;
   return {
     ...connection,

@@ -11,6 +11,7 @@ import { preparedQueries } from "./pglite-statements";
 import { statementNames } from "./prepared";
 import { type DatabaseConfig, MEMORY_DATA_DIR, pgliteDir } from "./config";
 import { acquireLock, releaseLock } from "./lock";
+import { assertOutsideTransaction, transactionGuardEnabled } from "./transaction-guard";
 
 export type Connection = {
   config: DatabaseConfig;
@@ -110,9 +111,14 @@ function adaptForPrisma(pglite: PGlite): PGlite {
   };
   const prepared = preparedQueries(pglite, pglite.query.bind(pglite));
   const transaction = pglite.transaction.bind(pglite);
-  pglite.query = (sql, params, options) => prepared.query(sql, params, withoutInstalled(options));
-  pglite.transaction = <T>(work: (tx: Transaction) => Promise<T>) =>
-    transaction((tx) => {
+  const guard = transactionGuardEnabled();
+  pglite.query = (sql, params, options) => {
+    if (guard) assertOutsideTransaction("A query");
+    return prepared.query(sql, params, withoutInstalled(options));
+  };
+  pglite.transaction = <T>(work: (tx: Transaction) => Promise<T>) => {
+    if (guard) assertOutsideTransaction("A new transaction");
+    return transaction((tx) => {
       const txQuery = prepared.inTransaction(tx.query.bind(tx));
       tx.query = async (sql, params, options) => {
         if (tx.closed) throw new Error("Transaction is closed");
@@ -120,6 +126,7 @@ function adaptForPrisma(pglite: PGlite): PGlite {
       };
       return work(tx);
     });
+  };
   return pglite;
 }
 
@@ -142,6 +149,14 @@ export async function connect(config: DatabaseConfig, options: ConnectOptions = 
   // connection is missing on the next: Prisma's pgbouncer=true turns the names off.
   const { url, pooler } = withoutPoolerFlag(config.url);
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections });
+  if (transactionGuardEnabled()) {
+    // Outside a transaction the adapter queries the pool; a transaction has a client of its own.
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    pool.query = ((...args: unknown[]) => {
+      assertOutsideTransaction("A query");
+      return query(...args);
+    }) as typeof pool.query;
+  }
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on("error", () => undefined);
   let closed = false;

@@ -1,5 +1,6 @@
 // Reading the approval queue: the list, one delta with its operations checked against the current
 // playbook (findings, staleness, overlaps with other pending deltas), and each operation's preview.
+import type { PlaybookScope } from "@/server/access/restriction";
 import type { z } from "zod";
 import { resolveSection, type DeltaOperation } from "@/server/ace/delta";
 import { diffText } from "@/server/ace/diff";
@@ -43,9 +44,10 @@ export async function watchQueue(db: Db, playbookId: string | undefined): Promis
   return { signature: await repo.queueSignature(db, playbookId ?? null) };
 }
 
-export async function listDeltas(db: Db, query: z.output<typeof listDeltasInput>): Promise<DeltaPage> {
+/** `scope`: the playbooks a restricted caller may see; the total counts those only. */
+export async function listDeltas(db: Db, query: z.output<typeof listDeltasInput>, scope: PlaybookScope = "all"): Promise<DeltaPage> {
   if (query.playbookId && !(await repo.currentVersion(db, query.playbookId))) throw notFound("The playbook");
-  const [rows, total] = await Promise.all([repo.listDeltas(db, query), repo.countDeltas(db, query)]);
+  const [rows, total] = await Promise.all([repo.listDeltas(db, query, scope), repo.countDeltas(db, query, scope)]);
   const items = rows.map(listItem);
   const nextCursor = query.cursor + rows.length < total ? query.cursor + rows.length : null;
   return { items, total, nextCursor };

@@ -416,9 +416,11 @@ export type DeltaListRow = Omit<DeltaListItem, "counts" | "types" | "flags"> &
   OperationCounts &
   DeltaFlags & { types: Record<string, number> | null };
 
-function deltaFilter(query: z.output<typeof listDeltasInput>): Prisma.Sql {
+/** `scope`: only these playbooks' deltas (a restricted caller's); "all": every playbook. */
+function deltaFilter(query: z.output<typeof listDeltasInput>, scope: "all" | readonly string[]): Prisma.Sql {
   const where: Prisma.Sql[] = [];
   if (query.playbookId) where.push(Prisma.sql`d."playbookId" = ${query.playbookId}::uuid`);
+  if (scope !== "all") where.push(Prisma.sql`d."playbookId" = ANY(${[...scope]}::uuid[])`);
   if (query.origin) where.push(Prisma.sql`d.origin = ${query.origin}::"DeltaOrigin"`);
   switch (query.status) {
     case "pending":
@@ -449,7 +451,11 @@ function deltaFilter(query: z.output<typeof listDeltasInput>): Prisma.Sql {
  * A page of deltas, newest first, with the counts and flags of each. The per-delta subqueries run
  * for the page's rows only (the total is counted separately, without them).
  */
-export function listDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>): Promise<DeltaListRow[]> {
+export function listDeltas(
+  db: DbOrTx,
+  query: z.output<typeof listDeltasInput>,
+  scope: "all" | readonly string[] = "all",
+): Promise<DeltaListRow[]> {
   return db.$queryRaw<DeltaListRow[]>`
     SELECT page.*,
            ops.total, ops.pending, ops.approved, ops.rejected, ops."hasErrors", ops."hasDuplicates", ops."hasWarnings",
@@ -462,7 +468,7 @@ export function listDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>):
              d."reviewNote", d."decidedBy", d."decidedAt", d."createdAt", ${STALE_SQL} AS stale
       FROM "Delta" d
       JOIN "Playbook" p ON p.id = d."playbookId"
-      ${deltaFilter(query)}
+      ${deltaFilter(query, scope)}
       ORDER BY d."createdAt" DESC, d.id DESC
       LIMIT ${query.limit} OFFSET ${query.cursor}
     ) page
@@ -479,9 +485,13 @@ export function listDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>):
     ORDER BY page."createdAt" DESC, page.id DESC`;
 }
 
-export async function countDeltas(db: DbOrTx, query: z.output<typeof listDeltasInput>): Promise<number> {
+export async function countDeltas(
+  db: DbOrTx,
+  query: z.output<typeof listDeltasInput>,
+  scope: "all" | readonly string[] = "all",
+): Promise<number> {
   const [row] = await db.$queryRaw<{ count: number }[]>`
-    SELECT count(*)::int AS count FROM "Delta" d JOIN "Playbook" p ON p.id = d."playbookId" ${deltaFilter(query)}`;
+    SELECT count(*)::int AS count FROM "Delta" d JOIN "Playbook" p ON p.id = d."playbookId" ${deltaFilter(query, scope)}`;
   return row?.count ?? 0;
 }
 

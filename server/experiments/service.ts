@@ -1,6 +1,7 @@
 // Experiment rules: read, create and change experiments (phases when a running one is re-weighted),
 // decide (ship, with the rollback a pinned older version asks for; stop), archive. Every change is
 // written with its audit entry in one transaction. Assigning units is assignment.ts.
+import { visibleTo, type PlaybookScope } from "@/server/access/restriction";
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { sampleSizePerVariant } from "@/server/ace/stats";
@@ -69,8 +70,12 @@ export async function getExperiment(db: Db, key: string, options: AccessOptions 
   return definitionOf(await loadExperiment(db, key, options));
 }
 
-export async function listExperiments(db: Db, filter: z.output<typeof listExperimentsInput>): Promise<ExperimentListItem[]> {
-  const rows = await repo.listExperiments(db, filter);
+export async function listExperiments(
+  db: Db,
+  filter: z.output<typeof listExperimentsInput>,
+  scope: PlaybookScope = "all",
+): Promise<ExperimentListItem[]> {
+  const rows = visibleTo(scope, await repo.listExperiments(db, filter), (row) => row.playbookId);
   const items: ExperimentListItem[] = [];
   // One at a time: on the embedded engine queries queue anyway, and a studio runs a handful of experiments.
   for (const row of rows) items.push(listItemOf(row, currentPhase(row) ? await computeResults(db, row) : null));
@@ -284,9 +289,14 @@ export async function updateExperiment(
   patch: UpdateFields,
   options: AccessOptions = {},
 ): Promise<ExperimentDefinition> {
+  // The access check reads on the outer client, so it runs before the transaction: inside it, the
+  // embedded database's one connection would wait for the transaction that waits for the check.
+  await loadExperiment(db, key, options);
+  const targets = (patch.variants ?? []).flatMap((variant) => (variant.playbook === undefined ? [] : [variant.playbook]));
+  if (targets.length > 0) await options.allowPlaybooks?.([...new Set(targets)]);
   const updated = await db.$transaction(async (tx) => {
     if (!(await repo.lockExperiment(tx, key))) throw unknownExperiment(key);
-    const before = await loadExperiment(tx, key, options);
+    const before = await loadExperiment(tx, key);
     const phase = currentPhase(before);
     const started = phase !== null;
     const now = new Date();

@@ -7,18 +7,31 @@ import * as service from "./service";
 
 export const retentionRouter = createTRPCRouter({
   /** The studio default, the last run and what it removed, the next daily run. */
-  status: viewerProcedure.output(retentionStatusSchema).query(({ ctx }) => service.retentionStatus(ctx.db)),
+  status: viewerProcedure
+    .meta({ playbook: "studio" })
+    .output(retentionStatusSchema)
+    .query(({ ctx }) => service.retentionStatus(ctx.db)),
 
   /** Dry run: what the next run will remove, per playbook and kind. */
-  preview: viewerProcedure.output(retentionPreviewSchema).query(({ ctx }) => service.previewRetention(ctx.db)),
+  preview: viewerProcedure
+    .meta({ playbook: "studio" })
+    .output(retentionPreviewSchema)
+    .query(({ ctx }) => service.previewRetention(ctx.db)),
 
-  studioDefault: viewerProcedure.output(retentionSettingsSchema).query(({ ctx }) => readStudioRetention(ctx.db)),
+  studioDefault: viewerProcedure
+    .meta({ playbook: "studio" })
+    .output(retentionSettingsSchema)
+    .query(({ ctx }) => readStudioRetention(ctx.db)),
 
   setStudioDefault: adminProcedure
+    .meta({ playbook: "studio" })
     .input(retentionSettingsSchema)
     .output(retentionSettingsSchema)
     .mutation(({ ctx, input }) => writeStudioRetention(ctx.db, ctx, input)),
 
   /** Runs retention now (as the daily job would), and returns what it removed. */
-  runNow: adminProcedure.output(retentionRunSchema).mutation(({ ctx }) => service.runRetention(ctx.db, ctx, "manual")),
+  runNow: adminProcedure
+    .meta({ playbook: "studio" })
+    .output(retentionRunSchema)
+    .mutation(({ ctx }) => service.runRetention(ctx.db, ctx, "manual")),
 });

@@ -97,17 +97,19 @@ export async function findRunToExecute(db: DbOrTx, runId: string): Promise<RunTo
   return row ?? null;
 }
 
-function runWhere(query: z.output<typeof listRunsInput>): Prisma.RunWhereInput {
+/** `scope`: only these playbooks' runs (a restricted caller's); "all": every playbook. */
+function runWhere(query: z.output<typeof listRunsInput>, scope: "all" | readonly string[]): Prisma.RunWhereInput {
   return {
     ...(query.playbookId ? { playbookId: query.playbookId } : {}),
+    ...(scope === "all" ? {} : { AND: [{ playbookId: { in: [...scope] } }] }),
     ...(query.role ? { role: query.role } : {}),
     ...(query.status ? { status: query.status } : {}),
     ...(query.traceId ? { traceIds: { has: query.traceId } } : {}),
   };
 }
 
-export async function listRuns(db: Db, query: z.output<typeof listRunsInput>) {
-  const where = runWhere(query);
+export async function listRuns(db: Db, query: z.output<typeof listRunsInput>, scope: "all" | readonly string[] = "all") {
+  const where = runWhere(query, scope);
   const [rows, total] = await Promise.all([
     db.run.findMany({
       where,

@@ -1,5 +1,6 @@
 // Reflector and curator runs: queueing them (on ingest, after N reflections, or on demand), running
 // them from the job queue, and what the UI reads (runs, a run, the provider's and budgets' status).
+import type { PlaybookScope } from "@/server/access/restriction";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { recordAudit, whoOf, type Who, type WhoOrName } from "@/server/audit/record";
@@ -304,8 +305,9 @@ export async function retryRun(db: Db, who: WhoOrName, runId: string): Promise<E
 
 // ---- Reading -------------------------------------------------------------------------------------
 
-export async function listRuns(db: Db, query: z.output<typeof listRunsInput>): Promise<RunPage> {
-  const { items, total } = await repo.listRuns(db, query);
+/** `scope`: the playbooks a restricted caller may see; the total counts those only. */
+export async function listRuns(db: Db, query: z.output<typeof listRunsInput>, scope: PlaybookScope = "all"): Promise<RunPage> {
+  const { items, total } = await repo.listRuns(db, query, scope);
   const next = query.cursor + items.length;
   return { items, total, nextCursor: next < total ? next : null };
 }

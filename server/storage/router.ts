@@ -3,5 +3,5 @@ import { adminProcedure, createTRPCRouter } from "@/server/trpc/init";
 import * as service from "./service";
 
 export const storageRouter = createTRPCRouter({
-  report: adminProcedure.query(({ ctx }) => service.storageReport(ctx.db)),
+  report: adminProcedure.meta({ playbook: "studio" }).query(({ ctx }) => service.storageReport(ctx.db)),
 });

@@ -15,12 +15,14 @@ async function routes(): Promise<{ pattern: RegExp; method: string; handler: Han
   const context = await import("@/app/api/v1/playbooks/[name]/context/route");
   const proposals = await import("@/app/api/v1/playbooks/[name]/proposals/route");
   const traces = await import("@/app/api/v1/traces/route");
+  const experiment = await import("@/app/api/v1/experiments/[key]/route");
   const trpc = await import("@/app/api/trpc/[trpc]/route");
   return [
     { pattern: /^\/api\/v1\/playbooks\/(?<name>[^/]+)\/context$/, method: "GET", handler: handler(context.GET) },
     { pattern: /^\/api\/v1\/playbooks\/(?<name>[^/]+)\/proposals$/, method: "POST", handler: handler(proposals.POST) },
     { pattern: /^\/api\/v1\/traces$/, method: "POST", handler: handler(traces.POST) },
     { pattern: /^\/api\/v1\/traces$/, method: "DELETE", handler: handler(traces.DELETE) },
+    { pattern: /^\/api\/v1\/experiments\/(?<key>[^/]+)$/, method: "PATCH", handler: handler(experiment.PATCH) },
     { pattern: /^\/api\/trpc\/(?<trpc>[^/]+)$/, method: "GET", handler: handler(trpc.GET) },
     { pattern: /^\/api\/trpc\/(?<trpc>[^/]+)$/, method: "POST", handler: handler(trpc.POST) },
   ];

@@ -112,6 +112,8 @@ export async function findTraceIds(
 
 export interface TraceFilter {
   playbookId?: string;
+  /** Only these playbooks' traces (a restricted caller's); undefined: every playbook. */
+  playbookIds?: readonly string[];
   outcome?: TraceOutcome;
   from?: Date;
   to?: Date;
@@ -131,6 +133,7 @@ function escapeLike(text: string): string {
 function traceFilter(filter: TraceFilter): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (filter.playbookId) where.push(Prisma.sql`t."playbookId" = ${filter.playbookId}::uuid`);
+  if (filter.playbookIds) where.push(Prisma.sql`t."playbookId" = ANY(${[...filter.playbookIds]}::uuid[])`);
   if (filter.outcome) where.push(Prisma.sql`t.outcome = ${filter.outcome}::"TraceOutcome"`);
   // Timestamps are UTC without time zone (Prisma's mapping), so bounds are compared in UTC. The range
   // is on when the agent ran, the time the metrics bucket by, so a chart's bucket opens the same traces.

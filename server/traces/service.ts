@@ -1,5 +1,6 @@
 // Trace rules: ingest what agents send (idempotent per playbook and external id, all or nothing),
 // and browse what was received.
+import type { PlaybookScope } from "@/server/access/restriction";
 import { extractBulletIds } from "@/server/ace/ids";
 import { recordAudit, type Who } from "@/server/audit/record";
 import type { Db } from "@/server/db/client";
@@ -224,9 +225,10 @@ export async function ingestTraces(
 
 // ---- Browsing ----------------------------------------------------------------------------
 
-export async function listTraces(db: Db, query: z.output<typeof listTracesInput>): Promise<TracePage> {
+export async function listTraces(db: Db, query: z.output<typeof listTracesInput>, scope: PlaybookScope = "all"): Promise<TracePage> {
   const filter = {
     playbookId: query.playbookId,
+    playbookIds: scope === "all" ? undefined : scope,
     outcome: query.outcome,
     from: query.from,
     to: query.to,

@@ -4,6 +4,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import { findIllFormed, type NulAllowance } from "@/server/ace/well-formed";
+import { playbookRefusal, type PlaybookAddress } from "@/server/access/restriction";
 import type { AuditSource } from "@/server/audit/record";
 import { recordAudit } from "@/server/audit/record";
 import { authenticate } from "@/server/auth/authenticate";
@@ -90,6 +91,11 @@ export interface ProcedureMeta {
   access?: Access;
   /** Where NUL characters in the input are replaced by the procedure (trace ingestion's text), not refused. */
   allowNul?: NulAllowance;
+  /**
+   * How the input addresses playbooks, so a caller restricted to some playbooks is checked before the
+   * procedure acts (server/access/restriction.ts). Undeclared: refused to a restricted caller.
+   */
+  playbook?: PlaybookAddress | readonly PlaybookAddress[];
 }
 
 const t = initTRPC
@@ -128,8 +134,7 @@ const appErrors = t.middleware(async ({ next }) => {
 });
 
 /** The playbook a call is about, when its input names one (where per-playbook roles will apply). */
-async function playbookOf(getRawInput: () => Promise<unknown>): Promise<string | undefined> {
-  const raw = await getRawInput().catch(() => undefined);
+function playbookOf(raw: unknown): string | undefined {
   if (raw && typeof raw === "object" && "playbookId" in raw && typeof raw.playbookId === "string") return raw.playbookId;
   return undefined;
 }
@@ -154,13 +159,21 @@ function unauthorized(ctx: Context, message: string): TRPCError {
   return new TRPCError({ code: "UNAUTHORIZED", message: ctx.credentialProblem ?? message });
 }
 
-/** Checks the role before the input is even parsed; a refusal of a known principal is audited (once a minute per principal and procedure). */
+/**
+ * Checks the role, then a restricted caller's playbooks (meta `playbook`), before the input is even
+ * parsed; a refusal of a known principal is audited (once a minute per principal and procedure).
+ */
 function requireRole(role: Role) {
-  return t.middleware(async ({ ctx, next, getRawInput, path, type }) => {
-    const playbookId = await playbookOf(getRawInput);
-    const verdict = authorize(ctx.principal, role, playbookId);
-    if (verdict.ok) return next();
-    if (verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
+  return t.middleware(async ({ ctx, next, getRawInput, path, type, meta }) => {
+    const raw = await getRawInput().catch(() => undefined);
+    const playbookId = playbookOf(raw);
+    // The role here; a restricted caller's playbooks by the procedure's declared address, below.
+    const verdict = authorize(ctx.principal, role);
+    if (!verdict.ok && verdict.code === "UNAUTHORIZED") throw unauthorized(ctx, verdict.message);
+    const denied = verdict.ok
+      ? await playbookRefusal(ctx.db, ctx.principal, meta?.playbook, raw)
+      : new AppError("FORBIDDEN", verdict.message);
+    if (!denied) return next();
     if (
       type === "mutation" &&
       (await firstInWindow(ctx.db, `denied:${ctx.audit.actor.kind}:${ctx.audit.actor.id ?? ctx.audit.actor.name}:${path}`))
@@ -169,10 +182,10 @@ function requireRole(role: Role) {
         action: "access.denied",
         target: { type: "procedure", id: path },
         playbookId: playbookId ?? null,
-        after: { needs: role },
+        after: verdict.ok ? { reason: denied.message } : { needs: role },
       });
     }
-    throw new TRPCError({ code: "FORBIDDEN", message: verdict.message });
+    throw new TRPCError({ code: "FORBIDDEN", message: denied.message, cause: denied });
   });
 }
 
@@ -193,9 +206,9 @@ export const createCallerFactory = t.createCallerFactory;
 const base = t.procedure.use(appErrors);
 
 /** Anyone, signed in or not. Only the sign-in, first-admin and invite procedures and the session itself. */
-export const publicProcedure = base.meta({ access: "public" }).use(wellFormedInput);
+export const publicProcedure = base.meta({ access: "public", playbook: "own" }).use(wellFormedInput);
 /** A signed-in person acting on their own account (sign out, change password, their sessions). */
-export const accountProcedure = base.meta({ access: "account" }).use(signedIn).use(wellFormedInput);
+export const accountProcedure = base.meta({ access: "account", playbook: "own" }).use(signedIn).use(wellFormedInput);
 /** Reads: everything a viewer may see. */
 export const viewerProcedure = base.meta({ access: "viewer" }).use(requireRole("viewer")).use(wellFormedInput);
 /** Curation: edits, approvals, rejections, rollbacks, runs. */

@@ -1,6 +1,7 @@
 // Every procedure of the app router with its type and declared access, for the tests that hold
 // the line "deny by default" (access.test.ts, access.int.test.ts) and that every mutation is
-// audited (audit.int.test.ts).
+// audited (audit.int.test.ts), and the playbook restriction (server/access/restriction.int.test.ts).
+import type { PlaybookAddress } from "@/server/access/restriction";
 import type { Access, ProcedureMeta } from "./init";
 import { appRouter } from "./root";
 
@@ -8,6 +9,8 @@ export interface ProcedureEntry {
   path: string;
   type: "query" | "mutation" | "subscription";
   access: Access | null;
+  /** How its input addresses playbooks; null: undeclared (refused to a restricted caller). */
+  playbook: readonly PlaybookAddress[] | null;
 }
 
 interface ProcedureLike {
@@ -21,8 +24,14 @@ export function procedureTable(): ProcedureEntry[] {
       path,
       type: procedure._def.type as ProcedureEntry["type"],
       access: procedure._def.meta?.access ?? null,
+      playbook: addressesOf(procedure._def.meta?.playbook),
     }))
     .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+function addressesOf(declared: ProcedureMeta["playbook"]): readonly PlaybookAddress[] | null {
+  if (declared === undefined) return null;
+  return typeof declared === "string" ? [declared] : declared;
 }
 
 /** A caller's procedure by its path: caller["delta"]["approve"] for "delta.approve". */

@@ -5,8 +5,10 @@ import { sessionRoute } from "@/server/auth/routes";
 
 export const dynamic = "force-dynamic";
 
-export const GET = sessionRoute({ role: "admin" }, async (request, { db }) => {
+export const GET = sessionRoute({ role: "admin" }, async (request, { db, allowPlaybooks }) => {
   const filters = parseAuditSearch(new URL(request.url).searchParams);
+  // The whole log is studio-wide; one playbook's entries are that playbook's.
+  await allowPlaybooks(filters.playbookId ? { ids: [filters.playbookId] } : "studio");
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(":", "-");
   return new Response(auditCsv(db, filters), {
     headers: {

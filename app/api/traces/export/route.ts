@@ -6,8 +6,10 @@ import { parseTraceSelectionQuery } from "@/server/traces/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = sessionRoute({ role: "admin" }, async (request, { db }) => {
-  const selection = await selectionByName(db, parseTraceSelectionQuery(new URL(request.url).searchParams));
+export const GET = sessionRoute({ role: "admin" }, async (request, { db, allowPlaybooks }) => {
+  const query = parseTraceSelectionQuery(new URL(request.url).searchParams);
+  await allowPlaybooks({ names: [query.playbook] });
+  const selection = await selectionByName(db, query);
   const stamp = new Date().toISOString().slice(0, 19).replaceAll(":", "-");
   return new Response(await exportSelectionLines(db, selection), {
     headers: {

@@ -13,7 +13,7 @@ function budgetParam(value: string | null): number | string | undefined {
   return /^\d+$/.test(text) ? Number(text) : text;
 }
 
-export const GET = sessionRoute<{ playbookId: string }>({ role: "viewer" }, async (request, { params, db }) => {
+export const GET = sessionRoute<{ playbookId: string }>({ role: "viewer" }, async (request, { params, db, allowPlaybooks }) => {
   const search = new URL(request.url).searchParams;
   const input = exportPlaybookInput.parse({
     playbookId: params.playbookId,
@@ -22,6 +22,7 @@ export const GET = sessionRoute<{ playbookId: string }>({ role: "viewer" }, asyn
     kaybaFlavour: search.get("kayba") || undefined,
     budget: budgetParam(search.get("budget")),
   });
+  await allowPlaybooks({ ids: [input.playbookId] });
   const file = await exportPlaybook(db, input);
   return new Response(file.content, {
     headers: {

@@ -493,6 +493,7 @@ export interface NewBulletRow {
   blankLinesBefore: number;
   changedInVersion: number;
   tokenCount: number;
+  pinned: boolean;
   /** Source timestamps when it had them; now otherwise. */
   createdAt?: Date;
   updatedAt?: Date;
@@ -516,17 +517,17 @@ export async function insertBullets(tx: Tx, playbookId: string, bullets: NewBull
     await tx.$executeRaw`
       INSERT INTO "Bullet" (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
         "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
-        justification, evidence, extra, "blankLinesBefore", "changedInVersion", "tokenCount", "createdAt", "updatedAt")
+        justification, evidence, extra, "blankLinesBefore", "changedInVersion", "tokenCount", pinned, "createdAt", "updatedAt")
       SELECT r.id, ${playbookId}::uuid, r."sectionId", r."externalId", r.content, r.helpful, r.harmful, r.neutral,
         r."countersKnown", r.status, r."archivedReason", r."mergedInto", r.position, r.origin, r."sourceTraceId",
-        r."sourceRunId", r.justification, r.evidence, r.extra, r."blankLinesBefore", r."changedInVersion", r."tokenCount",
+        r."sourceRunId", r.justification, r.evidence, r.extra, r."blankLinesBefore", r."changedInVersion", r."tokenCount", r.pinned,
         COALESCE(r."createdAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'),
         COALESCE(r."updatedAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
       FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
         id uuid, "sectionId" uuid, "externalId" text, content text, helpful int, harmful int, neutral int,
         "countersKnown" boolean, status "BulletStatus", "archivedReason" text, "mergedInto" text, position int,
         origin "BulletOrigin", "sourceTraceId" uuid, "sourceRunId" text, justification text, evidence text,
-        extra jsonb, "blankLinesBefore" int, "changedInVersion" int, "tokenCount" int, "createdAt" timestamptz, "updatedAt" timestamptz)`;
+        extra jsonb, "blankLinesBefore" int, "changedInVersion" int, "tokenCount" int, pinned boolean, "createdAt" timestamptz, "updatedAt" timestamptz)`;
   }
 }
 

@@ -378,4 +378,6 @@ export interface ExportResult {
   format: ExportFormat;
   mimeType: string;
   content: string;
+  /** What the format left out (pins outside ACE Studio JSON), for the person exporting. */
+  notes?: string[];
 }

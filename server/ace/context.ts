@@ -148,7 +148,11 @@ export function compileContext(
       ranked.push({ bullet, section: index, order: ranked.length, score: rankScore(bullet) });
     }
   });
-  ranked.sort((a, b) => Number(b.bullet.pinned === true) - Number(a.bullet.pinned === true) || b.score - a.score || a.order - b.order);
+  ranked.sort((a, b) => {
+    const pinned = Number(b.bullet.pinned === true) - Number(a.bullet.pinned === true);
+    if (pinned !== 0) return pinned;
+    return (a.bullet.pinned ? 0 : b.score - a.score) || a.order - b.order;
+  });
   const costOf = (entry: Ranked, opensSection: boolean) =>
     contextBulletTokens(entry.bullet, includeCounters, tokensWithCounters?.(entry.bullet)) +
     (opensSection ? countSectionTokens((sections[entry.section] as ContextSection).name) : 0);

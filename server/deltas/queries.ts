@@ -298,8 +298,11 @@ export function previewOperation(
     case "pin":
     case "unpin": {
       const bullet = lookup(op.bulletId);
-      const content = bullet ? { before: bullet.content, after: bullet.content, segments: [{ kind: "same" as const, text: bullet.content }] } : null;
-      const summary = op.type === "pin" ? `Pin [${op.bulletId}]: ranked first in the context` : `Unpin [${op.bulletId}]: ranked by its counters again`;
+      const content = bullet
+        ? { before: bullet.content, after: bullet.content, segments: [{ kind: "same" as const, text: bullet.content }] }
+        : null;
+      const summary =
+        op.type === "pin" ? `Pin [${op.bulletId}]: ranked first in the context` : `Unpin [${op.bulletId}]: ranked by its counters again`;
       return preview(summary, { content });
     }
     case "add_section":

@@ -233,6 +233,7 @@ export interface BulletListRow {
   neutral: number;
   countersKnown: boolean;
   status: "active" | "archived";
+  pinned: boolean;
   updatedAt: Date;
 }
 
@@ -330,7 +331,7 @@ interface PageQuery {
 /** A BulletListRow as a JSON object, of the bullet (or page row) `b`. */
 const BULLET_JSON = Prisma.sql`json_build_object('id', b.id, 'externalId', b."externalId", 'sectionId', b."sectionId",
   'content', b.content, 'helpful', b.helpful, 'harmful', b.harmful, 'neutral', b.neutral, 'countersKnown', b."countersKnown",
-  'status', b.status, 'updatedAt', extract(epoch FROM b."updatedAt") * 1000)`;
+  'status', b.status, 'pinned', b.pinned, 'updatedAt', extract(epoch FROM b."updatedAt") * 1000)`;
 
 /** The first key of a sort that starts with a column of Bullet (not with the section's position). */
 function leadingColumn(sort: ListBulletsQuery["sort"]): Prisma.Sql | null {
@@ -399,7 +400,7 @@ function inSectionOrder(query: ListBulletsQuery): PageQuery {
       FROM "Section" s
       CROSS JOIN LATERAL (
         SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral, b."countersKnown", b.status,
-          b."updatedAt", b.position
+          b.pinned, b."updatedAt", b.position
         FROM "Bullet" b
         WHERE ${bulletFilter(query)} AND b."sectionId" = s.id
         ORDER BY b.position ${dir}, b."externalId" COLLATE "C" ${dir}
@@ -445,7 +446,7 @@ const BULLET_PROVENANCE = {
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
   return db.bullet.findUnique({
     where: { playbookId_externalId: { playbookId, externalId } },
-    select: { ...BULLET_SELECT, ...BULLET_PROVENANCE, id: true },
+    select: { ...BULLET_SELECT, ...BULLET_PROVENANCE, id: true, pinned: true },
   });
 }
 

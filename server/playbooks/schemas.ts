@@ -285,6 +285,8 @@ export interface BulletRow {
   neutral: number;
   countersKnown: boolean;
   status: "active" | "archived";
+  /** Ranked first in the compiled context. */
+  pinned: boolean;
   signal: import("../ace/signals").BulletSignal;
   updatedAt: Date;
 }

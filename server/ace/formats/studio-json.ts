@@ -161,7 +161,7 @@ function rejectPins(sections: readonly SectionDoc[]): void {
     section.bullets.forEach((bullet, b) => {
       if (!bullet.pinned) return;
       const path = jsonPath(["sections", s, "bullets", b, "pinned"]);
-      if (bullet.status === "archived") fail(path, "an archived bullet cannot be pinned; remove \"pinned\" or make the bullet active");
+      if (bullet.status === "archived") fail(path, 'an archived bullet cannot be pinned; remove "pinned" or make the bullet active');
       pinned += 1;
       if (pinned > MAX_PINNED_BULLETS) {
         fail(path, `more than ${MAX_PINNED_BULLETS} bullets are pinned, the most a playbook may have; unpin some in the file`);

@@ -45,7 +45,19 @@ function bulletStateOf([
   mergedInto,
   pinned,
 ]: BulletStateTuple | CountedStateTuple): BulletState {
-  const state: BulletState = { externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status, position, archivedReason, mergedInto };
+  const state: BulletState = {
+    externalId,
+    sectionId,
+    content,
+    helpful,
+    harmful,
+    neutral,
+    countersKnown,
+    status,
+    position,
+    archivedReason,
+    mergedInto,
+  };
   if (pinned) state.pinned = true;
   return state;
 }

@@ -301,6 +301,9 @@ function lineageKinds(before: BulletState | null, after: BulletState | null, abs
     if (before.status === "active" && after.status === "archived") kinds.push(after.mergedInto ? "merged_into" : "archived");
     if (before.status === "archived" && after.status === "active") kinds.push("restored");
     if (before.helpful !== after.helpful || before.harmful !== after.harmful || before.neutral !== after.neutral) kinds.push("counters");
+    // Archiving unpins too; "archived" already says the bullet left the context.
+    if (!before.pinned && after.pinned) kinds.push("pinned");
+    if (before.pinned && !after.pinned && after.status === "active") kinds.push("unpinned");
   }
   if (absorbed.length > 0) kinds.push("absorbed");
   return kinds;

@@ -1,5 +1,6 @@
 // Pin and unpin: a curator's choice of the bullets agents always get, held to a limit per playbook.
 import { describe, expect, it } from "vitest";
+import { diffStates } from "../diff";
 import { redoChanges, undoChanges } from "../replay";
 import { applyDelta, validateDelta } from "./engine";
 import { bullet, samplePlaybook, STRATEGIES, testOptions } from "./test-fixtures";
@@ -47,6 +48,16 @@ describe("pin and unpin", () => {
     const undone = undoChanges(state, changes);
     expect(undone.bullets.get("str-00001")?.pinned).toBeUndefined();
     expect(redoChanges(undone, changes).bullets.get("str-00001")?.pinned).toBe(true);
+  });
+
+  it("a diff between versions lists the bullets pinned and unpinned", () => {
+    const base = samplePlaybook();
+    const pinned = apply([{ type: "pin", bulletId: "str-00001" }], base).state;
+    const forward = diffStates(base, pinned);
+    expect(forward.totals).toMatchObject({ pinned: 1, unpinned: 0, edited: 0, counters: 0 });
+    expect(forward.empty).toBe(false);
+    expect(forward.sections[0]?.bullets.pinned.map((bullet) => bullet.externalId)).toEqual(["str-00001"]);
+    expect(diffStates(pinned, base).totals).toMatchObject({ pinned: 0, unpinned: 1 });
   });
 
   it("pinning a pinned bullet or unpinning an unpinned one changes nothing and says so", () => {

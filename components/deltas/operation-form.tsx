@@ -11,10 +11,10 @@ import type { BulletSnapshot, DeltaOperation, OperationInput } from "@/server/de
 
 type Op<T extends DeltaOperation["type"]> = Extract<DeltaOperation, { type: T }>;
 
-/** Operation types with something to edit (a restore names only its bullet). */
+/** Operation types with something to edit (a restore, pin or unpin names only its bullet). */
 export function isEditable(operation: DeltaOperation): boolean {
-  // A restore or a section deletion has nothing to edit but its target: reject it and propose another.
-  return operation.type !== "restore" && operation.type !== "remove_section";
+  // These have nothing to edit but their target: reject it and propose another.
+  return !["restore", "remove_section", "pin", "unpin"].includes(operation.type);
 }
 
 const KEEP = "__keep__";
@@ -312,6 +312,8 @@ function toDraft(op: DeltaOperation, current: BulletSnapshot | undefined): Draft
       return { ...EMPTY, section: op.section, position: String(op.position + 1) };
     case "restore":
     case "remove_section":
+    case "pin":
+    case "unpin":
       return EMPTY;
   }
 }
@@ -393,6 +395,8 @@ function fromDraft(op: DeltaOperation, draft: Draft, current: BulletSnapshot | u
     }
     case "restore":
     case "remove_section":
+    case "pin":
+    case "unpin":
       return op;
   }
 }

@@ -32,6 +32,8 @@ const KIND_META: Record<LineageKind, { label: string; tone: BadgeTone }> = {
   restored: { label: "Restored", tone: "green" },
   absorbed: { label: "Absorbed others", tone: "accent" },
   counters: { label: "Counters", tone: "neutral" },
+  pinned: { label: "Pinned", tone: "amber" },
+  unpinned: { label: "Unpinned", tone: "neutral" },
 };
 
 export function BulletLineage({

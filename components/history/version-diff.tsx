@@ -1,6 +1,6 @@
 "use client";
 // What changed between two versions, section by section: added, archived, edited (word diff),
-// moved in from another section, merged, restored, counter changes; section renames and moves.
+// moved in from another section, merged, restored, counter changes, pins; section renames and moves.
 // Each change says what it is in words; the colours only repeat it.
 import { ArrowRight } from "lucide-react";
 import { useState, type ReactNode } from "react";
@@ -22,6 +22,8 @@ const TOTALS: { key: keyof VersionDiff["totals"]; one: string; many: string; ton
   { key: "removed", one: "archived", many: "archived", tone: "red" },
   { key: "restored", one: "restored", many: "restored", tone: "green" },
   { key: "counters", one: "counter change", many: "counter changes", tone: "neutral" },
+  { key: "pinned", one: "pinned", many: "pinned", tone: "amber" },
+  { key: "unpinned", one: "unpinned", many: "unpinned", tone: "neutral" },
   { key: "sectionsAdded", one: "section added", many: "sections added", tone: "green" },
   { key: "sectionsRenamed", one: "section renamed", many: "sections renamed", tone: "blue" },
   { key: "sectionsMoved", one: "section moved", many: "sections moved", tone: "accent" },
@@ -149,6 +151,24 @@ function SectionChanges({ section }: { section: SectionDiff }) {
             ))
           }
         </Group>
+        <Group label="Pinned" count={bullets.pinned.length}>
+          {(limit) =>
+            bullets.pinned.slice(0, limit).map((bullet) => (
+              <Change key={bullet.externalId} id={bullet.externalId} kind="pinned">
+                <Clamped text={bullet.content} />
+              </Change>
+            ))
+          }
+        </Group>
+        <Group label="Unpinned" count={bullets.unpinned.length}>
+          {(limit) =>
+            bullets.unpinned.slice(0, limit).map((bullet) => (
+              <Change key={bullet.externalId} id={bullet.externalId} kind="unpinned">
+                <Clamped text={bullet.content} />
+              </Change>
+            ))
+          }
+        </Group>
         <Group label="Counters" count={bullets.counters.length}>
           {(limit) =>
             bullets.counters.slice(0, limit).map((change) => (
@@ -173,6 +193,8 @@ const KIND_STYLE: Record<ChangeKind, { bar: string; label: string }> = {
   removed: { bar: "bg-rose-500", label: "Archived" },
   restored: { bar: "bg-emerald-500", label: "Restored" },
   counters: { bar: "bg-zinc-400", label: "Counters" },
+  pinned: { bar: "bg-amber-500", label: "Pinned" },
+  unpinned: { bar: "bg-zinc-400", label: "Unpinned" },
 };
 
 function Group({ label, count, children }: { label: string; count: number; children: (limit: number) => ReactNode }) {

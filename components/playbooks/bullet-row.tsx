@@ -8,6 +8,7 @@ import { cn } from "@/components/ui/cn";
 import type { BulletRow, SectionSummary } from "@/server/playbooks/schemas";
 import { CounterBadges } from "@/components/ui/counter-badges";
 import { plural } from "@/components/ui/format";
+import { PinBadge } from "./pin-badge";
 import { SignalBadge } from "./signal-badge";
 
 /**
@@ -122,6 +123,7 @@ export const BulletRowView = memo(function BulletRowView({
       </a>
       <div className="flex shrink-0 flex-wrap items-center gap-1.5 sm:w-[var(--meta-column,15.5rem)] sm:justify-end sm:pt-px">
         {bullet.status === "archived" ? <Badge tone="gray">Archived</Badge> : null}
+        {bullet.pinned ? <PinBadge /> : null}
         <CounterBadges helpful={bullet.helpful} harmful={bullet.harmful} neutral={bullet.neutral} countersKnown={bullet.countersKnown} />
         {/* Without counters the signal can only be "No counters", which the text already says. */}
         {bullet.countersKnown ? <SignalBadge signal={bullet.signal} /> : null}

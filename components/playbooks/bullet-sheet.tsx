@@ -13,6 +13,7 @@ import { BulletLineage } from "@/components/history/bullet-lineage";
 import type { BulletDetail, PlaybookDetail } from "@/server/playbooks/schemas";
 import { BulletContentEditor } from "./bullet-content-editor";
 import { BulletCounterEditor, BulletSectionEditor, BulletStatusEditor } from "./bullet-field-editors";
+import { BulletPinEditor } from "./bullet-pin-editor";
 import { errorMessage, isNotFound } from "@/components/ui/errors";
 import { ORIGIN_LABELS, SIGNAL_META } from "./labels";
 import { ExactTime } from "@/components/ui/relative-time";
@@ -148,6 +149,9 @@ function BulletDetailBody({ bullet, playbook }: { bullet: BulletDetail; playbook
         </Row>
         <Row term="Status">
           <BulletStatusEditor bullet={bullet} playbook={playbook} />
+        </Row>
+        <Row term="Pin">
+          <BulletPinEditor bullet={bullet} playbook={playbook} />
         </Row>
         <Row term="Provenance">
           <div className="flex flex-col gap-0.5">

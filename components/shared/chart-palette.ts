@@ -48,6 +48,8 @@ export const OPERATION_COLORS: Record<DeltaOperationType, string> = {
   restore: "#0d9488",
   merge: "#9333ea",
   tag: "#94a3b8",
+  pin: "#ca8a04",
+  unpin: "#a8a29e",
   add_section: "#65a30d",
   rename_section: "#d97706",
   move_section: "#78716c",

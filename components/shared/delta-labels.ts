@@ -69,6 +69,8 @@ export const OPERATION_LABELS: Record<DeltaOperationType, string> = {
   restore: "Restore",
   merge: "Merge",
   tag: "Counters",
+  pin: "Pin",
+  unpin: "Unpin",
   add_section: "Add section",
   rename_section: "Rename section",
   move_section: "Move section",

@@ -35,7 +35,7 @@ export const NUMBER_FIELDS: Record<NumberKey, NumberField> = {
   autoApplyConfidence: {
     key: "autoApplyConfidence",
     label: "Confidence threshold",
-    help: "Default 0.7 — the ACE integration spec's minimum confidence for applying a delta. A delta at or above it is applied without review.",
+    help: "Default 0.7 — the ACE integration spec's minimum confidence for applying a delta. A person's delta at or above it is applied without review; deltas from curator runs, pruning, API keys and MCP always wait for review.",
     kind: "ratio",
     min: 0,
     max: 1,
@@ -162,7 +162,7 @@ export const SWITCH_FIELDS: Record<SwitchKey, SwitchField> = {
   autoApply: {
     key: "autoApply",
     label: "Apply confident deltas automatically",
-    help: "Default off. Deltas applied this way are marked auto-applied in the queue and the history. Pruning, near-duplicates, limit breaches and stale deltas always wait for a person.",
+    help: "Default off. Applies only deltas proposed by a signed-in person or the local operator; text from traces (curator runs, pruning), API keys and MCP always waits for a person, whatever this says. Deltas applied this way are marked auto-applied in the queue and the history. Near-duplicates, limit breaches and stale deltas always wait for a person.",
   },
   pruningEnabled: {
     key: "pruningEnabled",

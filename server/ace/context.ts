@@ -2,7 +2,10 @@
 // Pure: the caller loads the bullets; this ranks, cuts and writes ACE text.
 //
 // Choices, each for a reason:
-// - Ranking is by helpful − harmful (bulletScore), ties in playbook order. Unused (0/0) and
+// - Pinned bullets come first, in playbook order: a curator's pin outranks whatever counters say,
+//   so agents' traces cannot push a pinned rule out. They count against the budget like any bullet,
+//   and a budget that cannot hold them all is refused (PinnedBudgetError), never cut silently.
+// - Then ranking is by helpful − harmful (bulletScore), ties in playbook order. Unused (0/0) and
 //   untracked bullets score 0: they are kept, ranked above bullets that did more harm than good.
 // - The cut is a prefix of the ranking: bullets are taken by rank until the next one (with its
 //   section header, when it opens a section) would not fit, and then no more. Every included bullet
@@ -29,6 +32,8 @@ export interface ContextBullet {
   harmful: number;
   neutral: number;
   countersKnown: boolean;
+  /** Ranked before every bullet that is not. */
+  pinned?: boolean;
   /** Tokens of the bullet's lines with counters (countBulletTokens); absent or below 0 when not counted yet. */
   tokenCount?: number;
 }
@@ -49,6 +54,27 @@ export interface ContextOptions {
    * tokenCount, counted when below 0. Asked only for the bullets the cut reaches.
    */
   tokensWithCounters?: (bullet: ContextBullet) => number;
+  /**
+   * When the pinned bullets alone exceed the budget: "refuse" (the default) throws PinnedBudgetError;
+   * "cut" cuts them by rank like the others (a prompt of the studio's own, never what agents are served).
+   */
+  pinnedOverflow?: "refuse" | "cut";
+}
+
+/** The pinned bullets alone do not fit the budget: no honest context can be served. */
+export class PinnedBudgetError extends Error {
+  override readonly name = "PinnedBudgetError";
+  constructor(
+    readonly budget: number,
+    /** Tokens the pinned bullets take, with their sections' headers. */
+    readonly pinnedTokens: number,
+    readonly pinned: number,
+  ) {
+    super(
+      `The ${pinned} pinned ${pinned === 1 ? "bullet takes" : "bullets take"} ${pinnedTokens.toLocaleString("en-US")} tokens, ` +
+        `more than the budget of ${budget.toLocaleString("en-US")}; ask for at least ${pinnedTokens.toLocaleString("en-US")} tokens, or unpin bullets.`,
+    );
+  }
 }
 
 /** A playbook state's active bullets by section, in reading order: what compileContext takes. */
@@ -114,7 +140,7 @@ interface Ranked {
 
 export function compileContext(
   sections: readonly ContextSection[],
-  { tokenBudget, includeCounters, tokensWithCounters }: ContextOptions,
+  { tokenBudget, includeCounters, tokensWithCounters, pinnedOverflow = "refuse" }: ContextOptions,
 ): CompiledContext {
   const ranked: Ranked[] = [];
   sections.forEach((section, index) => {
@@ -122,18 +148,23 @@ export function compileContext(
       ranked.push({ bullet, section: index, order: ranked.length, score: rankScore(bullet) });
     }
   });
-  ranked.sort((a, b) => b.score - a.score || a.order - b.order);
+  ranked.sort((a, b) => {
+    const pinned = Number(b.bullet.pinned === true) - Number(a.bullet.pinned === true);
+    if (pinned !== 0) return pinned;
+    return (a.bullet.pinned ? 0 : b.score - a.score) || a.order - b.order;
+  });
+  const costOf = (entry: Ranked, opensSection: boolean) =>
+    contextBulletTokens(entry.bullet, includeCounters, tokensWithCounters?.(entry.bullet)) +
+    (opensSection ? countSectionTokens((sections[entry.section] as ContextSection).name) : 0);
 
   const chosen: Ranked[][] = sections.map(() => []);
   let tokens = 0;
   let cut = ranked.length;
   for (let rank = 0; rank < ranked.length; rank++) {
     const entry = ranked[rank] as Ranked;
-    const opensSection = chosen[entry.section]?.length === 0;
-    const cost =
-      contextBulletTokens(entry.bullet, includeCounters, tokensWithCounters?.(entry.bullet)) +
-      (opensSection ? countSectionTokens((sections[entry.section] as ContextSection).name) : 0);
+    const cost = costOf(entry, chosen[entry.section]?.length === 0);
     if (tokens + cost > tokenBudget) {
+      if (entry.bullet.pinned && pinnedOverflow === "refuse") throw pinnedOverflowError(ranked, tokenBudget, costOf);
       cut = rank;
       break;
     }
@@ -158,4 +189,18 @@ export function compileContext(
     includedBullets: ranked.slice(0, cut).map((entry) => entry.bullet.externalId),
     omittedBullets: ranked.slice(cut).map((entry) => entry.bullet.externalId),
   };
+}
+
+/** The error naming what every pinned bullet takes (they rank first, so they are a prefix of the ranking). */
+function pinnedOverflowError(ranked: readonly Ranked[], budget: number, costOf: (entry: Ranked, opensSection: boolean) => number) {
+  const opened = new Set<number>();
+  let tokens = 0;
+  let pinned = 0;
+  for (const entry of ranked) {
+    if (!entry.bullet.pinned) break;
+    tokens += costOf(entry, !opened.has(entry.section));
+    opened.add(entry.section);
+    pinned += 1;
+  }
+  return new PinnedBudgetError(budget, tokens, pinned);
 }

@@ -135,6 +135,9 @@ export interface BulletChanges {
   merged: MergedBullet[];
   restored: BulletState[];
   counters: CounterChange[];
+  /** Pinned, or unpinned while it stays active (archiving unpins too, and says so itself). */
+  pinned: BulletState[];
+  unpinned: BulletState[];
 }
 
 export interface SectionDiff {
@@ -169,6 +172,8 @@ const emptyChanges = (): BulletChanges => ({
   merged: [],
   restored: [],
   counters: [],
+  pinned: [],
+  unpinned: [],
 });
 
 export function diffStates(from: PlaybookState, to: PlaybookState): PlaybookDiff {
@@ -217,6 +222,8 @@ function classifyBullet(
     else changes.removed.push({ bullet: after, reason: after.archivedReason });
   }
   if (before.status === "archived" && after.status === "active") changes.restored.push(after);
+  if (!before.pinned && after.pinned) changes.pinned.push(after);
+  if (before.pinned && !after.pinned && after.status === "active") changes.unpinned.push(after);
   if (before.content !== after.content) {
     changes.edited.push({
       id: after.externalId,
@@ -327,7 +334,7 @@ export function movedSections(from: readonly SectionState[], to: readonly Sectio
 
 const MAX_WEIGHTED_CELLS = 4_000_000;
 
-const BULLET_CHANGE_KINDS = ["added", "removed", "edited", "moved", "merged", "restored", "counters"] as const;
+const BULLET_CHANGE_KINDS = ["added", "removed", "edited", "moved", "merged", "restored", "counters", "pinned", "unpinned"] as const;
 
 function summarise(sections: readonly SectionDiff[]): Pick<PlaybookDiff, "totals" | "empty"> {
   const totals: PlaybookDiff["totals"] = {
@@ -338,6 +345,8 @@ function summarise(sections: readonly SectionDiff[]): Pick<PlaybookDiff, "totals
     merged: 0,
     restored: 0,
     counters: 0,
+    pinned: 0,
+    unpinned: 0,
     sectionsAdded: sections.filter((section) => section.status === "added").length,
     sectionsRemoved: sections.filter((section) => section.status === "removed").length,
     sectionsRenamed: sections.filter((section) => section.previousName !== null).length,

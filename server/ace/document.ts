@@ -35,6 +35,8 @@ export interface BulletDoc {
   evidence?: string;
   archivedReason?: string;
   mergedInto?: string;
+  /** Ranked first in the compiled context; only ACE Studio's own JSON carries it. */
+  pinned?: boolean;
   /** ISO timestamps when the source carried them. */
   createdAt?: string;
   updatedAt?: string;

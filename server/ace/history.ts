@@ -20,6 +20,11 @@ export interface BulletState {
   position: number;
   archivedReason: string | null;
   mergedInto: string | null;
+  /**
+   * Ranked first in the compiled context. Present only when true, so a state is written one way and
+   * the versions recorded before pins existed read as they were.
+   */
+  pinned?: true;
 }
 
 export type VersionChange =
@@ -49,5 +54,5 @@ export function countChanges(changes: readonly VersionChange[]): ChangeCounts {
 
 /** True when the two states differ in anything a version should record. */
 export function bulletStateChanged(before: BulletState, after: BulletState): boolean {
-  return (Object.keys(after) as (keyof BulletState)[]).some((key) => before[key] !== after[key]);
+  return before.pinned !== after.pinned || (Object.keys(after) as (keyof BulletState)[]).some((key) => before[key] !== after[key]);
 }

@@ -203,7 +203,10 @@ export function advanceFigures(previous: PlaybookFigures, changes: readonly Vers
 const COUNTERS: readonly (keyof BulletState)[] = ["helpful", "harmful", "neutral", "countersKnown"];
 
 function differingFields(before: BulletState, after: BulletState): (keyof BulletState)[] {
-  return (Object.keys(after) as (keyof BulletState)[]).filter((key) => before[key] !== after[key]);
+  const fields = (Object.keys(after) as (keyof BulletState)[]).filter((key) => before[key] !== after[key]);
+  // A pin is present only when true: an unpin leaves no key behind to compare.
+  if (before.pinned && !after.pinned) fields.push("pinned");
+  return fields;
 }
 
 function sectionDiffers(before: SectionState, after: SectionState, field: keyof SectionState): boolean {
@@ -256,6 +259,8 @@ export function describeChanges(changes: readonly VersionChange[]): ChangeFigure
       count("update");
     } else if (fields.some((field) => COUNTERS.includes(field))) {
       count("tag");
+    } else if (fields.includes("pinned")) {
+      count(after.pinned ? "pin" : "unpin");
     }
   }
   const ordered: OperationCounts = {};

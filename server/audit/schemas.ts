@@ -43,6 +43,8 @@ export const KNOWN_AUDIT_ACTIONS = [
   "bullet.restore",
   "bullet.merge",
   "bullet.tag",
+  "bullet.pin",
+  "bullet.unpin",
   "section.add",
   "section.rename",
   "section.move",

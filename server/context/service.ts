@@ -2,7 +2,7 @@
 // token budget by the context compiler (server/ace/context.ts), with an ETag so agents that poll
 // before every call re-download it only when the playbook changed.
 import { createHash } from "node:crypto";
-import { compileContext, contextSectionsOf, type ContextSection } from "@/server/ace/context";
+import { compileContext, contextSectionsOf, PinnedBudgetError, type ContextOptions, type ContextSection } from "@/server/ace/context";
 import type { PlaybookState } from "@/server/ace/delta";
 import { undoChanges } from "@/server/ace/replay";
 import { adoptStateTokens, hasStateTokens, stateTokens } from "@/server/ace/tokens";
@@ -10,7 +10,7 @@ import { approximateBytes, createByteBoundedCache, MEGABYTE } from "@/server/cac
 import type { Db } from "@/server/db/client";
 import { loadSnapshot } from "@/server/deltas/engine-state";
 import * as historyRepo from "@/server/history/repository";
-import { notFound } from "@/server/errors/app-error";
+import { AppError, notFound } from "@/server/errors/app-error";
 import { readSettings } from "@/server/playbooks/manage";
 import { keptHead } from "./heads";
 import { servedVersion } from "./publication";
@@ -202,7 +202,7 @@ async function stateAt(db: Db, target: ContextTarget): Promise<{ state: Playbook
 async function compileFromState(db: Db, target: ContextTarget): Promise<{ result: ContextResult; etag: string }> {
   const { state, version } = await stateAt(db, target);
   const { sections, active } = sectionsOfState(state);
-  const compiled = compileContext(sections, {
+  const compiled = compileServedContext(sections, {
     tokenBudget: target.budget,
     includeCounters: target.includeCounters,
     tokensWithCounters: stateTokens,
@@ -221,6 +221,22 @@ async function compileFromState(db: Db, target: ContextTarget): Promise<{ result
       context: compiled.text,
     },
   };
+}
+
+/**
+ * compileContext for what agents are served: when the pinned bullets alone exceed the budget, a
+ * conflict (409) naming the budget they need, never a context without them.
+ */
+export function compileServedContext(sections: readonly ContextSection[], options: ContextOptions) {
+  try {
+    return compileContext(sections, options);
+  } catch (error) {
+    if (!(error instanceof PinnedBudgetError)) throw error;
+    throw new AppError("CONFLICT", error.message, {
+      details: { budget: error.budget, pinnedTokens: error.pinnedTokens, pinnedBullets: error.pinned },
+      cause: error,
+    });
+  }
 }
 
 export async function getPlaybookContext(db: Db, ref: PlaybookRef, request: ContextRequest) {

@@ -11,6 +11,8 @@ const EDIT_ACTIONS: Record<DeltaOperation["type"], AuditAction> = {
   restore: "bullet.restore",
   merge: "bullet.merge",
   tag: "bullet.tag",
+  pin: "bullet.pin",
+  unpin: "bullet.unpin",
   add_section: "section.add",
   rename_section: "section.rename",
   move_section: "section.move",

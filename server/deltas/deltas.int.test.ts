@@ -36,8 +36,12 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     return caller.playbook.bullet({ playbookId, externalId });
   }
 
-  async function propose(playbookId: string, operations: OperationInput[], extra: { confidence?: number; rationale?: string } = {}) {
-    return caller.delta.propose({
+  async function propose(
+    playbookId: string,
+    operations: OperationInput[],
+    extra: { confidence?: number; rationale?: string; by?: typeof caller } = {},
+  ) {
+    return (extra.by ?? caller).delta.propose({
       playbookId,
       rationale: extra.rationale ?? "Lessons from the last reflection",
       confidence: extra.confidence ?? 0.5,
@@ -334,9 +338,9 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     expect((await budgetFinding(total - 1))?.message).toContain(`${total} tokens of the compiled playbook`);
   });
 
-  it("auto-applies confident deltas when the playbook allows it, never pruning or flagged ones", async () => {
+  it("auto-applies a person's confident deltas when the playbook allows it, never a curator's, pruning or flagged ones", async () => {
     const playbookId = await playbook();
-    const off = await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }], { confidence: 0.95 });
+    const off = await propose(playbookId, [{ type: "tag", bulletId: "str-00001", helpful: 1 }], { confidence: 0.95, by: alice });
     expect(off.status).toBe("pending");
 
     const settings = await alice.playbook.updateSettings({ playbookId, settings: { autoApply: true } });
@@ -345,15 +349,20 @@ describe.each(testEngines())("delta procedures on %s", (engine) => {
     const versions = await caller.history.versions({ playbookId });
     expect(versions.items[0]).toMatchObject({ number: 2, author: "alice", reason: "Settings changed: autoApply off → on" });
 
-    const confident = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.7 });
+    const confident = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.7, by: alice });
     expect(confident).toMatchObject({ status: "auto_applied", autoApplied: true, appliedVersion: 3 });
     expect((await bullet(playbookId, "str-00003")).helpful).toBe(1);
-    const unsure = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.69 });
+    const unsure = await propose(playbookId, [{ type: "tag", bulletId: "str-00003", helpful: 1 }], { confidence: 0.69, by: alice });
     expect(unsure.status).toBe("pending");
+    // The server's own curator writes what traces taught: a person reviews it, however confident.
+    const curated = await propose(playbookId, [{ type: "add", section: "strategies_and_insights", content: "Quote refunds in cents." }], {
+      confidence: 0.99,
+    });
+    expect(curated).toMatchObject({ status: "pending", autoApplied: false });
     const duplicate = await propose(
       playbookId,
       [{ type: "add", section: "common_mistakes_to_avoid", content: "Don't forget timezone conversions when comparing dates!" }],
-      { confidence: 0.99 },
+      { confidence: 0.99, by: alice },
     );
     expect(duplicate.status).toBe("pending");
     const auto = await caller.delta.list({ playbookId, status: "auto_applied" });

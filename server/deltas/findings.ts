@@ -30,6 +30,8 @@ export function operationTargets(op: DeltaOperation, sections: readonly SectionS
     case "remove":
     case "restore":
     case "tag":
+    case "pin":
+    case "unpin":
       return { bulletIds: [op.bulletId], sectionIds: [] };
     case "merge":
       return { bulletIds: [...new Set([...op.bulletIds, op.into])], sectionIds: [] };

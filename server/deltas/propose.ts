@@ -1,5 +1,5 @@
 // Proposals: a delta from a person, the reflector, the curator or the pruning policy waits for
-// review, or is applied at once when the playbook's auto-apply rules allow it and the engine flags
+// review, or is applied at once when the auto-apply rule (auto-apply.ts) allows it and the engine flags
 // nothing. Pruning proposes archiving the bullets the playbook's policy selects. A file an external
 // ACE loop evolved is proposed as the changes it made since the version that loop started from.
 import { randomUUID } from "node:crypto";
@@ -17,6 +17,7 @@ import { AppError } from "@/server/errors/app-error";
 import { statesAt } from "@/server/history/service";
 import type { ImportProposal } from "@/server/playbooks/schemas";
 import { auditedRationale, versionRationale } from "./audit";
+import { autoApplyAllowed } from "./auto-apply";
 import { staleTargets, tryApply } from "./checks";
 import { commitChanges, COMMUTING_RETRY, onlyCounterIncrements, raceError, RETRY, withVersionRetry, WRITE_TRANSACTION } from "./commit";
 import { engineOptions, freshSnapshot, loadSnapshot } from "./engine-state";
@@ -39,11 +40,6 @@ export interface ProposalOptions {
    * file). Never taken from a request: otherwise the caller decides (originOf).
    */
   origin?: ProposableOrigin;
-  /**
-   * Apply at once whatever the playbook's auto-apply setting, unless the engine flags the delta for
-   * review: the reflector's counter tags are observations, not opinions.
-   */
-  applyUnlessFlagged?: boolean;
   /**
    * Scores near-duplicates instead of the local index (a provider's embeddings). It must index the
    * snapshot's active bullets; the caller builds it from the state it proposes against.
@@ -94,10 +90,10 @@ export async function proposeDelta(
     if (baseVersion > head.version) {
       throw new AppError("INVALID_INPUT", `The playbook is at version ${head.version}; a delta cannot be based on version ${baseVersion}.`);
     }
-    const confident = input.confidence !== null && input.confidence >= settings.autoApplyConfidence;
-    // Pruning and a coding agent's lessons are never applied without a person; duplicates and limit
-    // breaches wait for a reviewer.
-    const mayAutoApply = (options.applyUnlessFlagged || (settings.autoApply && confident)) && origin !== "pruning" && origin !== "agent";
+    // Duplicates, limit breaches and stale targets wait for a reviewer whatever the rule allows.
+    const rule = autoApplyAllowed({ origin, proposer: who.audit.actor.kind, operations: ops, confidence: input.confidence, settings });
+    const mayAutoApply = rule !== "never";
+    const byTags = rule === "counter_tags";
     // When it may apply at once, one engine run both validates and applies.
     const similarity = options.similarity?.(entry.state);
     const engine = engineOptions(snapshot, ops, { similarity });
@@ -135,7 +131,7 @@ export async function proposeDelta(
       reviewNote:
         status !== "auto_applied"
           ? null
-          : options.applyUnlessFlagged
+          : byTags
             ? "Auto-applied: counter tags are observations; the playbook does not send them to review."
             : `Auto-applied: confidence ${input.confidence} ≥ ${settings.autoApplyConfidence}`,
       decidedBy: status === "auto_applied" ? "auto-apply" : null,
@@ -193,7 +189,7 @@ export async function proposeDelta(
       next: result.state,
       changes: result.changes,
       author: actor,
-      reason: `Auto-applied ${origin} delta${options.applyUnlessFlagged ? "" : ` (confidence ${input.confidence})`}${versionRationale(
+      reason: `Auto-applied ${origin} delta${byTags ? "" : ` (confidence ${input.confidence})`}${versionRationale(
         origin,
         input.rationale,
         input.evidence,
@@ -230,7 +226,7 @@ export async function proposeDelta(
       findings: result.warnings,
       stale: false,
       autoApplied: true,
-      message: options.applyUnlessFlagged
+      message: byTags
         ? `Delta auto-applied as version ${version}.`
         : `Delta auto-applied as version ${version}: its confidence ${input.confidence} reaches ` +
           `the playbook's threshold ${settings.autoApplyConfidence}.`,

@@ -297,6 +297,16 @@ export function previewOperation(
       const described = changed.map((key) => `${key} ${(op[key] ?? 0) > 0 ? "+" : ""}${op[key]}`).join(", ");
       return preview(`Counters of [${op.bulletId}]: ${described || "no change"}`, { counters: { before, after: addCounters(before, op) } });
     }
+    case "pin":
+    case "unpin": {
+      const bullet = lookup(op.bulletId);
+      const content = bullet
+        ? { before: bullet.content, after: bullet.content, segments: [{ kind: "same" as const, text: bullet.content }] }
+        : null;
+      const summary =
+        op.type === "pin" ? `Pin [${op.bulletId}]: ranked first in the context` : `Unpin [${op.bulletId}]: ranked by its counters again`;
+      return preview(summary, { content });
+    }
     case "add_section":
       return preview(`Add section "${op.name}"`, { section: { from: null, to: op.name } });
     case "rename_section":

@@ -117,7 +117,7 @@ export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite
     const written = await tx.$queryRaw<{ inserted: boolean }[]>`
       INSERT INTO "Bullet" AS b (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
         "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
-        justification, "changedInVersion", "tokenCount", "createdAt", "updatedAt")
+        justification, "changedInVersion", "tokenCount", pinned, "createdAt", "updatedAt")
       SELECT gen_random_uuid(), ${playbookId}::uuid, r.*, (now() AT TIME ZONE 'UTC'), (now() AT TIME ZONE 'UTC')
       FROM unnest(
         ${column((w) => w.state.sectionId)}::uuid[], ${column((w) => w.state.externalId)}::text[],
@@ -127,13 +127,14 @@ export async function writeBullets(tx: Tx, playbookId: string, rows: BulletWrite
         ${column((w) => w.state.mergedInto)}::text[], ${column((w) => w.state.position)}::int[],
         ${column((w) => w.provenance?.origin ?? "manual")}::text[]::"BulletOrigin"[], ${column((w) => w.provenance?.sourceTraceId ?? null)}::uuid[],
         ${column((w) => w.provenance?.sourceRunId ?? null)}::text[], ${column((w) => w.provenance?.justification ?? null)}::text[],
-        ${column((w) => (w.bump || w.provenance ? version : 0))}::int[], ${column((w) => stateTokens(w.state))}::int[]
+        ${column((w) => (w.bump || w.provenance ? version : 0))}::int[], ${column((w) => stateTokens(w.state))}::int[],
+        ${column((w) => w.state.pinned === true)}::boolean[]
       ) AS r
       ON CONFLICT ("playbookId", "externalId") DO UPDATE SET
         "sectionId" = EXCLUDED."sectionId", content = EXCLUDED.content, helpful = EXCLUDED.helpful,
         harmful = EXCLUDED.harmful, neutral = EXCLUDED.neutral, "countersKnown" = EXCLUDED."countersKnown",
         status = EXCLUDED.status, "archivedReason" = EXCLUDED."archivedReason", "mergedInto" = EXCLUDED."mergedInto",
-        position = EXCLUDED.position, "tokenCount" = EXCLUDED."tokenCount", "changedInVersion" = GREATEST(b."changedInVersion", EXCLUDED."changedInVersion"),
+        position = EXCLUDED.position, "tokenCount" = EXCLUDED."tokenCount", pinned = EXCLUDED.pinned, "changedInVersion" = GREATEST(b."changedInVersion", EXCLUDED."changedInVersion"),
         "updatedAt" = EXCLUDED."updatedAt"
       RETURNING (xmax = 0) AS inserted`;
     const inserted = written.filter((row) => row.inserted).length;

@@ -102,6 +102,8 @@ export const tagOperationSchema = z.object({
   harmful: increment.optional(),
   neutral: increment.optional(),
 });
+export const pinOperationSchema = z.object({ type: z.literal("pin"), bulletId });
+export const unpinOperationSchema = z.object({ type: z.literal("unpin"), bulletId });
 export const addSectionOperationSchema = z.object({
   type: z.literal("add_section"),
   name: sectionRef,
@@ -123,6 +125,8 @@ export const operationSchema = z.discriminatedUnion("type", [
   restoreOperationSchema,
   mergeOperationSchema,
   tagOperationSchema,
+  pinOperationSchema,
+  unpinOperationSchema,
   addSectionOperationSchema,
   renameSectionOperationSchema,
   moveSectionOperationSchema,

@@ -41,6 +41,8 @@ const tag = z.looseObject({
   harmful: z.number().optional(),
   neutral: z.number().optional(),
 });
+const pin = z.looseObject({ type: z.literal("pin"), bulletId: z.string() });
+const unpin = z.looseObject({ type: z.literal("unpin"), bulletId: z.string() });
 const addSection = z.looseObject({ type: z.literal("add_section"), name: z.string(), slug: z.string().optional() });
 const renameSection = z.looseObject({ type: z.literal("rename_section"), section: z.string(), name: z.string() });
 const moveSection = z.looseObject({ type: z.literal("move_section"), section: z.string(), position: z.number() });
@@ -53,6 +55,8 @@ const storedOperationSchema = z.discriminatedUnion("type", [
   restore,
   merge,
   tag,
+  pin,
+  unpin,
   addSection,
   renameSection,
   moveSection,

@@ -3,10 +3,16 @@
 // exposure like an assignment. Each variant's answer has its own ETag, so an agent that switches
 // variant (a new phase) never keeps the other variant's copy.
 import { z } from "zod";
-import { compileContext } from "@/server/ace/context";
 import { approximateBytes, createByteBoundedCache, MEGABYTE } from "@/server/cache/lru";
 import type { ContextResult } from "@/server/context/schemas";
-import { compileTarget, contextEtag, resolveContextTarget, type ContextRequest, type ContextTarget } from "@/server/context/service";
+import {
+  compileServedContext,
+  compileTarget,
+  contextEtag,
+  resolveContextTarget,
+  type ContextRequest,
+  type ContextTarget,
+} from "@/server/context/service";
 import type { Db } from "@/server/db/client";
 import { AppError } from "@/server/errors/app-error";
 import { playbookAt } from "@/server/history/service";
@@ -75,7 +81,7 @@ async function compilePinned(db: Db, target: ContextTarget): Promise<ContextResu
     name: section.name,
     bullets: section.bullets.filter((bullet) => bullet.status === "active"),
   }));
-  const compiled = compileContext(sections, { tokenBudget: target.budget, includeCounters: target.includeCounters });
+  const compiled = compileServedContext(sections, { tokenBudget: target.budget, includeCounters: target.includeCounters });
   const bulletCount = sections.reduce((sum, section) => sum + section.bullets.length, 0);
   const result: ContextResult = {
     playbook: target.name,

@@ -22,6 +22,7 @@ const bulletState = z.object({
   position: z.number(),
   archivedReason: z.string().nullable(),
   mergedInto: z.string().nullable(),
+  pinned: z.literal(true).optional(),
 });
 const versionChangesSchema = z.array(
   z.discriminatedUnion("entity", [

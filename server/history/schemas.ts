@@ -130,6 +130,8 @@ export const LINEAGE_KINDS = [
   "restored",
   "absorbed",
   "counters",
+  "pinned",
+  "unpinned",
 ] as const;
 export type LineageKind = (typeof LINEAGE_KINDS)[number];
 

@@ -7,7 +7,7 @@
 // which undoing from the present never reads.
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { bulletsBySection, orderedBullets, sectionKey, type PlaybookState } from "@/server/ace/delta";
+import { bulletsBySection, orderedBullets, sectionKey, unpinned, type PlaybookState } from "@/server/ace/delta";
 import { diffStates, diffText, movedSections } from "@/server/ace/diff";
 import { bulletStateChanged, type BulletState, type SectionState, type VersionChange } from "@/server/ace/history";
 import { redoChanges, undoChanges } from "@/server/ace/replay";
@@ -179,7 +179,7 @@ export function rollbackChanges(
     const wanted = target.bullets.get(bullet.externalId);
     let after: BulletState = wanted ?? bullet;
     if (!wanted && bullet.status === "active") {
-      after = { ...bullet, status: "archived", archivedReason: archiveReason, mergedInto: null };
+      after = { ...unpinned(bullet), status: "archived", archivedReason: archiveReason, mergedInto: null };
       archived += 1;
     }
     sectionsInUse.add(after.sectionId);
@@ -301,6 +301,9 @@ function lineageKinds(before: BulletState | null, after: BulletState | null, abs
     if (before.status === "active" && after.status === "archived") kinds.push(after.mergedInto ? "merged_into" : "archived");
     if (before.status === "archived" && after.status === "active") kinds.push("restored");
     if (before.helpful !== after.helpful || before.harmful !== after.harmful || before.neutral !== after.neutral) kinds.push("counters");
+    // Archiving unpins too; "archived" already says the bullet left the context.
+    if (!before.pinned && after.pinned) kinds.push("pinned");
+    if (before.pinned && !after.pinned && after.status === "active") kinds.push("unpinned");
   }
   if (absorbed.length > 0) kinds.push("absorbed");
   return kinds;

@@ -280,6 +280,9 @@ export function buildOpenApiDocument() {
             "304": { description: "Not modified: the copy with this ETag is current." },
             "400": errorResponse(`An option is invalid, e.g. a budget that is not a whole number up to ${MAX_CONTEXT_BUDGET}.`),
             "404": errorResponse("No playbook has this name."),
+            "409": errorResponse(
+              "The playbook's pinned bullets alone take more tokens than the budget; the message names the budget they need.",
+            ),
           },
         },
       },

@@ -2,8 +2,9 @@
 // or as instructions for coding agents (CLAUDE.md, AGENTS.md, a Cursor rule), which are export only.
 import type { z } from "zod";
 import type { PlaybookDocument, PlaybookFormat } from "@/server/ace/document";
-import { FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ace/formats";
+import { exportNotes, FORMAT_INFO, PlaybookExportError, serializePlaybook } from "@/server/ace/formats";
 import { AGENT_FORMAT_INFO, isAgentFormat, type AgentFormat } from "@/server/ace/formats/agent-formats";
+import { PinnedBudgetError } from "@/server/ace/context";
 import { AgentBudgetError, contextSectionsOfDocument, writeAgentInstructions } from "@/server/ace/formats/agent-instructions";
 import type { Db } from "@/server/db/client";
 import { compareBullets, LayeredMap } from "@/server/ace/delta";
@@ -96,6 +97,7 @@ export async function exportPlaybook(db: Db, input: z.output<typeof exportPlaybo
     format,
     mimeType: FORMAT_INFO[format].mimeType,
     content: serialize(document, format, { includeArchived: input.includeArchived || format === "json", kaybaFlavour: input.kaybaFlavour }),
+    notes: exportNotes(document, format),
   };
 }
 
@@ -124,6 +126,12 @@ async function exportAgentInstructions(
     };
   } catch (error) {
     if (error instanceof AgentBudgetError) throw new AppError("INVALID_INPUT", error.message, { cause: error });
+    if (error instanceof PinnedBudgetError) {
+      throw new AppError("CONFLICT", error.message, {
+        details: { budget: error.budget, pinnedTokens: error.pinnedTokens, pinnedBullets: error.pinned },
+        cause: error,
+      });
+    }
     throw error;
   }
 }

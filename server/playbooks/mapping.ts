@@ -36,7 +36,7 @@ function dateOrUndefined(iso: string | undefined): Date | undefined {
 }
 
 export function stateOfRow(row: NewBulletRow): BulletState {
-  return {
+  const state: BulletState = {
     externalId: row.externalId,
     sectionId: row.sectionId,
     content: row.content,
@@ -49,6 +49,8 @@ export function stateOfRow(row: NewBulletRow): BulletState {
     archivedReason: row.archivedReason,
     mergedInto: row.mergedInto,
   };
+  if (row.pinned) state.pinned = true;
+  return state;
 }
 
 /** A new row for a bullet of a parsed document, written by `version`; origin defaults to "import". */
@@ -72,6 +74,8 @@ export function bulletRowFromDoc(bullet: BulletDoc, sectionId: string, position:
     blankLinesBefore: bullet.blankLinesBefore ?? 0,
     changedInVersion: version,
     tokenCount: countBulletTokens({ externalId: bullet.id, content: bullet.content, ...countersOf(bullet) }),
+    // An archived bullet is never pinned (archiving unpins).
+    pinned: bullet.pinned === true && bullet.status === "active",
     createdAt: dateOrUndefined(bullet.createdAt),
     updatedAt: dateOrUndefined(bullet.updatedAt),
   };
@@ -112,6 +116,7 @@ function bulletDocOf(state: BulletState, extras: ExportBulletExtras): BulletDoc 
   if (extras.evidence !== null) doc.evidence = extras.evidence;
   if (state.archivedReason !== null) doc.archivedReason = state.archivedReason;
   if (state.mergedInto !== null) doc.mergedInto = state.mergedInto;
+  if (state.pinned) doc.pinned = true;
   if (extras.sourceTraceId !== null) doc.sourceTraceId = extras.sourceTraceId;
   if (extras.sourceRunId !== null) doc.sourceRunId = extras.sourceRunId;
   if (extras.blankLinesBefore > 0) doc.blankLinesBefore = extras.blankLinesBefore;

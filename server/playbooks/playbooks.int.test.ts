@@ -399,7 +399,7 @@ describe.each(testEngines())("playbook procedures on %s", (engine) => {
         expect(row, item.externalId).toBeDefined();
         expect(item).toEqual(Object.fromEntries(Object.keys(item).map((key) => [key, row?.[key as keyof typeof row]])));
         expect(Object.keys(item).sort().join()).toBe(
-          "content,countersKnown,externalId,harmful,helpful,id,neutral,sectionId,status,updatedAt",
+          "content,countersKnown,externalId,harmful,helpful,id,neutral,pinned,sectionId,status,updatedAt",
         );
         expect(item.updatedAt).toEqual(new Date("2026-01-02T03:04:05.678Z"));
       }

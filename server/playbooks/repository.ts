@@ -233,6 +233,7 @@ export interface BulletListRow {
   neutral: number;
   countersKnown: boolean;
   status: "active" | "archived";
+  pinned: boolean;
   updatedAt: Date;
 }
 
@@ -330,7 +331,7 @@ interface PageQuery {
 /** A BulletListRow as a JSON object, of the bullet (or page row) `b`. */
 const BULLET_JSON = Prisma.sql`json_build_object('id', b.id, 'externalId', b."externalId", 'sectionId', b."sectionId",
   'content', b.content, 'helpful', b.helpful, 'harmful', b.harmful, 'neutral', b.neutral, 'countersKnown', b."countersKnown",
-  'status', b.status, 'updatedAt', extract(epoch FROM b."updatedAt") * 1000)`;
+  'status', b.status, 'pinned', b.pinned, 'updatedAt', extract(epoch FROM b."updatedAt") * 1000)`;
 
 /** The first key of a sort that starts with a column of Bullet (not with the section's position). */
 function leadingColumn(sort: ListBulletsQuery["sort"]): Prisma.Sql | null {
@@ -399,7 +400,7 @@ function inSectionOrder(query: ListBulletsQuery): PageQuery {
       FROM "Section" s
       CROSS JOIN LATERAL (
         SELECT b.id, b."externalId", b."sectionId", b.content, b.helpful, b.harmful, b.neutral, b."countersKnown", b.status,
-          b."updatedAt", b.position
+          b.pinned, b."updatedAt", b.position
         FROM "Bullet" b
         WHERE ${bulletFilter(query)} AND b."sectionId" = s.id
         ORDER BY b.position ${dir}, b."externalId" COLLATE "C" ${dir}
@@ -445,7 +446,7 @@ const BULLET_PROVENANCE = {
 export function findBullet(db: DbOrTx, playbookId: string, externalId: string) {
   return db.bullet.findUnique({
     where: { playbookId_externalId: { playbookId, externalId } },
-    select: { ...BULLET_SELECT, ...BULLET_PROVENANCE, id: true },
+    select: { ...BULLET_SELECT, ...BULLET_PROVENANCE, id: true, pinned: true },
   });
 }
 
@@ -493,6 +494,7 @@ export interface NewBulletRow {
   blankLinesBefore: number;
   changedInVersion: number;
   tokenCount: number;
+  pinned: boolean;
   /** Source timestamps when it had them; now otherwise. */
   createdAt?: Date;
   updatedAt?: Date;
@@ -516,17 +518,17 @@ export async function insertBullets(tx: Tx, playbookId: string, bullets: NewBull
     await tx.$executeRaw`
       INSERT INTO "Bullet" (id, "playbookId", "sectionId", "externalId", content, helpful, harmful, neutral,
         "countersKnown", status, "archivedReason", "mergedInto", position, origin, "sourceTraceId", "sourceRunId",
-        justification, evidence, extra, "blankLinesBefore", "changedInVersion", "tokenCount", "createdAt", "updatedAt")
+        justification, evidence, extra, "blankLinesBefore", "changedInVersion", "tokenCount", pinned, "createdAt", "updatedAt")
       SELECT r.id, ${playbookId}::uuid, r."sectionId", r."externalId", r.content, r.helpful, r.harmful, r.neutral,
         r."countersKnown", r.status, r."archivedReason", r."mergedInto", r.position, r.origin, r."sourceTraceId",
-        r."sourceRunId", r.justification, r.evidence, r.extra, r."blankLinesBefore", r."changedInVersion", r."tokenCount",
+        r."sourceRunId", r.justification, r.evidence, r.extra, r."blankLinesBefore", r."changedInVersion", r."tokenCount", r.pinned,
         COALESCE(r."createdAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC'),
         COALESCE(r."updatedAt" AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC')
       FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(
         id uuid, "sectionId" uuid, "externalId" text, content text, helpful int, harmful int, neutral int,
         "countersKnown" boolean, status "BulletStatus", "archivedReason" text, "mergedInto" text, position int,
         origin "BulletOrigin", "sourceTraceId" uuid, "sourceRunId" text, justification text, evidence text,
-        extra jsonb, "blankLinesBefore" int, "changedInVersion" int, "tokenCount" int, "createdAt" timestamptz, "updatedAt" timestamptz)`;
+        extra jsonb, "blankLinesBefore" int, "changedInVersion" int, "tokenCount" int, pinned boolean, "createdAt" timestamptz, "updatedAt" timestamptz)`;
   }
 }
 

@@ -285,6 +285,8 @@ export interface BulletRow {
   neutral: number;
   countersKnown: boolean;
   status: "active" | "archived";
+  /** Ranked first in the compiled context. */
+  pinned: boolean;
   signal: import("../ace/signals").BulletSignal;
   updatedAt: Date;
 }
@@ -378,4 +380,6 @@ export interface ExportResult {
   format: ExportFormat;
   mimeType: string;
   content: string;
+  /** What the format left out (pins outside ACE Studio JSON), for the person exporting. */
+  notes?: string[];
 }

@@ -44,8 +44,8 @@ export async function pageFromState(db: Db, query: ListBulletsQuery): Promise<Bu
     const row = keys.get(bullet.externalId);
     if (!row) return loadedLater(db, query.playbookId);
     // What the list shows of a state (a test pins a row's fields): not its place or archive details.
-    const { position: _position, archivedReason: _reason, mergedInto: _into, ...shown } = bullet;
-    items.push({ id: row.id, ...shown, updatedAt: row.updatedAt, signal: classifyBullet(bullet) });
+    const { position: _position, archivedReason: _reason, mergedInto: _into, pinned, ...shown } = bullet;
+    items.push({ id: row.id, ...shown, pinned: pinned === true, updatedAt: row.updatedAt, signal: classifyBullet(bullet) });
   }
   const end = query.cursor + items.length;
   return { total, nextCursor: end < total ? end : null, items };

@@ -61,7 +61,12 @@ async function curateWithModel(
   state: PlaybookState,
   tokenBudget: number,
 ): Promise<CuratorOutput> {
-  const compiled = compileContext(contextSectionsOf(state), { tokenBudget: CURATOR_PLAYBOOK_TOKENS, includeCounters: true });
+  // The curator's own prompt: pinned bullets beyond its budget are cut like any other, never a failed run.
+  const compiled = compileContext(contextSectionsOf(state), {
+    tokenBudget: CURATOR_PLAYBOOK_TOKENS,
+    includeCounters: true,
+    pinnedOverflow: "cut",
+  });
   const messages = buildCuratorMessages({
     reflections,
     compiledPlaybook: compiled.text,

@@ -96,7 +96,7 @@ async function reflectWithModel(
 }
 
 export async function reflectTrace(context: RunContext, exchange: Exchange, traceId: string): Promise<RoleResult> {
-  const { db, provider, playbookId, runId, settings } = context;
+  const { db, provider, playbookId, runId } = context;
   const stored = await repo.findTraceForReflection(db, traceId);
   if (!stored) throw new RunRejected("The trace was deleted before it could be reflected.");
   const trace: ReflectorTrace = {
@@ -138,7 +138,7 @@ export async function reflectTrace(context: RunContext, exchange: Exchange, trac
           operations: tags.map((operation) => ({ operation, rationale: justification.get(operation.bulletId) ?? "" })),
           evidence: { traceIds: [traceId], runIds: [runId], notes: reflection.keyInsight },
         }),
-        { origin: "reflector", applyUnlessFlagged: !settings.tagsNeedReview },
+        { origin: "reflector" },
       );
       deltaId = outcome.deltaId;
     }

@@ -6,6 +6,7 @@
 //                  bullet or be lost depending on order)
 //   merge kept   × update of content (two contents), merge kept (two merged contents)
 //   update       × update that sets the content, or the place, to a different value
+//   pin / unpin  × the other of the two, remove, merge source (an archived bullet is not pinned)
 // and per section: two renames to different names, two moves to different positions, and a
 // section deletion with any rename, move or deletion of the same section.
 // Allowed on purpose: tags with anything but a merge source (counts add up in any order), restore
@@ -15,19 +16,19 @@ import { makeFinding, describeOperation } from "./messages";
 import { sectionKey } from "./sections";
 import type { DeltaOperation, Finding } from "./types";
 
-type RoleKind = "remove" | "mergeSource" | "mergeKept" | "edit" | "place" | "restore" | "tag";
+type RoleKind = "remove" | "mergeSource" | "mergeKept" | "edit" | "place" | "restore" | "tag" | "pin";
 
 interface Role {
   kind: RoleKind;
   index: number;
-  /** edit: the content; place: section and position; section roles: the new name or position. */
+  /** edit: the content; place: section and position; pin: "pin" or "unpin"; section roles: the new name or position. */
   value?: string;
 }
 
-const SAME_VALUE_ALLOWED = new Set<RoleKind>(["edit", "place"]);
+const SAME_VALUE_ALLOWED = new Set<RoleKind>(["edit", "place", "pin"]);
 
 // Keyed by the two kinds in RULE_ORDER order; the text says what the two operations do to the bullet.
-const RULE_ORDER: readonly RoleKind[] = ["remove", "mergeSource", "mergeKept", "edit", "place", "restore", "tag"];
+const RULE_ORDER: readonly RoleKind[] = ["remove", "mergeSource", "mergeKept", "edit", "place", "restore", "tag", "pin"];
 const BULLET_RULES: Partial<Record<`${RoleKind}|${RoleKind}`, string>> = {
   "remove|remove": "both archive the bullet",
   "remove|mergeSource": "one removes the bullet and the other merges it away",
@@ -46,6 +47,9 @@ const BULLET_RULES: Partial<Record<`${RoleKind}|${RoleKind}`, string>> = {
   "mergeKept|edit": "both set the bullet's content",
   "edit|edit": "both set the bullet's content, to different text",
   "place|place": "both move the bullet, to different places",
+  "pin|pin": "one pins the bullet and the other unpins it",
+  "remove|pin": "one removes the bullet and the other pins or unpins it; an archived bullet is never pinned",
+  "mergeSource|pin": "one merges the bullet away and the other pins or unpins it; pin the kept bullet instead",
 };
 
 function ruleFor(a: Role, b: Role): string | null {
@@ -69,6 +73,9 @@ function bulletRoles(op: DeltaOperation, index: number): [string, Role][] {
     case "restore":
     case "tag":
       return [[op.bulletId, { kind: op.type, index }]];
+    case "pin":
+    case "unpin":
+      return [[op.bulletId, { kind: "pin", index, value: op.type }]];
     case "merge": {
       const sources = new Set(op.bulletIds.filter((id) => id !== op.into));
       return [[op.into, { kind: "mergeKept", index }], ...[...sources].map((id): [string, Role] => [id, { kind: "mergeSource", index }])];

@@ -4,3 +4,4 @@ export { applyDelta, changesCompiledLine, validateDelta, DeltaValidationError } 
 export { bulletsBySection, compareBullets, compareText, createPlaybookState, orderedBullets } from "./state";
 export { resolveSection, sectionKey } from "./sections";
 export { LayeredMap } from "./layered-map";
+export { unpinned } from "./operations";

@@ -9,6 +9,8 @@ export function describeOperation(op: DeltaOperation): string {
     case "remove":
     case "restore":
     case "tag":
+    case "pin":
+    case "unpin":
       return `${op.type} [${op.bulletId}]`;
     case "merge":
       return `merge ${op.bulletIds.map((id) => `[${id}]`).join(", ")} into [${op.into}]`;

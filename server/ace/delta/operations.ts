@@ -17,13 +17,16 @@ import type {
   FindingSeverity,
   MergeOperation,
   MoveSectionOperation,
+  PinOperation,
   RemoveOperation,
   RemoveSectionOperation,
   RenameSectionOperation,
   RestoreOperation,
   TagOperation,
+  UnpinOperation,
   UpdateOperation,
 } from "./types";
+import { MAX_PINNED_BULLETS } from "./types";
 import type { WorkingState } from "./working";
 
 export interface OperationContext {
@@ -67,6 +70,10 @@ export function checkOperation(ctx: OperationContext, op: DeltaOperation): Apply
       return checkMerge(ctx, op);
     case "tag":
       return checkTag(ctx, op);
+    case "pin":
+      return checkPin(ctx, op);
+    case "unpin":
+      return checkUnpin(ctx, op);
     case "add_section":
       return checkAddSection(ctx, op);
     case "rename_section":
@@ -290,7 +297,7 @@ function checkRemove(ctx: OperationContext, op: RemoveOperation): Apply | null {
   const reason = op.reason.trim();
   if (reason === "") ctx.report("error", "empty_content", "give a reason a person can read for removing the bullet");
   if (!bullet || bullet.status === "archived" || reason === "") return null;
-  return () => ctx.working.putBullet({ ...bullet, status: "archived", archivedReason: reason, mergedInto: null });
+  return () => ctx.working.putBullet({ ...unpinned(bullet), status: "archived", archivedReason: reason, mergedInto: null });
 }
 
 function checkRestore(ctx: OperationContext, op: RestoreOperation): Apply | null {
@@ -325,7 +332,7 @@ function checkMerge(ctx: OperationContext, op: MergeOperation): Apply | null {
   return () => {
     ctx.working.putBullet({ ...kept, content, ...sumCounters([kept, ...merged]) });
     for (const source of merged) {
-      ctx.working.putBullet({ ...source, status: "archived", archivedReason: reason, mergedInto: op.into });
+      ctx.working.putBullet({ ...unpinned(source), status: "archived", archivedReason: reason, mergedInto: op.into });
     }
   };
 }
@@ -368,6 +375,44 @@ function checkTag(ctx: OperationContext, op: TagOperation): Apply | null {
     }
   }
   return valid ? () => ctx.working.putBullet(next) : null;
+}
+
+// ---- pins ------------------------------------------------------------------------------------
+
+/** The bullet without its pin: archiving unpins, so a restored bullet never takes a pin past the limit. */
+export function unpinned(bullet: BulletState): BulletState {
+  if (!bullet.pinned) return bullet;
+  const { pinned: _pinned, ...rest } = bullet;
+  return rest;
+}
+
+function checkPin(ctx: OperationContext, op: PinOperation): Apply | null {
+  const bullet = activeBullet(ctx, op.bulletId);
+  if (!bullet) return null;
+  if (bullet.pinned) {
+    ctx.report("warning", "no_change", `the bullet [${op.bulletId}] is already pinned`);
+    return null;
+  }
+  const pinned = ctx.working.pinnedCount();
+  if (pinned >= MAX_PINNED_BULLETS) {
+    ctx.report(
+      "error",
+      "pin_limit",
+      `the playbook already has ${pinned} pinned bullets, the most a playbook may have (${MAX_PINNED_BULLETS}); unpin one first`,
+    );
+    return null;
+  }
+  return () => ctx.working.putBullet({ ...bullet, pinned: true });
+}
+
+function checkUnpin(ctx: OperationContext, op: UnpinOperation): Apply | null {
+  const bullet = existingBullet(ctx, op.bulletId);
+  if (!bullet) return null;
+  if (!bullet.pinned) {
+    ctx.report("warning", "no_change", `the bullet [${op.bulletId}] is not pinned`);
+    return null;
+  }
+  return () => ctx.working.putBullet(unpinned(bullet));
 }
 
 // ---- sections --------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ export const DELTA_OPERATION_TYPES = [
   "restore",
   "merge",
   "tag",
+  "pin",
+  "unpin",
   "add_section",
   "rename_section",
   "move_section",
@@ -76,6 +78,17 @@ export interface TagOperation {
   neutral?: number;
 }
 
+/** Ranks an active bullet first in the compiled context, whatever its counters say. */
+export interface PinOperation {
+  type: "pin";
+  bulletId: string;
+}
+
+export interface UnpinOperation {
+  type: "unpin";
+  bulletId: string;
+}
+
 export interface AddSectionOperation {
   type: "add_section";
   name: string;
@@ -112,6 +125,8 @@ export type DeltaOperation =
   | RestoreOperation
   | MergeOperation
   | TagOperation
+  | PinOperation
+  | UnpinOperation
   | AddSectionOperation
   | RenameSectionOperation
   | MoveSectionOperation
@@ -157,6 +172,8 @@ export interface EngineOptions {
 
 export const DEFAULT_MAX_CONTENT_LENGTH = 1000;
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.85;
+/** Pinned bullets a playbook may have: enough for the rules every task needs, few enough to leave the budget to the ranking. */
+export const MAX_PINNED_BULLETS = 50;
 
 export const FINDING_KINDS = [
   "unknown_bullet",
@@ -177,6 +194,7 @@ export const FINDING_KINDS = [
   "no_change",
   "near_duplicate",
   "token_budget",
+  "pin_limit",
   /** Model-written content that reads like instructions to the agent (server/ace/safety.ts); never found by the engine. */
   "prompt_injection",
 ] as const;

@@ -119,6 +119,17 @@ export class WorkingState {
     else this.sections.push(next);
   }
 
+  /** Active pinned bullets: the input's (counted once per state), with this delta's changes. */
+  pinnedCount(): number {
+    let count = pinnedCountOf(this.base);
+    for (const bullet of this.bullets.values()) {
+      const original = this.base.bullets.get(bullet.externalId);
+      if (original && isActivePin(original)) count -= 1;
+      if (isActivePin(bullet)) count += 1;
+    }
+    return count;
+  }
+
   /** Deletes a section (the engine checked it holds no bullet). */
   deleteSection(id: string): void {
     const index = this.sections.findIndex((section) => section.id === id);
@@ -186,6 +197,21 @@ function sectionEndsOf(state: PlaybookState): Map<string, number> {
     SECTION_ENDS.set(state, ends);
   }
   return ends;
+}
+
+const isActivePin = (bullet: BulletState) => bullet.pinned === true && bullet.status === "active";
+
+// Pins are rare and pin operations rarer: one pass over a state's bullets when a pin first needs the count.
+const PINNED_COUNTS = new WeakMap<PlaybookState, number>();
+
+function pinnedCountOf(state: PlaybookState): number {
+  let count = PINNED_COUNTS.get(state);
+  if (count === undefined) {
+    count = 0;
+    for (const bullet of state.bullets.values()) if (isActivePin(bullet)) count += 1;
+    PINNED_COUNTS.set(state, count);
+  }
+  return count;
 }
 
 export function sectionStateChanged(before: SectionState, after: SectionState): boolean {

@@ -7,7 +7,7 @@
 // included, stays within the budget (o200k tokens). Ids are kept as `[id]`, so an agent that cites
 // what it used still names bullets the reflector can tag.
 import { countersOf, type PlaybookDocument } from "../document";
-import { compileContext, type ContextBullet, type ContextSection } from "../context";
+import { compileContext, PinnedBudgetError, type ContextBullet, type ContextSection } from "../context";
 import { countTokens } from "../tokens";
 import type { AgentFormat } from "./agent-formats";
 import { formatNumber, plural } from "../text/format";
@@ -50,6 +50,7 @@ export function contextSectionsOfDocument(document: PlaybookDocument): ContextSe
         externalId: bullet.id,
         content: bullet.content,
         ...countersOf(bullet),
+        ...(bullet.pinned ? { pinned: true } : {}),
       })),
   }));
 }
@@ -102,6 +103,21 @@ function render(sections: readonly ContextSection[], included: readonly string[]
   return parts.join("");
 }
 
+/** The bullets' cut; pinned bullets that do not fit are refused for the whole file's budget, with what they need beyond it. */
+function compileWithin(
+  sections: readonly ContextSection[],
+  bulletBudget: number,
+  tokensOf: (bullet: ContextBullet) => number,
+  tokenBudget: number,
+): ReturnType<typeof compileContext> {
+  try {
+    return compileContext(sections, { tokenBudget: bulletBudget, includeCounters: true, tokensWithCounters: tokensOf });
+  } catch (error) {
+    if (!(error instanceof PinnedBudgetError)) throw error;
+    throw new PinnedBudgetError(tokenBudget, error.pinnedTokens + (tokenBudget - bulletBudget), error.pinned);
+  }
+}
+
 /**
  * The file for a coding agent. The bullets' cut is the compiled context's, with each bullet costing
  * its list item and each section its header; the whole file is then counted, and when the header
@@ -129,11 +145,7 @@ export function writeAgentInstructions(
 
   let bulletBudget = tokenBudget - minimum;
   for (;;) {
-    const compiled = compileContext(sections, {
-      tokenBudget: Math.max(0, bulletBudget),
-      includeCounters: true,
-      tokensWithCounters: tokensOf,
-    });
+    const compiled = compileWithin(sections, Math.max(0, bulletBudget), tokensOf, tokenBudget);
     const text = header(format, source, tokenBudget, compiled.includedBullets.length, total) + render(sections, compiled.includedBullets);
     const tokens = countTokens(text);
     if (tokens <= tokenBudget || compiled.includedBullets.length === 0) {

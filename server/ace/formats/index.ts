@@ -4,6 +4,7 @@ import { aceTextGuessNote, detectAceTextFormat, readAceText, serializeAceText } 
 import { PlaybookParseError, isJsonObject, parseJsonText } from "./errors";
 import { readKayba, serializeKayba, type KaybaFlavour } from "./kayba";
 import { STUDIO_JSON_FORMAT, parseStudioJson, serializeStudioJson } from "./studio-json";
+import { plural } from "../text/format";
 import { loneSurrogateAt, textProblemOf } from "../well-formed";
 
 export { PlaybookExportError, PlaybookParseError } from "./errors";
@@ -108,6 +109,21 @@ export function serializePlaybook(doc: PlaybookDocument, format: PlaybookFormat,
   // JSON readers, Python's json.load among them, reject a byte order mark, so only text gets it back.
   const isText = format === "ace" || format === "ace-plain";
   return isText && doc.hints.byteOrderMark ? BYTE_ORDER_MARK + text : text;
+}
+
+/**
+ * What a format leaves out of the document, in sentences for the person exporting (the file is still
+ * written): pins, which only ACE Studio JSON carries.
+ */
+export function exportNotes(doc: PlaybookDocument, format: PlaybookFormat): string[] {
+  if (format === "json") return [];
+  let pinned = 0;
+  for (const section of doc.sections) for (const bullet of section.bullets) if (bullet.pinned && bullet.status === "active") pinned += 1;
+  if (pinned === 0) return [];
+  return [
+    `${plural(pinned, "pinned bullet")} written as ${pinned === 1 ? "an ordinary bullet" : "ordinary bullets"}: ` +
+      `${FORMAT_INFO[format].label} cannot mark pins. Export as ${FORMAT_INFO.json.label} to keep them.`,
+  ];
 }
 
 /** A NUL or a lone surrogate anywhere in the file: no playbook can hold it, whatever the format. */

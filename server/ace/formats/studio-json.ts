@@ -3,6 +3,7 @@
 // written in the order of its schema below, so our own files round-trip byte for byte.
 import { z } from "zod";
 import { BULLET_STATUSES, type BulletDoc, type DocumentHints, type PlaybookDocument, type SectionDoc } from "../document";
+import { MAX_PINNED_BULLETS } from "../delta/types";
 import { highestIdNumber } from "../ids";
 import { EXPECTED_COUNT, PlaybookParseError, describeFound, jsonPath, parseJsonText, quote } from "./errors";
 
@@ -31,6 +32,7 @@ const bulletSchema = z.strictObject(
     evidence: string().optional(),
     archivedReason: string().optional(),
     mergedInto: string().optional(),
+    pinned: flag.optional(),
     createdAt: string("an ISO timestamp").optional(),
     updatedAt: string("an ISO timestamp").optional(),
     origin: z.enum(ORIGINS, { error: `expected "import", "manual" or "curator"` }).optional(),
@@ -112,6 +114,7 @@ export function parseStudioJson(text: string): PlaybookDocument {
   }
   const { playbook, lastIdNumber, hints, sections } = result.data;
   rejectRepeats(sections);
+  rejectPins(sections);
   const doc: PlaybookDocument = { ...playbook, sections, hints };
   if (lastIdNumber !== undefined) doc.lastIdNumber = lastIdNumber;
   return doc;
@@ -147,6 +150,22 @@ function rejectRepeats(sections: readonly SectionDoc[]): void {
       const first = bulletAt.get(bullet.id);
       if (first) fail(idPath, `bullet id ${quote(bullet.id)} is already used at ${first}`);
       bulletAt.set(bullet.id, idPath);
+    });
+  });
+}
+
+// Pins are held to the engine's rules: only active bullets, at most MAX_PINNED_BULLETS.
+function rejectPins(sections: readonly SectionDoc[]): void {
+  let pinned = 0;
+  sections.forEach((section, s) => {
+    section.bullets.forEach((bullet, b) => {
+      if (!bullet.pinned) return;
+      const path = jsonPath(["sections", s, "bullets", b, "pinned"]);
+      if (bullet.status === "archived") fail(path, 'an archived bullet cannot be pinned; remove "pinned" or make the bullet active');
+      pinned += 1;
+      if (pinned > MAX_PINNED_BULLETS) {
+        fail(path, `more than ${MAX_PINNED_BULLETS} bullets are pinned, the most a playbook may have; unpin some in the file`);
+      }
     });
   });
 }

@@ -10,7 +10,7 @@ import { adoptStateTokens } from "@/server/ace/tokens";
  * for the export's columns) on PostgreSQL.
  */
 const BULLET_STATE_COLUMNS = Prisma.raw(
-  `"externalId", "sectionId", content, helpful, harmful, neutral, "countersKnown", status, position, "archivedReason", "mergedInto"`,
+  `"externalId", "sectionId", content, helpful, harmful, neutral, "countersKnown", status, position, "archivedReason", "mergedInto", pinned`,
 );
 
 type BulletStateTuple = [
@@ -25,6 +25,7 @@ type BulletStateTuple = [
   number,
   string | null,
   string | null,
+  boolean,
 ];
 
 /** A state's tuple and its row's stored token count. */
@@ -42,8 +43,23 @@ function bulletStateOf([
   position,
   archivedReason,
   mergedInto,
+  pinned,
 ]: BulletStateTuple | CountedStateTuple): BulletState {
-  return { externalId, sectionId, content, helpful, harmful, neutral, countersKnown, status, position, archivedReason, mergedInto };
+  const state: BulletState = {
+    externalId,
+    sectionId,
+    content,
+    helpful,
+    harmful,
+    neutral,
+    countersKnown,
+    status,
+    position,
+    archivedReason,
+    mergedInto,
+  };
+  if (pinned) state.pinned = true;
+  return state;
 }
 
 /**
@@ -57,7 +73,7 @@ export async function loadBulletStates(db: DbOrTx, playbookId: string): Promise<
     FROM "Bullet" WHERE "playbookId" = ${playbookId}::uuid`;
   return (JSON.parse(row?.bullets ?? "[]") as CountedStateTuple[]).map((tuple) => {
     const state = bulletStateOf(tuple);
-    const tokens = tuple[11];
+    const tokens = tuple[12];
     // Rows written before counts existed hold -1.
     if (tokens >= 0) adoptStateTokens(state, tokens);
     return state;

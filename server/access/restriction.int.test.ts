@@ -25,6 +25,7 @@ const EXPECTED: Record<string, Expectation> = {
   "apiKeys.create": "bounded",
   "apiKeys.list": "listed",
   "apiKeys.revoke": "addressed",
+  "apiKeys.transfer": "studio",
   "audit.list": "addressed",
   "auth.acceptInvite": "unrestricted",
   "auth.changePassword": "unrestricted",

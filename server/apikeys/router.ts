@@ -36,6 +36,7 @@ export const apiKeyRouter = createTRPCRouter({
 
   /** Hands a key to another admin, whose role then bounds it (service keys that outlive a person). */
   transfer: adminProcedure
+    .meta({ playbook: "studio" })
     .input(transferApiKeyInput)
     .output(z.object({ creator: apiKeyCreatorSchema }))
     .mutation(({ ctx, input }) => service.transferApiKey(ctx.db, ctx.audit, input)),

@@ -231,17 +231,6 @@ export async function checkPlaybookTarget(db: DbOrTx, principal: Principal, targ
   }
 }
 
-/** playbookRefusal, thrown. */
-export async function checkPlaybookAddress(
-  db: DbOrTx,
-  principal: Principal,
-  declared: PlaybookAddress | readonly PlaybookAddress[] | undefined,
-  input: unknown,
-): Promise<void> {
-  const refused = await playbookRefusal(db, principal, declared, input);
-  if (refused) throw refused;
-}
-
 /** The rights of an API key about to be created. */
 export interface NewKeyRights {
   scopes: readonly ApiScope[];

@@ -1,6 +1,7 @@
 // One app instance (server/testing/app-server.ts) as its own process, on either engine, for tests
 // that send requests over HTTP to a running server: a fresh PostgreSQL database made for it, or a
-// fresh embedded data folder. After stop(), `database` still names where its data is, to inspect.
+// fresh embedded data folder (or one made beforehand, which several instances may share). After
+// stop(), `database` still names where its data is, to inspect.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -39,6 +40,7 @@ export interface InstanceDatabaseMade {
   drop(): Promise<void>;
 }
 
+/** Runs `run` on a connection of its own to `url`, closed afterwards. */
 export async function onPostgres<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

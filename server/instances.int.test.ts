@@ -9,15 +9,16 @@
 //
 // Why not two `next start`: that needs a production build (minutes on these machines, and a stale
 // build would test old code); the route handlers and the start-up are the app's own either way.
-import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
-import { randomBytes } from "node:crypto";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import pg from "pg";
-import superjson from "superjson";
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
 import { HEAD_TTL_MS } from "@/server/context/heads";
-import type { AppRouter } from "@/server/trpc/root";
+import {
+  createInstanceDatabase,
+  onPostgres,
+  startAppInstance,
+  type AppInstance,
+  type InstanceDatabaseMade,
+} from "@/server/testing/app-instance";
 
 const NAME = "fleet playbook";
 const BASE = [
@@ -69,87 +70,6 @@ function expectedCounters(): Map<string, { helpful: number; harmful: number }> {
   return counters;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  log: string[];
-}
-
-/** Starts an app instance as its own process and resolves once it serves. */
-async function startInstance(databaseUrl: string): Promise<Instance> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    NEXT_RUNTIME: "nodejs",
-    DATABASE_URL: databaseUrl,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    ACE_DEMO_SEED: "off",
-    ACE_LLM_PROVIDER: "offline",
-    ACE_RUN_CONCURRENCY: "2",
-  };
-  for (const name of Object.keys(env)) if (name.startsWith("VITEST") || name === "TEST") delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/app-server.ts"], {
-    cwd: process.cwd(),
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const log: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      log.push(text);
-      if (text.includes(`listening on ${port}`)) resolve();
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`The app instance stopped (exit ${code}) before serving:\n${log.join("")}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child, log };
-}
-
-async function stopInstance(instance: Instance): Promise<void> {
-  const { child } = instance;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function trpcOf(instance: Instance) {
-  return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${instance.url}/api/trpc`, transformer: superjson })] });
-}
-
 /** Answers that say "try again": a concurrent change (CONFLICT), or a playbook changing too fast to read (BUSY, 503). */
 const TRY_AGAIN = new Set(["CONFLICT", "SERVICE_UNAVAILABLE"]);
 
@@ -171,8 +91,8 @@ async function postJson(url: string, body: unknown): Promise<Response> {
 }
 
 /** The same requests, spread round-robin over the instances and sent at once. */
-async function workload(instances: Instance[]): Promise<{ conflicts: number }> {
-  const clients = instances.map(trpcOf);
+async function workload(instances: AppInstance[]): Promise<{ conflicts: number }> {
+  const clients = instances.map((instance) => instance.trpc);
   const at = <T>(list: T[], index: number) => list[index % list.length]!;
   const { playbookId } = await clients[0]!.playbook.import.mutate({ content: BASE, format: "ace", target: { kind: "new", name: NAME } });
   await clients[0]!.playbook.updateSettings.mutate({ playbookId, settings: { curatorMode: "off" } });
@@ -216,10 +136,10 @@ async function workload(instances: Instance[]): Promise<{ conflicts: number }> {
 }
 
 /** Waits until every job is finished and every trace reflected (the daily retention job queued for tomorrow aside). */
-async function settle(databaseUrl: string, instances: Instance[]): Promise<void> {
+async function settle(databaseUrl: string, instances: AppInstance[]): Promise<void> {
   const deadline = Date.now() + 180_000;
   for (;;) {
-    const [waiting, unreflected] = await admin(databaseUrl, async (client) => [
+    const [waiting, unreflected] = await onPostgres(databaseUrl, async (client) => [
       Number(
         (
           await client.query(
@@ -240,7 +160,7 @@ async function settle(databaseUrl: string, instances: Instance[]): Promise<void>
 
 /** What the run left in the database, without ids a run chooses (uuids, timestamps). */
 async function outcome(databaseUrl: string) {
-  return admin(databaseUrl, async (client) => {
+  return onPostgres(databaseUrl, async (client) => {
     const rows = async (sql: string) => (await client.query(sql)).rows as Record<string, unknown>[];
     // Bullets added at the same moment get their ids in commit order, which concurrency decides (one
     // id counter per playbook): the id numbers are compared as a set, each bullet by its content
@@ -275,29 +195,32 @@ async function outcome(databaseUrl: string) {
 }
 
 describe.runIf(postgresUrl)("several app instances on one PostgreSQL database", () => {
-  const stamp = `ace_test_${Date.now()}_${randomBytes(3).toString("hex")}`;
-  const databases = { shared: `${stamp}_shared`, single: `${stamp}_single` };
-  const adminUrl = withDatabase(postgresUrl ?? "postgresql://postgres@127.0.0.1:5432/postgres", "postgres");
-  const sharedUrl = withDatabase(adminUrl, databases.shared);
-  const singleUrl = withDatabase(adminUrl, databases.single);
-  let pair: Instance[] = [];
-  let alone: Instance[] = [];
+  let databases: InstanceDatabaseMade[] = [];
+  let sharedUrl = "";
+  let singleUrl = "";
+  let pair: AppInstance[] = [];
+  let alone: AppInstance[] = [];
 
   beforeAll(async () => {
-    await admin(adminUrl, async (client) => {
-      for (const name of Object.values(databases)) await client.query(`CREATE DATABASE "${name}"`);
-    });
+    databases = await Promise.all([createInstanceDatabase("postgres", postgresUrl), createInstanceDatabase("postgres", postgresUrl)]);
+    const [shared, single] = databases.map(({ database }) => database);
+    if (shared?.kind !== "postgres" || single?.kind !== "postgres") throw new Error("Expected two PostgreSQL databases.");
+    sharedUrl = shared.url;
+    singleUrl = single.url;
+    const env = { ACE_RUN_CONCURRENCY: "2" };
     // All three start at once: the pair migrates its fresh database concurrently (the migration lock).
-    const started = await Promise.all([startInstance(sharedUrl), startInstance(sharedUrl), startInstance(singleUrl)]);
+    const started = await Promise.all([
+      startAppInstance("postgres", { database: shared, env }),
+      startAppInstance("postgres", { database: shared, env }),
+      startAppInstance("postgres", { database: single, env }),
+    ]);
     pair = started.slice(0, 2);
     alone = started.slice(2);
   }, 300_000);
 
   afterAll(async () => {
-    await Promise.all([...pair, ...alone].map(stopInstance));
-    await admin(adminUrl, async (client) => {
-      for (const name of Object.values(databases)) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    });
+    await Promise.all([...pair, ...alone].map((instance) => instance.stop()));
+    await Promise.all(databases.map((database) => database.drop()));
   }, 60_000);
 
   /** On a failure, what the instances printed (their errors are in their own processes). */
@@ -347,8 +270,8 @@ describe.runIf(postgresUrl)("several app instances on one PostgreSQL database", 
 
   it("both instances serve the same context and ETag, and one's edit shows on the other within its head's second", async () => {
     printLogsOnFailure();
-    const [one, two] = pair as [Instance, Instance];
-    const context = (instance: Instance) => fetch(`${instance.url}/api/v1/playbooks/${encodeURIComponent(NAME)}/context?format=text`);
+    const [one, two] = pair as [AppInstance, AppInstance];
+    const context = (instance: AppInstance) => fetch(`${instance.url}/api/v1/playbooks/${encodeURIComponent(NAME)}/context?format=text`);
     const [a, b] = await Promise.all([context(one), context(two)]);
     expect(a.status).toBe(200);
     expect(a.headers.get("etag")).toBe(b.headers.get("etag"));
@@ -359,7 +282,7 @@ describe.runIf(postgresUrl)("several app instances on one PostgreSQL database", 
         .status,
     ).toBe(304);
 
-    const client = trpcOf(one);
+    const { trpc: client } = one;
     const playbookId = (await client.playbook.list.query()).find((playbook) => playbook.name === NAME)!.id;
     await client.delta.edit.mutate({
       playbookId,

@@ -4,86 +4,15 @@
 // entries, change the studio retention, or create an unrestricted key or a user. And a restricted
 // experiments:write key's PATCH /api/v1/experiments/{key} answers at once while agents poll context
 // (it held the embedded database for 30 s).
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import pg from "pg";
-import superjson from "superjson";
+import { TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
+import { startAppInstance, type AppInstance } from "@/server/testing/app-instance";
+import { testEngines } from "@/server/testing/db";
 import { SMALL_PLAYBOOK, twoVariants } from "@/server/testing/fixtures";
 import type { AppRouter } from "@/server/trpc/root";
 
-const postgresUrl = inject("testPostgresUrl");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  log: string[];
-}
-
-async function startInstance(database: { DATABASE_URL: string } | { DATA_DIR: string }): Promise<Instance> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: "production",
-    NEXT_RUNTIME: "nodejs",
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    ACE_DEMO_SEED: "off",
-    ACE_LLM_PROVIDER: "offline",
-    // The db layer refuses outer-client queries inside a transaction, as under vitest.
-    ACE_TRANSACTION_GUARD: "on",
-    ...database,
-  };
-  for (const name of Object.keys(env)) if (name.startsWith("VITEST") || name === "TEST") delete env[name];
-  if ("DATA_DIR" in database) delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/app-server.ts"], {
-    cwd: process.cwd(),
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const log: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      log.push(chunk.toString());
-      if (chunk.toString().includes(`listening on ${port}`)) resolve();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`The app instance stopped (exit ${code}) before serving:\n${log.join("")}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child, log };
-}
-
-async function stopInstance(instance: Instance | undefined): Promise<void> {
-  if (!instance) return;
-  const { child } = instance;
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function trpcAt(instance: Instance, key?: string) {
-  return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: `${instance.url}/api/trpc`, transformer: superjson, headers: key ? { authorization: `Bearer ${key}` } : {} })],
-  });
+function trpcAt(instance: AppInstance, key?: string) {
+  return instance.trpcWith(key ? { authorization: `Bearer ${key}` } : {});
 }
 
 /** The call fails over HTTP with a 403 whose message names the restriction. */
@@ -98,52 +27,18 @@ async function expectRestricted(call: Promise<unknown>, message = /restricted to
   expect(clientError.message).toMatch(message);
 }
 
-const engines: { engine: string; open(): Promise<{ env: { DATABASE_URL: string } | { DATA_DIR: string }; drop(): Promise<void> }> }[] = [
-  {
-    engine: "pglite",
-    async open() {
-      const dir = mkdtempSync(join(tmpdir(), "ace-restriction-"));
-      return { env: { DATA_DIR: dir }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-    },
-  },
-  ...(postgresUrl
-    ? [
-        {
-          engine: "postgres",
-          async open() {
-            const admin = new URL(postgresUrl);
-            admin.pathname = "/postgres";
-            const name = `ace_restriction_${randomBytes(6).toString("hex")}`;
-            const run = async (sql: string) => {
-              const client = new pg.Client({ connectionString: admin.toString() });
-              await client.connect();
-              try {
-                await client.query(sql);
-              } finally {
-                await client.end();
-              }
-            };
-            await run(`CREATE DATABASE "${name}"`);
-            const url = new URL(admin);
-            url.pathname = `/${name}`;
-            return { env: { DATABASE_URL: url.toString() }, drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-          },
-        },
-      ]
-    : []),
-];
-
-describe.each(engines)("a restricted key over HTTP on $engine", ({ engine, open }) => {
-  let instance: Instance | undefined;
-  let drop: (() => Promise<void>) | undefined;
+describe.each(testEngines())("a restricted key over HTTP on %s", (engine) => {
+  let instance: AppInstance | undefined;
   const ids = { alpha: "", beta: "", betaDelta: "", betaSecondDelta: "" };
   let adminSecret = "";
   let experimentsSecret = "";
 
   beforeAll(async () => {
-    const database = await open();
-    drop = database.drop;
-    instance = await startInstance(database.env);
+    instance = await startAppInstance(engine, {
+      postgresUrl: inject("testPostgresUrl"),
+      // The db layer refuses outer-client queries inside a transaction, as under vitest.
+      env: { ACE_TRANSACTION_GUARD: "on" },
+    });
     // Nobody has an account yet and the request comes from this computer: the local operator sets up.
     const local = trpcAt(instance);
     for (const name of ["alpha", "beta"] as const) {
@@ -172,8 +67,7 @@ describe.each(engines)("a restricted key over HTTP on $engine", ({ engine, open 
   }, 120_000);
 
   afterAll(async () => {
-    await stopInstance(instance);
-    await drop?.();
+    await instance?.drop();
   });
 
   it("cannot approve or reject another playbook's delta, and the playbook stays at its version", async () => {

@@ -2,7 +2,6 @@
 // them waits for a person, the finding says what was found and how it was revealed, and nothing is
 // served. On embedded PGlite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -31,11 +30,9 @@ describe.each(testEngines())("obfuscated injections, on %s", (engine) => {
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
   });
   afterAll(async () => {
-    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

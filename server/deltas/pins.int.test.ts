@@ -3,7 +3,6 @@
 // per playbook, and a budget the pinned bullets alone exceed is refused with a 409.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_PINNED_BULLETS } from "@/server/ace/delta";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -29,11 +28,9 @@ describe.each(testEngines())("pinned bullets, on %s", (engine) => {
   let ada: ReturnType<typeof callerAs>;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
   });
   afterAll(async () => {
-    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

@@ -3,7 +3,6 @@
 // embedded PGlite and PostgreSQL.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { systemWho } from "@/server/audit/record";
-import { serveDb } from "@/server/db/client";
 import { openTestDatabase, testEngines, type TestDatabase } from "@/server/testing/db";
 import { SMALL_PLAYBOOK } from "@/server/testing/fixtures";
 import { callerAs } from "@/server/trpc/callers";
@@ -26,11 +25,9 @@ describe.each(testEngines())("who proposes, on %s", (engine) => {
   let playbookId: string;
 
   beforeAll(async () => {
-    database = await openTestDatabase(engine);
-    serveDb(database.db);
+    database = await openTestDatabase(engine, { serve: true });
   });
   afterAll(async () => {
-    serveDb(undefined);
     await database?.close();
   });
   beforeEach(async () => {

@@ -8,7 +8,6 @@ import { openDatabase, type DatabaseHandle } from "@/server/db/client";
 import { startAppInstance, type AppInstance } from "@/server/testing/app-instance";
 import { testEngines } from "@/server/testing/db";
 
-const PORTS = [3880, 3881, 3882, 3883, 3884, 3885, 3886, 3887, 3888, 3889];
 const PLAYBOOK = "billing agent";
 
 const base64url = (text: string) => Buffer.from(text).toString("base64url");
@@ -30,7 +29,7 @@ describe.each(testEngines())("redaction of a trace posted over HTTP on %s", (eng
   let playbookId: string;
 
   beforeAll(async () => {
-    instance = await startAppInstance(engine, { ports: PORTS, postgresUrl: inject("testPostgresUrl") });
+    instance = await startAppInstance(engine, { postgresUrl: inject("testPostgresUrl") });
     ({ id: playbookId } = await instance.trpc.playbook.create.mutate({ name: PLAYBOOK }));
     // The reflector would quote the traces into run prompts: off, so what is scanned is what ingestion stored.
     await instance.trpc.playbook.updateSettings.mutate({ playbookId, settings: { reflectorMode: "off" } });
